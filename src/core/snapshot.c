@@ -1,0 +1,177 @@
+#include "core/snapshot.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+void (*gtm_ident_free_hook)(struct gtm_ident *);
+void (*gtm_explain_free_hook)(struct gtm_explain *);
+
+const char *gtm_vendor_name(enum gtm_vendor v)
+{
+	static const char *const names[] = {"other", "nvidia", "amd", "intel", "apple"};
+	return (unsigned)v < ARRAY_LEN(names) ? names[v] : "other";
+}
+
+const char *gtm_owner_name(enum gtm_owner o)
+{
+	static const char *const names[] = {"local", "matched", "guessed", "host", "none"};
+	return (unsigned)o < ARRAY_LEN(names) ? names[o] : "none";
+}
+
+const char *gtm_mode_name(enum gtm_mode m)
+{
+	static const char *const names[] = {"native", "container", "wsl"};
+	return (unsigned)m < ARRAY_LEN(names) ? names[m] : "native";
+}
+
+struct gtm_proc_detail *proc_detail_ref(struct gtm_proc_detail *d)
+{
+	if (d)
+		atomic_fetch_add(&d->refs, 1);
+	return d;
+}
+
+void proc_detail_unref(struct gtm_proc_detail *d)
+{
+	if (!d || atomic_fetch_sub(&d->refs, 1) != 1)
+		return;
+	for (int i = 0; i < d->argc; i++)
+		free(d->argv[i]);
+	free(d->argv);
+	for (size_t i = 0; i < d->n_maps; i++)
+		free(d->maps[i]);
+	free(d->maps);
+	free(d->exe);
+	free(d->cwd);
+	free(d->environ_blob);
+	free(d);
+}
+
+const char *proc_detail_getenv(const struct gtm_proc_detail *d, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p, *end;
+
+	if (!d || !d->environ_blob)
+		return NULL;
+	p = d->environ_blob;
+	end = p + d->environ_len;
+	while (p < end) {
+		size_t len = strnlen(p, (size_t)(end - p));
+		if (len > nl && p[nl] == '=' && memcmp(p, name, nl) == 0)
+			return p + nl + 1;
+		p += len + 1;
+	}
+	return NULL;
+}
+
+struct gtm_snapshot *snapshot_new(void)
+{
+	struct gtm_snapshot *s = xcalloc(1, sizeof *s);
+	s->schema_version = GTM_SCHEMA_VERSION;
+	s->taken_at_ns = now_realtime_ns();
+	s->monotonic_ns = now_monotonic_ns();
+	return s;
+}
+
+void snapshot_free(struct gtm_snapshot *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n_processes; i++) {
+		struct gtm_process *p = &s->processes[i];
+		proc_detail_unref(p->detail);
+		free(p->uses);
+		if (p->ident && gtm_ident_free_hook)
+			gtm_ident_free_hook(p->ident);
+		if (p->explain && gtm_explain_free_hook)
+			gtm_explain_free_hook(p->explain);
+	}
+	free(s->processes);
+	free(s->devices);
+	for (int i = 0; i < s->n_notes; i++)
+		free(s->notes[i]);
+	free(s->notes);
+	free(s);
+}
+
+/* Capacities are kept implicitly: arrays grow at powers of two. */
+static size_t cap_of(int n)
+{
+	size_t c = 8;
+	while (c < (size_t)n)
+		c *= 2;
+	return n == 0 ? 0 : c;
+}
+
+struct gtm_device *snapshot_add_device(struct gtm_snapshot *s)
+{
+	size_t cap = cap_of(s->n_devices);
+	s->devices = grow_array(s->devices, sizeof *s->devices, &cap, (size_t)s->n_devices);
+	struct gtm_device *d = &s->devices[s->n_devices];
+	memset(d, 0, sizeof *d);
+	d->index = s->n_devices++;
+	return d;
+}
+
+struct gtm_process *snapshot_add_process(struct gtm_snapshot *s)
+{
+	size_t cap = cap_of(s->n_processes);
+	s->processes = grow_array(s->processes, sizeof *s->processes, &cap, (size_t)s->n_processes);
+	struct gtm_process *p = &s->processes[s->n_processes++];
+	memset(p, 0, sizeof *p);
+	p->rss = GTM_U64_NA;
+	p->owner = GTM_OWNER_NONE;
+	return p;
+}
+
+struct gtm_gpu_use *process_add_use(struct gtm_process *p)
+{
+	size_t cap = cap_of(p->n_uses);
+	p->uses = grow_array(p->uses, sizeof *p->uses, &cap, (size_t)p->n_uses);
+	struct gtm_gpu_use *u = &p->uses[p->n_uses++];
+	memset(u, 0, sizeof *u);
+	u->vram = u->spill = u->paged = GTM_U64_NA;
+	u->sm_pct = u->enc_pct = u->dec_pct = GTM_F64_NA;
+	u->gfx_pct = u->copy_pct = u->video_pct = GTM_F64_NA;
+	return u;
+}
+
+void snapshot_add_note(struct gtm_snapshot *s, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	size_t cap = cap_of(s->n_notes);
+	s->notes = grow_array(s->notes, sizeof *s->notes, &cap, (size_t)s->n_notes);
+	s->notes[s->n_notes++] = xstrdup(buf);
+}
+
+struct gtm_source_status *snapshot_add_source(struct gtm_snapshot *s, const char *name)
+{
+	if (s->n_sources >= (int)ARRAY_LEN(s->sources))
+		return &s->sources[ARRAY_LEN(s->sources) - 1];
+	struct gtm_source_status *st = &s->sources[s->n_sources++];
+	memset(st, 0, sizeof *st);
+	str_copy(st->name, name, sizeof st->name);
+	return st;
+}
+
+gtm_u64 process_vram_total(const struct gtm_process *p)
+{
+	gtm_u64 t = GTM_U64_NA;
+	for (int i = 0; i < p->n_uses; i++) {
+		if (!gtm_u64_ok(p->uses[i].vram))
+			continue;
+		t.v += p->uses[i].vram.v;
+		t.prov = GTM_MEASURED;
+	}
+	return t;
+}

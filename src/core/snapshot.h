@@ -1,0 +1,172 @@
+/* The snapshot: one refresh's devices and processes, each reading with its
+ * provenance. Built by the collector, then immutable; views only read it. */
+#ifndef GTM_SNAPSHOT_H
+#define GTM_SNAPSHOT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/reading.h"
+
+#define GTM_SCHEMA_VERSION 1
+#define GTM_MAX_ENGINES 16
+
+enum gtm_vendor { GTM_VENDOR_OTHER = 0, GTM_VENDOR_NVIDIA, GTM_VENDOR_AMD, GTM_VENDOR_INTEL, GTM_VENDOR_APPLE };
+const char *gtm_vendor_name(enum gtm_vendor v);
+
+/* One engine's load, for vendors that expose engines by name (DRM). */
+struct gtm_engine {
+	char name[24]; /* "gfx", "compute", "copy", "video", "enc", "dec", "render", ... */
+	gtm_f64 busy_pct;
+};
+
+struct gtm_device {
+	int index;               /* gputaskman's device index (--gpu N) */
+	enum gtm_vendor vendor;
+	char source[12];         /* "nvml", "drm", ... */
+	char name[96];
+	char uuid[96];           /* NVIDIA UUID; others: a stable id (PCI address) */
+	char pci_bus_id[32];     /* domain:bus:dev.fn, lower case */
+	char driver_version[48];
+	char cuda_version[16];   /* "12.4"; empty when not NVIDIA */
+	bool is_apu;             /* system memory is its normal memory: GTT is not spill */
+
+	gtm_u64 mem_total, mem_used, mem_free, mem_reserved; /* dedicated VRAM, bytes */
+	gtm_u64 shared_total, shared_used;                   /* GPU-accessible system RAM (GTT) */
+
+	gtm_f64 util_gpu_pct, util_mem_pct;                  /* memory activity, not fullness */
+	gtm_f64 temp_c, power_w, power_limit_w, fan_pct;
+	gtm_f64 clock_sm_mhz, clock_mem_mhz, clock_video_mhz;
+	gtm_f64 clock_sm_max_mhz, clock_mem_max_mhz;
+	gtm_f64 pcie_tx_bps, pcie_rx_bps;                    /* bytes per second */
+	gtm_f64 pcie_gen, pcie_width;
+	gtm_f64 enc_pct, dec_pct;
+
+	struct gtm_engine engines[GTM_MAX_ENGINES];
+	int n_engines;
+
+	int n_processes_seen;    /* processes the driver lists on this device */
+};
+
+/* How the owner of a GPU row was established. */
+enum gtm_owner {
+	GTM_OWNER_LOCAL = 0, /* the source's PID is a process in this /proc */
+	GTM_OWNER_MATCHED,   /* host PID paired with a local process, certain ('*') */
+	GTM_OWNER_GUESSED,   /* host PID paired, more candidates than certainty ('?') */
+	GTM_OWNER_HOST,      /* host PID with no local process: 'H:<pid>' */
+	GTM_OWNER_NONE,      /* a local process with no GPU usage (all-processes view) */
+};
+const char *gtm_owner_name(enum gtm_owner o);
+
+/* One process's use of one device. */
+struct gtm_gpu_use {
+	int dev_index;
+	uint32_t source_pid;     /* the PID as the source reported it (host namespace for NVML) */
+	bool compute, graphics;  /* which NVML list(s) it was in */
+	gtm_u64 vram;            /* dedicated memory */
+	gtm_u64 spill;           /* GPU-accessible system RAM (GTT), not on APUs */
+	gtm_u64 paged;           /* demand-paged / unified memory, where a platform exposes it */
+	gtm_f64 sm_pct, enc_pct, dec_pct, gfx_pct, copy_pct, video_pct;
+	char na_reason[48];      /* why vram is N/A, when it is */
+};
+
+/* Details read from /proc for one (pid, start time). Shared, refcounted and
+ * immutable: the process cache and any number of snapshots may hold it. */
+struct gtm_proc_detail {
+	atomic_int refs;
+	char **argv;             /* NUL-terminated vector; argv[0] may be absent for kernel threads */
+	int argc;
+	char *exe;               /* readlink of /proc/PID/exe, or NULL */
+	char *cwd;               /* readlink of /proc/PID/cwd, or NULL */
+	char **maps;             /* distinct mapped file paths, in map order */
+	size_t n_maps;
+	char *environ_blob;      /* NUL-separated environment when readable (bounded), or NULL */
+	size_t environ_len;
+};
+
+struct gtm_proc_detail *proc_detail_ref(struct gtm_proc_detail *d);
+void proc_detail_unref(struct gtm_proc_detail *d);
+/* The value of NAME in the detail's environment, or NULL. */
+const char *proc_detail_getenv(const struct gtm_proc_detail *d, const char *name);
+
+struct gtm_ident;   /* identify/: runtimes, category, models (opaque here) */
+struct gtm_explain; /* explain/: logs, probes, breakdown (opaque here) */
+
+struct gtm_process {
+	uint32_t pid;            /* local PID; 0 for host-only rows */
+	uint32_t host_pid;       /* the source's PID when it differs (containers) */
+	char label[24];          /* "1234", "*1234", "?1234", "H:1234" */
+	enum gtm_owner owner;
+	char owner_reason[96];   /* how the owner was established */
+
+	uint64_t start_time;     /* clock ticks after boot (/proc/PID/stat field 22) */
+	uint32_t ppid;
+	uid_t uid;
+	char user[33];
+	char name[64];           /* comm */
+	gtm_u64 rss;             /* resident set, bytes */
+	uint16_t ports[16];      /* listening loopback TCP ports */
+	int n_ports;
+
+	struct gtm_proc_detail *detail; /* NULL when not inspectable or host-only */
+
+	struct gtm_gpu_use *uses;
+	int n_uses;
+
+	struct gtm_ident *ident;
+	struct gtm_explain *explain;
+};
+
+enum gtm_mode { GTM_MODE_NATIVE = 0, GTM_MODE_CONTAINER, GTM_MODE_WSL };
+const char *gtm_mode_name(enum gtm_mode m);
+
+struct gtm_source_status {
+	char name[12];           /* "nvml", "drm" */
+	bool available;
+	char message[256];       /* why not available, or a note ("driver 550.54, NVML 12") */
+};
+
+struct gtm_snapshot {
+	int schema_version;
+	uint64_t taken_at_ns;    /* CLOCK_REALTIME */
+	uint64_t monotonic_ns;
+	char hostname[64];
+	enum gtm_mode mode;
+
+	struct gtm_device *devices;
+	int n_devices;
+
+	struct gtm_process *processes; /* GPU rows first, then the other collected processes */
+	int n_processes;
+	int n_gpu_processes;           /* the first n_gpu_processes rows use a GPU */
+
+	int n_procs_total;             /* PIDs seen in /proc */
+	int n_procs_uninspectable;     /* PIDs whose details could not be read */
+	bool partial_scan;             /* a budget cut the scan short */
+
+	struct gtm_source_status sources[4];
+	int n_sources;
+
+	char **notes;                  /* free-form, views list them */
+	int n_notes;
+};
+
+struct gtm_snapshot *snapshot_new(void);
+void snapshot_free(struct gtm_snapshot *s);
+struct gtm_device *snapshot_add_device(struct gtm_snapshot *s);
+struct gtm_process *snapshot_add_process(struct gtm_snapshot *s);
+struct gtm_gpu_use *process_add_use(struct gtm_process *p);
+void snapshot_add_note(struct gtm_snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct gtm_source_status *snapshot_add_source(struct gtm_snapshot *s, const char *name);
+
+/* Total of a process's measured VRAM across devices (N/A when no device measured it). */
+gtm_u64 process_vram_total(const struct gtm_process *p);
+
+/* Per-layer release hooks, set by the layers that own ident/explain. */
+extern void (*gtm_ident_free_hook)(struct gtm_ident *);
+extern void (*gtm_explain_free_hook)(struct gtm_explain *);
+
+#endif

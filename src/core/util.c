@@ -1,0 +1,105 @@
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "gputaskman: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *d = xmalloc(len + 1);
+	memcpy(d, s, len);
+	d[len] = '\0';
+	return d;
+}
+
+void *grow_array(void *arr, size_t elem, size_t *cap, size_t need)
+{
+	size_t c = *cap;
+
+	if (need < c)
+		return arr;
+	if (c == 0)
+		c = 8;
+	while (c <= need)
+		c *= 2;
+	arr = xrealloc(arr, c * elem);
+	memset((char *)arr + *cap * elem, 0, (c - *cap) * elem);
+	*cap = c;
+	return arr;
+}
+
+size_t str_copy(char *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	if (n) {
+		size_t k = len < n - 1 ? len : n - 1;
+		memcpy(dst, src, k);
+		dst[k] = '\0';
+	}
+	return len;
+}
+
+int str_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+int str_ends(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+const char *path_base(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	return slash ? slash + 1 : s;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t now_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t now_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }

@@ -1,0 +1,31 @@
+/* Allocation that cannot fail silently, and small string helpers. */
+#ifndef GTM_UTIL_H
+#define GTM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Grows *arr so that index `need` fits; doubles capacity. */
+void *grow_array(void *arr, size_t elem, size_t *cap, size_t need);
+
+/* strlcpy semantics: always NUL-terminates, returns strlen(src). */
+size_t str_copy(char *dst, const char *src, size_t n);
+int str_starts(const char *s, const char *prefix);
+int str_ends(const char *s, const char *suffix);
+/* The part after the last '/', or s. */
+const char *path_base(const char *s);
+
+uint64_t now_monotonic_ns(void);
+uint64_t now_realtime_ns(void);
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define MIB (1024ull * 1024ull)
+#define GIB (1024ull * MIB)
+
+#endif

@@ -1,0 +1,120 @@
+#include "testutil.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char fixture_buf[PATH_MAX];
+
+const char *tu_shared_fixture(const char *sub)
+{
+	const char *base = getenv("GTM_SHARED_FIXTURES");
+	struct stat st;
+
+	if (!base)
+		base = "../shared/fixtures";
+	snprintf(fixture_buf, sizeof fixture_buf, "%s/%s", base, sub);
+	if (stat(fixture_buf, &st) != 0 || !S_ISDIR(st.st_mode))
+		return NULL;
+	return fixture_buf;
+}
+
+const char *tu_shared_fixture_or_skip(const char *sub)
+{
+	const char *p = tu_shared_fixture(sub);
+	if (!p) {
+		printf("shared fixture folder %s/%s is absent: skipped\n",
+		       getenv("GTM_SHARED_FIXTURES") ? getenv("GTM_SHARED_FIXTURES") : "../shared/fixtures", sub);
+		exit(77);
+	}
+	return p;
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f) {
+		fprintf(stderr, "tu_read_file %s: %s\n", path, strerror(errno));
+		abort();
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+		abort();
+	buf[n] = '\0';
+	fclose(f);
+	if (len)
+		*len = (size_t)n;
+	return buf;
+}
+
+void tu_mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	snprintf(tmp, sizeof tmp, "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+	}
+	mkdir(tmp, 0755);
+}
+
+void tu_write_file(const char *path, const void *data, size_t len)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		tu_mkdirs(dir);
+	}
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len) {
+		fprintf(stderr, "tu_write_file %s: %s\n", path, strerror(errno));
+		abort();
+	}
+	fclose(f);
+}
+
+char *tu_tempdir(void)
+{
+	char tmpl[] = "/tmp/gtm-test-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	if (!d)
+		abort();
+	return strdup(d);
+}
+
+void tu_rmrf(const char *path)
+{
+	char cmd[PATH_MAX + 16];
+	if (!path || strncmp(path, "/tmp/gtm-", 9) != 0)
+		return;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+	if (system(cmd) != 0)
+		fprintf(stderr, "rm -rf %s failed\n", path);
+}
+
+const char *tu_source_root(void)
+{
+	const char *r = getenv("GTM_SOURCE_ROOT");
+	return r ? r : ".";
+}
+
+const char *tu_build_root(void)
+{
+	const char *r = getenv("GTM_BUILD_ROOT");
+	return r ? r : ".";
+}

@@ -1,0 +1,24 @@
+/* Helpers shared by the unit tests: fixture locations, temp trees, skip. */
+#ifndef GTM_TESTUTIL_H
+#define GTM_TESTUTIL_H
+
+#include <stddef.h>
+
+/* ../shared/fixtures/<sub>, or exits 77 (meson's "skipped") saying the folder is absent. */
+const char *tu_shared_fixture_or_skip(const char *sub);
+/* ../shared/fixtures/<sub> or NULL when absent (for suites that only skip some cases). */
+const char *tu_shared_fixture(const char *sub);
+/* Reads a whole file (test use only; aborts on error). *len may be NULL. */
+char *tu_read_file(const char *path, size_t *len);
+/* Writes bytes to path, creating parent folders. */
+void tu_write_file(const char *path, const void *data, size_t len);
+/* mkdir -p */
+void tu_mkdirs(const char *path);
+/* A fresh temp folder (removed by tu_rmrf). */
+char *tu_tempdir(void);
+void tu_rmrf(const char *path);
+/* The project's source root and build root (set by meson). */
+const char *tu_source_root(void);
+const char *tu_build_root(void);
+
+#endif

@@ -1,0 +1,79 @@
+/* Core: readings, formatting, the root prefix, snapshot containers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/snapshot.h"
+#include "core/sysroot.h"
+#include "testutil.h"
+
+static void test_na_is_not_zero(void **state)
+{
+	(void)state;
+	char buf[32];
+	assert_string_equal(fmt_bytes(buf, sizeof buf, GTM_U64_NA), "N/A");
+	assert_string_equal(fmt_bytes(buf, sizeof buf, gtm_u64_of(0, GTM_MEASURED)), "0 B");
+	assert_string_equal(fmt_bytes(buf, sizeof buf, gtm_u64_of(633495552, GTM_MEASURED)), "604.15 MiB");
+	assert_string_equal(fmt_f64(buf, sizeof buf, GTM_F64_NA, 0, " %"), "N/A");
+	assert_string_equal(gtm_prov_name(GTM_ESTIMATED), "estimated");
+}
+
+static void test_sysroot_prefix(void **state)
+{
+	(void)state;
+	char *dir = tu_tempdir();
+	char path[512], buf[64];
+	snprintf(path, sizeof path, "%s/proc/42/comm", dir);
+	tu_write_file(path, "llama-server\n", 13);
+	setenv("GPUTASKMAN_ROOT", dir, 1);
+	sysroot_reset();
+	assert_int_equal(sysroot_read(buf, sizeof buf, "/proc/%d/comm", 42), 13);
+	assert_string_equal(buf, "llama-server\n");
+	/* bounded: never more than cap-1 bytes */
+	assert_int_equal(sysroot_read(buf, 5, "/proc/%d/comm", 42), 4);
+	assert_string_equal(buf, "llam");
+	assert_int_equal(sysroot_read(buf, sizeof buf, "/proc/%d/comm", 43), -1);
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	assert_string_equal(sysroot_prefix(), "");
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static void test_snapshot_growth(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	for (int i = 0; i < 100; i++) {
+		struct gtm_process *p = snapshot_add_process(s);
+		p->pid = (uint32_t)i;
+		for (int k = 0; k < 3; k++)
+			process_add_use(p)->vram = gtm_u64_of(1, GTM_MEASURED);
+	}
+	for (int i = 0; i < 20; i++)
+		snapshot_add_device(s)->mem_total = GTM_U64_NA;
+	assert_int_equal(s->processes[99].pid, 99);
+	assert_int_equal(s->devices[19].index, 19);
+	assert_int_equal(process_vram_total(&s->processes[5]).v, 3);
+	struct gtm_process *p = snapshot_add_process(s);
+	assert_false(gtm_u64_ok(process_vram_total(p)));
+	snapshot_add_note(s, "note %d", 1);
+	assert_string_equal(s->notes[0], "note 1");
+	snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_na_is_not_zero),
+		cmocka_unit_test(test_sysroot_prefix),
+		cmocka_unit_test(test_snapshot_growth),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
