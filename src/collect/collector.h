@@ -1,0 +1,27 @@
+/* The collector runs one refresh of the pipeline: sources → /proc scan →
+ * owner attribution → identify → explain, and returns a finished snapshot.
+ * It keeps the caches between refreshes. Not thread-safe: one thread drives it
+ * (the live view runs it on its own collection thread). */
+#ifndef GTM_COLLECTOR_H
+#define GTM_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+
+struct collector_opts {
+	bool one_shot;        /* --once/--json: scan fully, no time budget */
+	int gpu_filter;       /* -1 = all devices; else only this device index */
+	uint64_t budget_ns;   /* per-refresh budget for slow work (maps, fds) in the live view */
+	bool no_probe;        /* never probe local servers */
+};
+
+struct collector;
+
+struct collector *collector_new(const struct collector_opts *o);
+/* A new snapshot, owned by the caller (snapshot_free). Never NULL. */
+struct gtm_snapshot *collector_refresh(struct collector *c);
+void collector_free(struct collector *c);
+
+#endif

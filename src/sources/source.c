@@ -1,0 +1,28 @@
+#include "sources/source.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+struct gtm_raw_use *raw_uses_add(struct gtm_raw_uses *u)
+{
+	u->v = grow_array(u->v, sizeof *u->v, &u->cap, u->n);
+	struct gtm_raw_use *r = &u->v[u->n++];
+	memset(r, 0, sizeof *r);
+	r->use.vram = r->use.spill = r->use.paged = GTM_U64_NA;
+	r->use.sm_pct = r->use.enc_pct = r->use.dec_pct = GTM_F64_NA;
+	r->use.gfx_pct = r->use.copy_pct = r->use.video_pct = GTM_F64_NA;
+	return r;
+}
+
+void raw_uses_clear(struct gtm_raw_uses *u)
+{
+	u->n = 0;
+}
+
+void raw_uses_free(struct gtm_raw_uses *u)
+{
+	free(u->v);
+	memset(u, 0, sizeof *u);
+}
