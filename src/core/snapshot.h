@@ -58,6 +58,7 @@ enum gtm_owner {
 	GTM_OWNER_GUESSED,   /* host PID paired, more candidates than certainty ('?') */
 	GTM_OWNER_HOST,      /* host PID with no local process: 'H:<pid>' */
 	GTM_OWNER_NONE,      /* a local process with no GPU usage (all-processes view) */
+	GTM_OWNER_UNATTRIBUTED, /* bytes no process can be charged with (shared DRM buffers) */
 };
 const char *gtm_owner_name(enum gtm_owner o);
 
