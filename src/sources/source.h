@@ -4,6 +4,7 @@
 #ifndef GTM_SOURCE_H
 #define GTM_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,12 +28,18 @@ struct gtm_raw_use *raw_uses_add(struct gtm_raw_uses *u);
 void raw_uses_clear(struct gtm_raw_uses *u);
 void raw_uses_free(struct gtm_raw_uses *u);
 
+/* What the collector tells a source about this run. */
+struct gtm_source_opts {
+	bool one_shot;          /* --once/--json: scan fully, never cut short */
+	uint64_t scan_budget_ns; /* live view: time a refresh may spend listing fds */
+};
+
 struct gtm_source_ops {
 	const char *name;
 	/* Opens the source. Returns its private state, or NULL when it is not
 	 * available on this machine; st->message then says why (no driver is a
 	 * normal state, not an error). */
-	void *(*open)(struct gtm_source_status *st);
+	void *(*open)(const struct gtm_source_opts *o, struct gtm_source_status *st);
 	/* Appends this source's devices to snap and their per-process usage to
 	 * uses. Returns 0, or -1 with st->message set; devices it could read stay. */
 	int (*sample)(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses *uses,
