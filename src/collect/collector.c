@@ -1,0 +1,239 @@
+/* One refresh of the pipeline: sources → /proc → owners → identify → explain.
+ * The collector owns every cache that outlives a snapshot. */
+#include "collect/collector.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collect/mode.h"
+#include "core/util.h"
+#include "sources/source.h"
+
+#if __has_include("proc/proc.h")
+#include "proc/proc.h"
+#define HAVE_PROC 1
+#endif
+#if __has_include("sources/nvml.h")
+#include "sources/nvml.h"
+#define HAVE_NVML 1
+#endif
+#if __has_include("sources/drm.h")
+#include "sources/drm.h"
+#define HAVE_DRM 1
+#endif
+#if __has_include("collect/attribute.h")
+#include "collect/attribute.h"
+#define HAVE_ATTRIBUTE 1
+#endif
+#if __has_include("collect/devices_order.h")
+#include "collect/devices_order.h"
+#define HAVE_ORDER 1
+#endif
+#if __has_include("identify/ident.h")
+#include "identify/ident.h"
+#define HAVE_IDENTIFY 1
+#endif
+#if __has_include("explain/explain.h")
+#include "explain/explain.h"
+#define HAVE_EXPLAIN 1
+#endif
+
+/* The sources, in the order their devices are listed before devices_order
+ * sorts them (NVIDIA first). */
+static const struct gtm_source_ops *const source_table[] = {
+#ifdef HAVE_NVML
+	&nvml_source_ops,
+#endif
+#ifdef HAVE_DRM
+	&drm_source_ops,
+#endif
+	NULL,
+};
+
+#define N_SOURCES (ARRAY_LEN(source_table) - 1)
+
+struct source_slot {
+	const struct gtm_source_ops *ops;
+	void *priv;
+	bool opened;
+	struct gtm_source_status status;
+};
+
+struct collector {
+	struct collector_opts opts;
+	struct source_slot sources[N_SOURCES + 1];
+	struct gtm_raw_uses uses;
+	enum gtm_mode mode;
+	char hostname[64];
+#ifdef HAVE_PROC
+	struct proc_cache *proc;
+#endif
+#ifdef HAVE_ATTRIBUTE
+	struct attribute_state *attribute;
+#endif
+#ifdef HAVE_IDENTIFY
+	struct identify_ctx *identify;
+#endif
+#ifdef HAVE_EXPLAIN
+	struct explain_ctx *explain;
+#endif
+};
+
+struct collector *collector_new(const struct collector_opts *o)
+{
+	struct collector *c = xcalloc(1, sizeof *c);
+
+	c->opts = *o;
+	if (c->opts.budget_ns == 0 && !c->opts.one_shot)
+		c->opts.budget_ns = 50ull * 1000 * 1000;
+	for (size_t i = 0; source_table[i]; i++)
+		c->sources[i].ops = source_table[i];
+	c->mode = detect_mode();
+	if (gethostname(c->hostname, sizeof c->hostname) != 0)
+		str_copy(c->hostname, "unknown", sizeof c->hostname);
+	c->hostname[sizeof c->hostname - 1] = '\0';
+#ifdef HAVE_PROC
+	c->proc = proc_cache_new();
+#endif
+#ifdef HAVE_ATTRIBUTE
+	c->attribute = attribute_state_new();
+#endif
+#ifdef HAVE_IDENTIFY
+	c->identify = identify_ctx_new();
+#endif
+#ifdef HAVE_EXPLAIN
+	c->explain = explain_ctx_new(!o->no_probe);
+#endif
+	return c;
+}
+
+/* Sources are opened at their first refresh, once: a missing driver stays
+ * missing for the life of the process, and its reason is kept. */
+static void sample_sources(struct collector *c, struct gtm_snapshot *snap)
+{
+	struct gtm_source_opts so = {.one_shot = c->opts.one_shot, .scan_budget_ns = c->opts.budget_ns};
+
+	raw_uses_clear(&c->uses);
+	for (size_t i = 0; source_table[i]; i++) {
+		struct source_slot *s = &c->sources[i];
+		if (!s->opened) {
+			str_copy(s->status.name, s->ops->name, sizeof s->status.name);
+			s->priv = s->ops->open(&so, &s->status);
+			s->status.available = s->priv != NULL;
+			s->opened = true;
+		}
+		if (s->priv) {
+			s->status.message[0] = '\0';
+			s->status.available = s->ops->sample(s->priv, snap, &c->uses, &s->status) == 0;
+		}
+		*snapshot_add_source(snap, s->ops->name) = s->status;
+	}
+}
+
+/* Keeps only one device's rows when --gpu N was given. Device indexes stay
+ * as they are, so "GPU 1" means the same card in every view. */
+static void filter_gpu(struct gtm_snapshot *snap, int keep)
+{
+	int w = 0;
+
+	for (int i = 0; i < snap->n_devices; i++)
+		if (snap->devices[i].index == keep)
+			snap->devices[w++] = snap->devices[i];
+	snap->n_devices = w;
+}
+
+static void filter_uses(struct gtm_raw_uses *uses, int keep)
+{
+	size_t w = 0;
+
+	for (size_t i = 0; i < uses->n; i++)
+		if (uses->v[i].use.dev_index == keep)
+			uses->v[w++] = uses->v[i];
+	uses->n = w;
+}
+
+#ifndef HAVE_ATTRIBUTE
+/* Until owner attribution exists, every raw use becomes a host row. */
+static void attribute_plain(struct gtm_snapshot *snap, const struct gtm_raw_uses *uses)
+{
+	for (size_t i = 0; i < uses->n; i++) {
+		struct gtm_process *p = snapshot_add_process(snap);
+		p->host_pid = uses->v[i].pid;
+		p->owner = GTM_OWNER_HOST;
+		*process_add_use(p) = uses->v[i].use;
+		snap->n_gpu_processes++;
+	}
+}
+#endif
+
+static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
+{
+	for (int i = 0; i < snap->n_processes; i++) {
+		struct gtm_process *p = &snap->processes[i];
+		if (!p->detail)
+			continue;
+#ifdef HAVE_PROC
+		if (i < snap->n_gpu_processes)
+			proc_refresh_ports(c->proc, p);
+#endif
+#ifdef HAVE_IDENTIFY
+		identify_process(c->identify, p);
+#endif
+#ifdef HAVE_EXPLAIN
+		explain_process(c->explain, snap, p);
+#endif
+	}
+	(void)c;
+}
+
+struct gtm_snapshot *collector_refresh(struct collector *c)
+{
+	struct gtm_snapshot *snap = snapshot_new();
+
+	str_copy(snap->hostname, c->hostname, sizeof snap->hostname);
+	snap->mode = c->mode;
+	sample_sources(c, snap);
+#ifdef HAVE_PROC
+	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
+	if (proc_cache_scan(c->proc, snap, &po) != 0)
+		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
+#endif
+#ifdef HAVE_ORDER
+	devices_order(snap, &c->uses);
+#endif
+	if (c->opts.gpu_filter >= 0) {
+		filter_gpu(snap, c->opts.gpu_filter);
+		filter_uses(&c->uses, c->opts.gpu_filter);
+	}
+#ifdef HAVE_ATTRIBUTE
+	attribute_uses(c->attribute, snap, &c->uses);
+#else
+	attribute_plain(snap, &c->uses);
+#endif
+	enrich_processes(c, snap);
+	return snap;
+}
+
+void collector_free(struct collector *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; source_table[i]; i++)
+		if (c->sources[i].priv)
+			c->sources[i].ops->close(c->sources[i].priv);
+	raw_uses_free(&c->uses);
+#ifdef HAVE_PROC
+	proc_cache_free(c->proc);
+#endif
+#ifdef HAVE_ATTRIBUTE
+	attribute_state_free(c->attribute);
+#endif
+#ifdef HAVE_IDENTIFY
+	identify_ctx_free(c->identify);
+#endif
+#ifdef HAVE_EXPLAIN
+	explain_ctx_free(c->explain);
+#endif
+	free(c);
+}
