@@ -1,11 +1,128 @@
+/* argv → command: live view, --once, --json, --list-gpus, inspect, diff. */
 #include "app/app.h"
 
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "app/options.h"
+#include "collect/collector.h"
+#include "views/json.h"
+#include "views/text.h"
+
+#if __has_include("app/cmd_inspect.h")
+#include "app/cmd_inspect.h"
+#define HAVE_INSPECT 1
+#endif
+#if __has_include("app/cmd_diff.h")
+#include "app/cmd_diff.h"
+#define HAVE_DIFF 1
+#endif
+#if __has_include("app/cmd_live.h")
+#include "app/cmd_live.h"
+#define HAVE_LIVE 1
+#endif
+
+/* A source that is present but failed (not one that is simply absent). */
+static bool source_failed(const struct gtm_snapshot *s)
+{
+	for (int i = 0; i < s->n_sources; i++)
+		if (!s->sources[i].available && strstr(s->sources[i].message, "error"))
+			return true;
+	return false;
+}
+
+static int check_gpu_index(const struct gtm_snapshot *s, int gpu)
+{
+	for (int i = 0; i < s->n_devices; i++)
+		if (s->devices[i].index == gpu)
+			return 0;
+	if (s->n_devices == 0)
+		fprintf(stderr, "gputaskman: --gpu %d: no GPU is visible (see --list-gpus)\n", gpu);
+	else
+		fprintf(stderr, "gputaskman: --gpu %d: no such GPU (valid: 0-%d)\n", gpu, s->n_devices - 1);
+	return 2;
+}
+
+static int run_once(const struct app_options *o)
+{
+	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe};
+	struct collector *c;
+	struct gtm_snapshot *s;
+	int rc = 0;
+
+	/* --gpu is checked against the full device list, so an index out of
+	 * range never silently shows another device. */
+	if (o->gpu >= 0) {
+		co.no_probe = true;
+		c = collector_new(&co);
+		s = collector_refresh(c);
+		rc = check_gpu_index(s, o->gpu);
+		snapshot_free(s);
+		collector_free(c);
+		if (rc)
+			return rc;
+		co.no_probe = o->no_probe;
+		co.gpu_filter = o->gpu;
+	}
+	c = collector_new(&co);
+	s = collector_refresh(c);
+	if (o->list_gpus)
+		text_print_gpu_list(stdout, s);
+	else if (o->json)
+		json_print_snapshot(stdout, s, o->all);
+	else
+		text_print_snapshot(stdout, s, o->all);
+	if (source_failed(s)) {
+		for (int i = 0; i < s->n_sources; i++)
+			if (!s->sources[i].available && s->sources[i].message[0])
+				fprintf(stderr, "gputaskman: %s: %s\n", s->sources[i].name, s->sources[i].message);
+		rc = 1;
+	}
+	snapshot_free(s);
+	collector_free(c);
+	if (fflush(stdout) != 0)
+		return 1;
+	return rc;
+}
 
 int app_main(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	puts("gputaskman " GTM_VERSION);
-	return 0;
+	struct app_options o;
+	int rc;
+
+	if (argc > 1 && !strcmp(argv[1], "inspect")) {
+#ifdef HAVE_INSPECT
+		return cmd_inspect(argc - 1, argv + 1);
+#else
+		fprintf(stderr, "gputaskman: inspect is not part of this build\n");
+		return 2;
+#endif
+	}
+	if (argc > 1 && !strcmp(argv[1], "diff")) {
+#ifdef HAVE_DIFF
+		return cmd_diff(argc - 1, argv + 1);
+#else
+		fprintf(stderr, "gputaskman: diff is not part of this build\n");
+		return 2;
+#endif
+	}
+	rc = options_parse(argc, argv, &o, stderr);
+	if (rc)
+		return rc;
+	if (o.help) {
+		options_usage(stdout);
+		return 0;
+	}
+	if (o.version) {
+		printf("gputaskman %s\n", GTM_VERSION);
+		return 0;
+	}
+#ifdef HAVE_LIVE
+	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
+		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe};
+		return cmd_live(&co, o.interval_s);
+	}
+#endif
+	return run_once(&o);
 }

@@ -1,0 +1,134 @@
+#include "app/options.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+	"Usage: gputaskman [OPTIONS]\n"
+	"       gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N]\n"
+	"                          [-kvu] [-ub N] [--swa-full] [--json]\n"
+	"       gputaskman inspect PID [--json]\n"
+	"       gputaskman diff BEFORE.json AFTER.json [--json]\n"
+	"\n"
+	"What is inside your GPU: which process, runtime and model holds its memory.\n"
+	"Without options it starts the live view on a terminal, and prints one text\n"
+	"snapshot (as --once) when standard output is not a terminal.\n"
+	"\n"
+	"Options:\n"
+	"  --once           print one text snapshot and exit\n"
+	"  --json           print one JSON snapshot and exit (implies --once);\n"
+	"                   schema in docs/json-schema.md\n"
+	"  -a, --all        list every collected process, not only GPU users\n"
+	"  -i SECONDS       refresh interval of the live view (default 1, 0.1 to 3600)\n"
+	"  --gpu N          show only GPU N (see --list-gpus)\n"
+	"  --list-gpus      list GPUs: index, vendor, name, bus id, memory\n"
+	"  --no-probe       never query local AI servers' HTTP APIs (loopback only anyway)\n"
+	"  --version        print the version and exit\n"
+	"  -h, --help       this help\n"
+	"\n"
+	"Readings are marked by where they come from: measured (driver or OS), reported\n"
+	"(a runtime's log or API), *matched / ?guessed owner, estimated (model header and\n"
+	"flags). N/A means unavailable, never zero. H:<pid> is a host process seen from a\n"
+	"container.\n"
+	"\n"
+	"Environment:\n"
+	"  GPUTASKMAN_ROOT  read /proc, /sys and /dev under this folder (replays captured trees)\n"
+	"  NO_COLOR         no colours in the live view\n"
+	"\n"
+	"Examples:\n"
+	"  gputaskman                       live view\n"
+	"  gputaskman --once --gpu 0        one snapshot of GPU 0\n"
+	"  gputaskman --json > before.json  machine-readable snapshot\n"
+	"  gputaskman inspect ~/models/qwen3-8b-q4_k_m.gguf -c 32768\n"
+	"  gputaskman inspect 4242          everything known about process 4242\n"
+	"  gputaskman diff before.json after.json\n"
+	"\n"
+	"Exit status: 0 success, 1 a GPU source failed (the snapshot still printed),\n"
+	"2 bad command line or input.\n";
+
+void options_usage(FILE *out)
+{
+	fputs(usage_text, out);
+}
+
+static int parse_double(const char *s, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 1000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* The value of an option given as "--opt V" or "--opt=V". */
+static const char *option_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (*i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+static int is_opt(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
+{
+	memset(o, 0, sizeof *o);
+	o->interval_s = 1.0;
+	o->gpu = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+		if (!strcmp(a, "--once"))
+			o->once = true;
+		else if (!strcmp(a, "--json"))
+			o->json = o->once = true;
+		else if (!strcmp(a, "-a") || !strcmp(a, "--all"))
+			o->all = true;
+		else if (!strcmp(a, "--list-gpus"))
+			o->list_gpus = true;
+		else if (!strcmp(a, "--no-probe"))
+			o->no_probe = true;
+		else if (!strcmp(a, "--version") || !strcmp(a, "-V"))
+			o->version = true;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			o->help = true;
+		else if (!strcmp(a, "-i") || is_opt(a, "--interval")) {
+			v = option_value(argc, argv, &i, strcmp(a, "-i") ? "--interval" : "-i");
+			if (!v || parse_double(v, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600) {
+				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600, got '%s'\n", v ? v : "");
+				return 2;
+			}
+		} else if (is_opt(a, "--gpu")) {
+			v = option_value(argc, argv, &i, "--gpu");
+			if (!v || parse_int(v, &o->gpu)) {
+				fprintf(err, "gputaskman: --gpu needs a GPU index (see --list-gpus), got '%s'\n", v ? v : "");
+				return 2;
+			}
+		} else {
+			fprintf(err, "gputaskman: unknown option '%s' (see --help)\n", a);
+			return 2;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* The command line of the snapshot commands (live view, --once, --json, --list-gpus). */
+#ifndef GTM_OPTIONS_H
+#define GTM_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct app_options {
+	bool once, json, list_gpus, all, no_probe, help, version;
+	double interval_s;  /* -i; the live view's refresh interval */
+	int gpu;            /* --gpu N, or -1 */
+};
+
+/* Parses argv. Returns 0, or 2 after printing one line naming the problem. */
+int options_parse(int argc, char **argv, struct app_options *o, FILE *err);
+void options_usage(FILE *out);
+
+#endif

@@ -1,0 +1,80 @@
+#include "views/json_util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+json_t *json_of_u64(gtm_u64 r)
+{
+	if (!gtm_u64_ok(r))
+		return json_null();
+	/* jansson integers are signed 64-bit; no byte count of ours comes near. */
+	return json_integer(r.v > INT64_MAX ? INT64_MAX : (json_int_t)r.v);
+}
+
+json_t *json_of_f64(gtm_f64 r)
+{
+	if (!gtm_f64_ok(r) || !isfinite(r.v))
+		return json_null();
+	/* Whole numbers stay integers so diffs and readers see 45, not 45.0. */
+	if (r.v == floor(r.v) && fabs(r.v) < 9e15)
+		return json_integer((json_int_t)r.v);
+	return json_real(round(r.v * 1000.0) / 1000.0);
+}
+
+/* Length of a valid UTF-8 sequence at p (at most n bytes), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t len = p[0] < 0x80 ? 1 : (p[0] >> 5) == 6 ? 2 : (p[0] >> 4) == 14 ? 3 : (p[0] >> 3) == 30 ? 4 : 0;
+	if (len == 0 || len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+json_t *json_of_str(const char *s)
+{
+	if (!s || !*s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	/* Command lines and paths need not be UTF-8; JSON must be: invalid bytes become '?'. */
+	size_t n = strlen(s);
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return json_null();
+	for (size_t i = 0; i < n;) {
+		size_t k = utf8_seq((const unsigned char *)s + i, n - i);
+		if (k == 0) {
+			copy[i++] = '?';
+			continue;
+		}
+		memcpy(copy + i, s + i, k);
+		i += k;
+	}
+	copy[n] = '\0';
+	j = json_string(copy);
+	free(copy);
+	return j ? j : json_null();
+}
+
+void json_put(json_t *obj, const char *key, json_t *value)
+{
+	if (value)
+		json_object_set_new(obj, key, value);
+}
+
+json_t *json_of_time_ns(uint64_t ns)
+{
+	char buf[32];
+	time_t t = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return json_string(buf);
+}

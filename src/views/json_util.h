@@ -1,0 +1,18 @@
+/* Readings to JSON: a value, or null when unavailable. Never 0 for N/A. */
+#ifndef GTM_JSON_UTIL_H
+#define GTM_JSON_UTIL_H
+
+#include <jansson.h>
+
+#include "core/reading.h"
+
+json_t *json_of_u64(gtm_u64 r);
+json_t *json_of_f64(gtm_f64 r);
+/* A string, or null for NULL / "". */
+json_t *json_of_str(const char *s);
+/* Sets key to value, stealing the reference (and skipping NULL values). */
+void json_put(json_t *obj, const char *key, json_t *value);
+/* ISO 8601 UTC ("2026-11-30T06:40:00Z") of a CLOCK_REALTIME nanosecond stamp. */
+json_t *json_of_time_ns(uint64_t ns);
+
+#endif
