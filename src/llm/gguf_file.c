@@ -1,0 +1,118 @@
+/* Reads a GGUF header from a file: pread in chunks as the parser asks, so
+ * tensor data is never read (at most one chunk past the tensor infos). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "llm/gguf.h"
+#include "llm/gguf_internal.h"
+
+#define GGUF_READ_CHUNK (256u * 1024u)
+
+struct file_fill {
+	int fd;
+	uint8_t *buf;
+	size_t len, cap;
+	uint64_t size;  /* from fstat before reading */
+	bool short_read;
+	int err;
+};
+
+static void file_fill(void *vctx, uint64_t upto, const uint8_t **buf, size_t *len)
+{
+	struct file_fill *c = vctx;
+	uint64_t want = upto + GGUF_READ_CHUNK;
+	if (want > c->size)
+		want = c->size;
+	if (want > GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK)
+		want = GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK;
+	if (want > c->cap) {
+		size_t cap = c->cap ? c->cap : GGUF_READ_CHUNK;
+		while (cap < want)
+			cap *= 2;
+		c->buf = xrealloc(c->buf, cap);
+		c->cap = cap;
+	}
+	while (c->len < want && !c->short_read) {
+		ssize_t n = pread(c->fd, c->buf + c->len, (size_t)(want - c->len), (off_t)c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			c->short_read = true;
+			c->err = n < 0 ? errno : 0;
+			break;
+		}
+		c->len += (size_t)n;
+	}
+	*buf = c->buf;
+	*len = c->len;
+}
+
+static int64_t mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+static enum gguf_status io_error(char *err, size_t n, const char *what, int e)
+{
+	snprintf(err, n, "%s: %s", what, strerror(e));
+	return GGUF_ERR_IO;
+}
+
+enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char *err, size_t errlen)
+{
+	struct stat before, after;
+	struct file_fill c = {.fd = -1};
+	enum gguf_status st;
+
+	*out = NULL;
+	c.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (c.fd < 0)
+		return io_error(err, errlen, "cannot open", errno);
+	if (fstat(c.fd, &before) != 0) {
+		st = io_error(err, errlen, "cannot stat", errno);
+		close(c.fd);
+		return st;
+	}
+	if (!S_ISREG(before.st_mode)) {
+		close(c.fd);
+		snprintf(err, errlen, "not a regular file");
+		return GGUF_ERR_IO;
+	}
+	c.size = (uint64_t)before.st_size;
+	st = gguf_parse_fill(file_fill, &c, NULL, 0, out, err, errlen);
+	if (c.short_read && c.err && st != GGUF_OK)
+		st = io_error(err, errlen, "read failed", c.err);
+	else if (fstat(c.fd, &after) != 0 || after.st_size != before.st_size ||
+		 mtime_ns(&after) != mtime_ns(&before) || (c.short_read && c.len < c.size && st != GGUF_OK)) {
+		gguf_header_unref(*out);
+		*out = NULL;
+		snprintf(err, errlen, "file changed while reading");
+		st = GGUF_ERR_CHANGED;
+	}
+	if (*out) {
+		(*out)->file_size = c.size;
+		(*out)->dev = (uint64_t)before.st_dev;
+		(*out)->ino = (uint64_t)before.st_ino;
+		(*out)->mtime_ns = mtime_ns(&before);
+	}
+	free(c.buf);
+	close(c.fd);
+	return st;
+}
+
+bool gguf_file_is_gguf(const char *path)
+{
+	uint8_t m[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ssize_t n = pread(fd, m, 4, 0);
+	close(fd);
+	return n == 4 && gguf_is_gguf_magic(m, 4);
+}
