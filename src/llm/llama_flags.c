@@ -1,0 +1,312 @@
+/* llama.cpp command-line flags (common/arg.cpp option names). */
+#include "llm/llama_flags.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/util.h"
+#include "llm/ggml_types.h"
+
+enum flag_id {
+	F_CTX, F_NGL, F_CTK, F_CTV, F_FA, F_NP, F_KVU, F_BATCH, F_UBATCH, F_SWA_FULL, F_OT,
+	F_CPU_MOE, F_NCMOE, F_NO_MMAP, F_MODEL, F_DRAFT, F_MMPROJ, F_LORA, F_HF, F_LOG_FILE,
+	F_PORT, F_HOST, F_ALIAS,
+};
+
+struct flag_def {
+	const char *names[4];
+	enum flag_id id;
+	bool takes_value;
+};
+
+/* Option spellings from common/arg.cpp. */
+static const struct flag_def flag_defs[] = {
+	{{"-c", "--ctx-size"}, F_CTX, true},
+	{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, F_NGL, true},
+	{{"-ctk", "--cache-type-k"}, F_CTK, true},
+	{{"-ctv", "--cache-type-v"}, F_CTV, true},
+	{{"-fa", "--flash-attn"}, F_FA, true},
+	{{"-np", "--parallel"}, F_NP, true},
+	{{"-kvu", "--kv-unified"}, F_KVU, false},
+	{{"-b", "--batch-size"}, F_BATCH, true},
+	{{"-ub", "--ubatch-size"}, F_UBATCH, true},
+	{{"--swa-full"}, F_SWA_FULL, false},
+	{{"-ot", "--override-tensor"}, F_OT, true},
+	{{"-cmoe", "--cpu-moe"}, F_CPU_MOE, false},
+	{{"-ncmoe", "--n-cpu-moe"}, F_NCMOE, true},
+	{{"--no-mmap"}, F_NO_MMAP, false},
+	{{"-m", "--model"}, F_MODEL, true},
+	{{"-md", "--model-draft"}, F_DRAFT, true},
+	{{"--mmproj"}, F_MMPROJ, true},
+	{{"--lora"}, F_LORA, true},
+	{{"-hf", "-hfr", "--hf-repo"}, F_HF, true},
+	{{"--log-file"}, F_LOG_FILE, true},
+	{{"--port"}, F_PORT, true},
+	{{"--host"}, F_HOST, true},
+	{{"-a", "--alias"}, F_ALIAS, true},
+};
+
+void llama_flags_init(struct llama_flags *f)
+{
+	memset(f, 0, sizeof *f);
+	f->n_gpu_layers = -1;
+	f->type_k = f->type_v = GGML_T_F16;
+	f->flash_attn = LLAMA_FA_AUTO;
+	f->n_parallel = -1;
+	f->kv_unified = true; /* auto -np: 4 slots sharing one cache (server.cpp:146-151) */
+	f->n_batch = 2048;
+	f->n_ubatch = 512;
+	f->port = -1;
+	f->defaulted = LF_DEF_CTX | LF_DEF_NGL | LF_DEF_CTK | LF_DEF_CTV | LF_DEF_FA | LF_DEF_NP |
+		       LF_DEF_BATCH | LF_DEF_UBATCH;
+}
+
+static bool bad(struct llama_flags *f, const char *opt, const char *val)
+{
+	if (!f->error[0])
+		snprintf(f->error, sizeof f->error, "invalid value '%.60s' for %s", val, opt);
+	return false;
+}
+
+static bool parse_int(const char *s, long long lo, long long hi, long long *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+static void set_str(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* -ot "re1=CPU,re2=CUDA0" (common/arg.cpp parse_tensor_buffer_overrides). */
+static bool add_overrides(struct llama_flags *f, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL;
+	bool ok = true;
+	for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strrchr(item, '=');
+		if (!eq || eq == item || !eq[1] || f->n_ot >= LLAMA_FLAGS_MAX_OT) {
+			ok = bad(f, "-ot", v);
+			continue;
+		}
+		*eq = '\0';
+		f->ot[f->n_ot].pattern = xstrdup(item);
+		f->ot[f->n_ot].buft = xstrdup(eq + 1);
+		f->n_ot++;
+	}
+	free(copy);
+	return ok;
+}
+
+static bool parse_ngl(struct llama_flags *f, const char *v)
+{
+	long long n;
+	if (strcmp(v, "auto") == 0 || strcmp(v, "all") == 0) {
+		f->n_gpu_layers = -1;
+		return true;
+	}
+	if (!parse_int(v, -1, 100000, &n))
+		return bad(f, "-ngl", v);
+	f->n_gpu_layers = (int32_t)n;
+	return true;
+}
+
+static bool parse_fa(struct llama_flags *f, const char *v)
+{
+	static const struct { const char *s; enum llama_fa fa; } fa_values[] = {
+		{"on", LLAMA_FA_ON}, {"1", LLAMA_FA_ON}, {"true", LLAMA_FA_ON}, {"enabled", LLAMA_FA_ON},
+		{"off", LLAMA_FA_OFF}, {"0", LLAMA_FA_OFF}, {"false", LLAMA_FA_OFF},
+		{"disabled", LLAMA_FA_OFF}, {"auto", LLAMA_FA_AUTO}, {"-1", LLAMA_FA_AUTO},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(fa_values); i++)
+		if (strcasecmp(v, fa_values[i].s) == 0) {
+			f->flash_attn = fa_values[i].fa;
+			return true;
+		}
+	return bad(f, "-fa", v);
+}
+
+/* KV cache types llama.cpp accepts (common/arg.cpp:302-312). */
+static bool parse_cache_type(struct llama_flags *f, const char *opt, const char *v, uint32_t *dst)
+{
+	static const char *const allowed[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
+	for (size_t i = 0; i < ARRAY_LEN(allowed); i++)
+		if (strcasecmp(v, allowed[i]) == 0) {
+			*dst = (uint32_t)ggml_type_from_name(allowed[i]);
+			return true;
+		}
+	return bad(f, opt, v);
+}
+
+static bool apply_value(struct llama_flags *f, enum flag_id id, const char *opt, const char *v)
+{
+	long long n;
+	switch (id) {
+	case F_CTX:
+		if (!parse_int(v, 0, 1ll << 40, &n))
+			return bad(f, opt, v);
+		f->n_ctx = (uint64_t)n;
+		f->defaulted &= ~(unsigned)LF_DEF_CTX;
+		return true;
+	case F_NGL:
+		f->defaulted &= ~(unsigned)LF_DEF_NGL;
+		return parse_ngl(f, v);
+	case F_CTK:
+		f->defaulted &= ~(unsigned)LF_DEF_CTK;
+		return parse_cache_type(f, opt, v, &f->type_k);
+	case F_CTV:
+		f->defaulted &= ~(unsigned)LF_DEF_CTV;
+		return parse_cache_type(f, opt, v, &f->type_v);
+	case F_FA:
+		f->defaulted &= ~(unsigned)LF_DEF_FA;
+		return parse_fa(f, v);
+	case F_NP:
+		if (!parse_int(v, -1, 1 << 16, &n) || n == 0)
+			return bad(f, opt, v);
+		f->n_parallel = (int32_t)n;
+		f->defaulted &= ~(unsigned)LF_DEF_NP;
+		return true;
+	case F_BATCH:
+	case F_UBATCH:
+		if (!parse_int(v, 1, 1 << 24, &n))
+			return bad(f, opt, v);
+		*(id == F_BATCH ? &f->n_batch : &f->n_ubatch) = (uint32_t)n;
+		f->defaulted &= ~(unsigned)(id == F_BATCH ? LF_DEF_BATCH : LF_DEF_UBATCH);
+		return true;
+	case F_OT:
+		return add_overrides(f, v);
+	case F_NCMOE:
+		if (!parse_int(v, 0, 100000, &n))
+			return bad(f, opt, v);
+		f->n_cpu_moe = (int32_t)n;
+		return true;
+	case F_PORT:
+		if (!parse_int(v, 0, 65535, &n))
+			return bad(f, opt, v);
+		f->port = (int32_t)n;
+		return true;
+	case F_LORA:
+		if (f->n_lora < LLAMA_FLAGS_MAX_LORA)
+			f->lora[f->n_lora++] = xstrdup(v);
+		return true;
+	case F_MODEL: set_str(&f->model, v); return true;
+	case F_DRAFT: set_str(&f->model_draft, v); return true;
+	case F_MMPROJ: set_str(&f->mmproj, v); return true;
+	case F_HF: set_str(&f->hf_repo, v); return true;
+	case F_LOG_FILE: set_str(&f->log_file, v); return true;
+	case F_HOST: set_str(&f->host, v); return true;
+	case F_ALIAS: set_str(&f->alias, v); return true;
+	default:
+		return true;
+	}
+}
+
+static void apply_switch(struct llama_flags *f, enum flag_id id)
+{
+	switch (id) {
+	case F_KVU: f->kv_unified = true; break;
+	case F_SWA_FULL: f->swa_full = true; break;
+	case F_CPU_MOE: f->cpu_moe = true; break;
+	case F_NO_MMAP: f->no_mmap = true; break;
+	case F_FA: f->flash_attn = LLAMA_FA_ON; f->defaulted &= ~(unsigned)LF_DEF_FA; break;
+	default: break;
+	}
+}
+
+/* The definition whose spelling equals arg (up to '=' when has_eq). */
+static const struct flag_def *find_flag(const char *arg, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(flag_defs); i++)
+		for (size_t j = 0; j < ARRAY_LEN(flag_defs[i].names) && flag_defs[i].names[j]; j++)
+			if (strlen(flag_defs[i].names[j]) == len && strncmp(flag_defs[i].names[j], arg, len) == 0)
+				return &flag_defs[i];
+	return NULL;
+}
+
+bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first)
+{
+	bool kvu_seen = false;
+	for (int i = first; i < argc; i++) {
+		const char *arg = argv[i];
+		const char *eq = arg[0] == '-' ? strchr(arg, '=') : NULL;
+		const struct flag_def *d = find_flag(arg, eq ? (size_t)(eq - arg) : strlen(arg));
+		if (!d)
+			continue;
+		if (d->id == F_KVU)
+			kvu_seen = true;
+		if (!d->takes_value) {
+			apply_switch(f, d->id);
+			continue;
+		}
+		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
+		/* a bare -fa (older builds: a switch) means on */
+		if (d->id == F_FA && !eq && (!v || (v[0] == '-' && strcmp(v, "-1") != 0))) {
+			apply_switch(f, F_FA);
+			continue;
+		}
+		if (!v) {
+			bad(f, arg, "(missing)");
+			break;
+		}
+		if (!eq)
+			i++;
+		apply_value(f, d->id, arg, v);
+	}
+	/* an explicit -np N without -kvu gives N separate streams (llm-memory §3) */
+	if (!(f->defaulted & LF_DEF_NP) && !kvu_seen)
+		f->kv_unified = f->n_parallel < 0;
+	return f->error[0] == '\0';
+}
+
+void llama_flags_free(struct llama_flags *f)
+{
+	for (size_t i = 0; i < f->n_ot; i++) {
+		free(f->ot[i].pattern);
+		free(f->ot[i].buft);
+	}
+	for (size_t i = 0; i < f->n_lora; i++)
+		free(f->lora[i]);
+	free(f->model);
+	free(f->model_draft);
+	free(f->mmproj);
+	free(f->hf_repo);
+	free(f->log_file);
+	free(f->host);
+	free(f->alias);
+	memset(f, 0, sizeof *f);
+}
+
+void llama_flags_describe_defaults(const struct llama_flags *f, char *out, size_t n)
+{
+	static const struct { unsigned bit; const char *text; } defs[] = {
+		{LF_DEF_CTX, "-c (trained context)"},
+		{LF_DEF_NGL, "-ngl (all layers offloaded)"},
+		{LF_DEF_NP, "-np (4 slots sharing a unified cache)"},
+		{LF_DEF_CTK, "-ctk f16"},
+		{LF_DEF_CTV, "-ctv f16"},
+		{LF_DEF_FA, "-fa auto"},
+		{LF_DEF_UBATCH, "-ub 512"},
+		{LF_DEF_BATCH, "-b 2048"},
+	};
+	size_t len = 0;
+	if (n)
+		out[0] = '\0';
+	for (size_t i = 0; i < ARRAY_LEN(defs) && len < n; i++) {
+		if (!(f->defaulted & defs[i].bit))
+			continue;
+		int w = snprintf(out + len, n - len, "%s%s", len ? ", " : "", defs[i].text);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+}

@@ -1,0 +1,63 @@
+/* A llama.cpp / llama-server command line as the estimator needs it, with
+ * which values were left at llama-server's defaults (common/arg.cpp,
+ * tools/server/server.cpp; llm-memory.md §3). */
+#ifndef GTM_LLAMA_FLAGS_H
+#define GTM_LLAMA_FLAGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum llama_fa { LLAMA_FA_AUTO = 0, LLAMA_FA_ON, LLAMA_FA_OFF };
+
+/* Bits of llama_flags.defaulted: the value is llama-server's default. */
+enum {
+	LF_DEF_CTX = 1u << 0,      /* trained context */
+	LF_DEF_NGL = 1u << 1,      /* all layers offloaded (auto) */
+	LF_DEF_CTK = 1u << 2,      /* f16 */
+	LF_DEF_CTV = 1u << 3,      /* f16 */
+	LF_DEF_FA = 1u << 4,       /* auto */
+	LF_DEF_NP = 1u << 5,       /* 4 slots, unified cache */
+	LF_DEF_BATCH = 1u << 6,    /* 2048 */
+	LF_DEF_UBATCH = 1u << 7,   /* 512 */
+};
+
+#define LLAMA_FLAGS_MAX_OT 64
+#define LLAMA_FLAGS_MAX_LORA 16
+
+struct llama_override {
+	char *pattern;  /* regex (ECMAScript in llama.cpp; compiled as POSIX ERE here) */
+	char *buft;     /* "CPU", "CUDA0", ... */
+};
+
+struct llama_flags {
+	uint64_t n_ctx;         /* -c; 0 = trained context */
+	int32_t n_gpu_layers;   /* -ngl; -1 = auto/all */
+	uint32_t type_k, type_v;/* ggml type ids */
+	enum llama_fa flash_attn;
+	int32_t n_parallel;     /* -np; -1 = auto (4 slots, unified) */
+	bool kv_unified;        /* -kvu, or implied by auto -np */
+	uint32_t n_batch, n_ubatch;
+	bool swa_full, no_mmap, cpu_moe;
+	int32_t n_cpu_moe;      /* -ncmoe; 0 = none */
+	struct llama_override ot[LLAMA_FLAGS_MAX_OT];
+	size_t n_ot;
+	char *model, *model_draft, *mmproj, *hf_repo, *log_file, *host, *alias;
+	char *lora[LLAMA_FLAGS_MAX_LORA];
+	size_t n_lora;
+	int32_t port;           /* -1 = default (8080) */
+	uint32_t defaulted;     /* LF_DEF_* */
+	char error[160];        /* first bad value seen ("" when none); parsing goes on */
+};
+
+/* Sets llama-server's defaults (everything marked defaulted). */
+void llama_flags_init(struct llama_flags *f);
+/* Parses argv[first..argc) into f (which must be initialised); unknown
+ * options are ignored. Both "-c 4096" and "--ctx-size=4096" forms. Returns
+ * false when a value was invalid (f->error says which); f stays usable. */
+bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first);
+void llama_flags_free(struct llama_flags *f);
+/* "-c (trained context), -ngl (all layers), ..." list of the defaulted flags. */
+void llama_flags_describe_defaults(const struct llama_flags *f, char *out, size_t n);
+
+#endif
