@@ -1,0 +1,79 @@
+/* The Linux /proc collector: lists processes, keeps their details cached by
+ * (PID, start time), and joins listening loopback TCP sockets to them. Every
+ * path goes through core/sysroot (GPUTASKMAN_ROOT) so tests replay trees.
+ *
+ * What a scan reads:
+ * - every refresh, per process: /proc/PID/stat only (one open + read + fstat;
+ *   uid is the owner of that file, i.e. the effective uid for a dumpable
+ *   process), so a steady refresh costs about one small read per process;
+ * - for a new (PID, start time), and when the rescan rule fires (resident
+ *   memory moved by 64 MiB or 10% since the last read, or 2 minutes passed):
+ *   cmdline, exe, cwd, status (for the effective uid of non-dumpable
+ *   processes, whose /proc files root owns), maps, environ (first 64 KiB,
+ *   cut at the last whole entry) and the socket fds. Kernel threads get an
+ *   empty detail without these reads. This slow work stops when the budget
+ *   runs out; the rest keep their cached detail (new ones get none yet) and
+ *   snap->partial_scan is set; they are read on a later refresh.
+ *
+ * Which processes are listed and what "uninspectable" means:
+ * - a process whose stat can be read is listed (a row in the snapshot);
+ * - its detail is partial when the kernel refuses some files (maps, exe, cwd,
+ *   environ and fd need ptrace-read access: another user's process when we
+ *   are not root): argv is still filled from cmdline, the refused parts are
+ *   NULL/empty, and the process counts in n_procs_uninspectable;
+ * - a process whose stat or cmdline is gone mid-read (ENOENT or ESRCH) has
+ *   exited: it is dropped without a row or a message. Any other file missing
+ *   while stat is still there (a fixture tree without maps or fd/) is simply
+ *   absent from the detail; when stat is gone too, the process is dropped.
+ *   n_procs_total counts the processes listed.
+ *
+ * Ports: listening sockets on 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104 only
+ * (a wildcard 0.0.0.0 or :: listener is not counted). /proc/net/tcp and tcp6
+ * are read from <root>/proc/net, i.e. this process's network namespace, at most
+ * once per scan and only when some process's fds are read. */
+#ifndef GTM_PROC_H
+#define GTM_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+#include "proc/proc_parse.h"
+
+struct proc_cache;
+
+struct proc_scan_opts {
+	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
+};
+
+/* Rescan rule (issue 2): resident memory change, or age, since the last read
+ * of a process's maps. */
+#define PROC_RESCAN_RSS_BYTES (64ull * 1024 * 1024)
+#define PROC_RESCAN_RSS_PERCENT 10
+#define PROC_RESCAN_AGE_NS (120ull * 1000000000ull)
+#define PROC_ENVIRON_MAX (64u * 1024u)
+#define PROC_CMDLINE_MAX (128u * 1024u)
+#define PROC_MAPS_MAX_PATHS 8192
+
+struct proc_cache *proc_cache_new(void);
+void proc_cache_free(struct proc_cache *c);
+
+/* Scans /proc under GPUTASKMAN_ROOT. Appends one struct gtm_process per
+ * listed process: pid, label (decimal pid), owner = GTM_OWNER_NONE,
+ * start_time, ppid, uid, user, name (comm), rss (measured bytes), detail (a
+ * new reference to the cached detail, or NULL), ports. Sets n_procs_total,
+ * n_procs_uninspectable and partial_scan. o may be NULL (no budget).
+ * Returns 0, or -1 when /proc itself cannot be listed (nothing appended). */
+int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o);
+
+/* Re-reads the listening loopback TCP ports of one process now (the collector
+ * calls it every refresh for GPU and AI processes, since servers start
+ * listening after loading a model). Reads /proc/net/tcp(6) at most once per
+ * scan. Updates p->ports/n_ports and the cache. Returns 0, or -1 when the
+ * process's fds cannot be read (exited, refused); p is then left as it was. */
+int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
+
+/* Whether a PID is a process in this /proc (root-prefixed). */
+bool proc_pid_exists(uint32_t pid);
+
+#endif

@@ -1,0 +1,171 @@
+/* Reads one process's details (proc(5)): cmdline, exe, cwd, status, maps,
+ * environ and listening ports. Called for a new (PID, start time) and when
+ * the rescan rule fires, never on a steady refresh. The detail it builds is
+ * immutable once published; a rescan builds a new one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "proc/proc_internal.h"
+
+static bool is_gone_errno(int e) { return e == ENOENT || e == ESRCH; }
+static bool is_denied_errno(int e) { return e == EACCES || e == EPERM; }
+
+/* Another file of the process went missing: gone if its stat went too. */
+static bool pid_gone(int procfd, uint32_t pid)
+{
+	char path[32];
+	snprintf(path, sizeof path, "%u/stat", pid);
+	return faccessat(procfd, path, F_OK, 0) != 0 && is_gone_errno(errno);
+}
+
+static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
+{
+	char path[48], target[PATH_MAX];
+	ssize_t k;
+
+	snprintf(path, sizeof path, "%u/%s", pid, what);
+	k = readlinkat(procfd, path, target, sizeof target - 1);
+	if (k < 0) {
+		if (is_denied_errno(errno))
+			*denied = true;
+		return NULL; /* ENOENT: a kernel thread or a zombie has none */
+	}
+	return xstrndup(target, (size_t)k);
+}
+
+/* cmdline: a NUL-separated argv. Returns -1 when the process is gone. */
+static int read_cmdline(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+{
+	char path[32];
+	ssize_t k;
+
+	snprintf(path, sizeof path, "%u/cmdline", pid);
+	k = proc_read_at(procfd, path, c->io, PROC_CMDLINE_MAX + 1);
+	if (k < 0) {
+		if (is_gone_errno(errno))
+			return -1;
+		*denied = *denied || is_denied_errno(errno);
+		k = 0;
+	}
+	d->argv = proc_split_nul(c->io, (size_t)k, 4096, &d->argc);
+	return 0;
+}
+
+static void read_status_uid(struct proc_cache *c, int procfd, struct proc_entry *e)
+{
+	struct proc_status st;
+	char path[32];
+	ssize_t k;
+
+	snprintf(path, sizeof path, "%u/status", e->pid);
+	k = proc_read_at(procfd, path, c->io, 8192);
+	e->has_status_uid = k > 0 && proc_status_parse(c->io, (size_t)k, &st) == 0 && st.has_uid;
+	if (e->has_status_uid)
+		e->status_uid = st.uid_effective;
+}
+
+static void add_maps_line(const char *line, size_t len, void *list)
+{
+	proc_path_list_add_maps_line(list, line, len);
+}
+
+/* maps: distinct file paths. Returns -1 when the process is gone. */
+static int read_maps(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+{
+	struct proc_path_list list = {0};
+	char path[32];
+	int fd;
+
+	snprintf(path, sizeof path, "%u/maps", pid);
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (is_denied_errno(errno))
+			*denied = true;
+		return is_gone_errno(errno) && pid_gone(procfd, pid) ? -1 : 0;
+	}
+	int r = proc_fd_for_each_line(fd, c->io, PROC_IO_BUF, add_maps_line, &list);
+	int err = errno;
+	close(fd);
+	if (r != 0 && is_gone_errno(err)) {
+		proc_path_list_free(&list);
+		return -1;
+	}
+	d->maps = proc_path_list_take(&list, &d->n_maps);
+	return 0;
+}
+
+/* environ: the first PROC_ENVIRON_MAX bytes, cut after the last whole entry. */
+static void read_environ(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+{
+	char path[32];
+	ssize_t k;
+	size_t n;
+
+	snprintf(path, sizeof path, "%u/environ", pid);
+	k = proc_read_at(procfd, path, c->io, PROC_ENVIRON_MAX + 1);
+	if (k < 0) {
+		*denied = *denied || is_denied_errno(errno);
+		return;
+	}
+	n = (size_t)k;
+	if (n == PROC_ENVIRON_MAX) {
+		const char *z = memrchr(c->io, '\0', n);
+		n = z ? (size_t)(z - c->io) + 1 : 0;
+	}
+	d->environ_blob = xmalloc(n + 1);
+	memcpy(d->environ_blob, c->io, n);
+	d->environ_blob[n] = '\0';
+	d->environ_len = n;
+}
+
+/* Returns -1 when the process is gone. */
+static int read_ports(struct proc_cache *c, int procfd, struct proc_entry *e, bool *denied)
+{
+	const struct proc_listeners *t = proc_cache_listeners(c, procfd);
+
+	e->n_ports = 0;
+	if (t->n == 0)
+		return 0; /* nothing listens on loopback: no fd to look at */
+	if (proc_read_ports(procfd, e->pid, t, e->ports, &e->n_ports) == 0)
+		return 0;
+	if (is_denied_errno(errno))
+		*denied = true;
+	return is_gone_errno(errno) && pid_gone(procfd, e->pid) ? -1 : 0;
+}
+
+enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread)
+{
+	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
+	bool denied = false;
+
+	atomic_init(&d->refs, 1);
+	if (kthread) {
+		d->argv = xcalloc(1, sizeof *d->argv);
+		e->n_ports = 0;
+	} else {
+		if (read_cmdline(c, procfd, e->pid, d, &denied) != 0)
+			goto gone;
+		d->exe = read_link(procfd, e->pid, "exe", &denied);
+		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
+		read_status_uid(c, procfd, e);
+		if (read_maps(c, procfd, e->pid, d, &denied) != 0)
+			goto gone;
+		read_environ(c, procfd, e->pid, d, &denied);
+		if (read_ports(c, procfd, e, &denied) != 0)
+			goto gone;
+	}
+	proc_detail_unref(e->detail);
+	e->detail = d;
+	e->detailed = true;
+	e->denied = denied;
+	return PROC_DETAIL_OK;
+gone:
+	proc_detail_unref(d);
+	return PROC_DETAIL_GONE;
+}

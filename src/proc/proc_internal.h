@@ -1,0 +1,122 @@
+/* Shared between the files of src/proc; not part of its public surface. */
+#ifndef GTM_PROC_INTERNAL_H
+#define GTM_PROC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/snapshot.h"
+#include "proc/proc.h"
+
+#define PROC_MAX_PORTS ((int)(sizeof(((struct gtm_process *)0)->ports) / sizeof(uint16_t)))
+#define PROC_IO_BUF (PROC_CMDLINE_MAX + 1u) /* holds a whole bounded cmdline */
+
+/* ---- line splitting (proc_lines.c) ---- */
+typedef void (*proc_line_fn)(const char *line, size_t len, void *ctx);
+/* Calls fn for each '\n'-separated line of buf (the last may lack '\n'). */
+void proc_for_each_line(const char *buf, size_t len, proc_line_fn fn, void *ctx);
+/* Streams an open file through io (cap bytes) line by line; a line longer than
+ * cap is skipped whole. Returns 0, or -1 with errno on a read error. */
+int proc_fd_for_each_line(int fd, char *io, size_t cap, proc_line_fn fn, void *ctx);
+/* Reads at most cap-1 bytes of procfd-relative path into buf, NUL-terminated.
+ * Returns the byte count or -1 with errno. */
+ssize_t proc_read_at(int procfd, const char *path, char *buf, size_t cap);
+
+/* ---- distinct mapped paths (proc_paths.c) ---- */
+struct proc_path_list {
+	char **v;
+	size_t n, cap;
+	uint32_t *slots;         /* open addressing: index+1 into v, 0 = empty */
+	size_t n_slots;
+};
+/* Adds the path of one maps line when it names a file not yet in the list. */
+void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, size_t len);
+/* Parses a whole maps buffer into l (pure; used by tests and fuzzing). */
+void proc_maps_parse(const char *buf, size_t len, struct proc_path_list *l);
+/* Hands the vector over (caller frees each string and the array). */
+char **proc_path_list_take(struct proc_path_list *l, size_t *n);
+void proc_path_list_free(struct proc_path_list *l);
+
+/* ---- listening loopback sockets (proc_ports.c) ---- */
+struct proc_listener {
+	uint64_t inode;
+	uint16_t port;
+};
+struct proc_listeners {
+	struct proc_listener *v; /* sorted by inode after proc_listeners_finish */
+	size_t n, cap;
+	uint64_t gen;            /* the scan generation they were read in */
+	bool loaded;
+};
+/* Adds one /proc/net/tcp(6) line when it is a loopback listener. */
+void proc_listeners_add_line(struct proc_listeners *t, const char *line, size_t len);
+void proc_listeners_finish(struct proc_listeners *t);
+int proc_listeners_port(const struct proc_listeners *t, uint64_t inode);
+/* Reads <procfd>/net/tcp and tcp6 into t (cleared first). */
+void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t cap);
+void proc_listeners_free(struct proc_listeners *t);
+/* Joins PID's socket fds with t: sorted distinct ports. Returns 0, or -1 with
+ * errno (ENOENT when the fd folder is gone, EACCES when refused). */
+int proc_read_ports(int procfd, uint32_t pid, const struct proc_listeners *t, uint16_t *ports, int *n);
+
+/* ---- uid -> user name (proc_users.c) ---- */
+struct proc_user {
+	uid_t uid;
+	char name[33];
+};
+struct proc_users {
+	struct proc_user *v;
+	size_t n, cap;
+	char *passwd;            /* <root>/etc/passwd under a non-"/" root */
+	size_t passwd_len;
+	bool passwd_tried;
+};
+const char *proc_users_name(struct proc_users *u, uid_t uid);
+void proc_users_clear(struct proc_users *u);
+
+/* ---- the cache (proc_cache.c) ---- */
+struct proc_entry {
+	uint32_t pid;
+	uint64_t start_time;
+	uint64_t gen;            /* last scan that saw it */
+	struct gtm_proc_detail *detail;
+	bool detailed;           /* detail read at least once */
+	bool denied;             /* the kernel refused part of it */
+	bool has_status_uid;
+	uid_t status_uid;        /* effective uid from status */
+	uint64_t detail_rss;     /* resident bytes when the detail was read */
+	uint64_t detail_at_ns;
+	uint16_t ports[PROC_MAX_PORTS];
+	int n_ports;
+};
+
+struct proc_cache {
+	struct proc_entry *entries;
+	size_t n, cap;
+	int32_t *index;          /* open addressing by pid: entry index, -1 empty */
+	size_t n_index;
+	uint64_t gen;
+	char root[4096];         /* the prefix the entries came from */
+	struct proc_listeners listeners;
+	struct proc_users users;
+	char *io;                /* PROC_IO_BUF bytes for streamed reads */
+	long page_size;
+};
+
+struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
+struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_t start_time);
+void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
+void proc_cache_evict(struct proc_cache *c);
+void proc_cache_check_root(struct proc_cache *c);
+
+/* ---- reading one process's detail (proc_detail.c) ---- */
+enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };
+/* Reads cmdline, exe, cwd, status, maps, environ and ports into e (replacing
+ * its detail). kthread: an empty detail without reads. */
+enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread);
+/* The listeners table for this scan generation, read once. */
+const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd);
+
+#endif

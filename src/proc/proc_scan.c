@@ -1,0 +1,217 @@
+/* One pass over /proc: a steady refresh reads /proc/PID/stat only (uid from
+ * the owner of that file: fs/proc/base.c task_dump_owner()); details are read
+ * for new processes and when the rescan rule fires, within the budget. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/sysroot.h"
+#include "core/util.h"
+#include "proc/proc_internal.h"
+
+struct scan_state {
+	struct proc_cache *c;
+	struct gtm_snapshot *snap;
+	int procfd;
+	uint64_t t0, budget_ns;
+	bool over_budget;
+};
+
+/* A /proc entry name that is a PID: digits only, no leading zero, fits. */
+static bool parse_pid(const char *s, uint32_t *pid)
+{
+	uint64_t v = 0;
+
+	if (s[0] < '1' || s[0] > '9')
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return false;
+	}
+	*pid = (uint32_t)v;
+	return true;
+}
+
+/* The steady path's only read: open, fstat for the owner, one read, close. */
+static int read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
+{
+	char path[32], buf[1024];
+	struct stat sb;
+	ssize_t k;
+	int fd;
+
+	snprintf(path, sizeof path, "%u/stat", pid);
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1; /* exited since readdir */
+	if (fstat(fd, &sb) != 0) {
+		close(fd);
+		return -1;
+	}
+	do
+		k = read(fd, buf, sizeof buf - 1); /* the kernel writes the whole line at once */
+	while (k < 0 && errno == EINTR);
+	close(fd);
+	if (k <= 0)
+		return -1;
+	*uid = sb.st_uid;
+	return proc_stat_parse(buf, (size_t)k, st);
+}
+
+static bool rescan_due(const struct proc_entry *e, uint64_t rss, uint64_t now)
+{
+	uint64_t delta;
+
+	if (!e->detailed)
+		return true;
+	if (now - e->detail_at_ns >= PROC_RESCAN_AGE_NS)
+		return true;
+	delta = rss > e->detail_rss ? rss - e->detail_rss : e->detail_rss - rss;
+	if (delta >= PROC_RESCAN_RSS_BYTES)
+		return true;
+	return delta > 0 && delta >= e->detail_rss / 100 * PROC_RESCAN_RSS_PERCENT;
+}
+
+/* Reads the detail when due and the budget allows. false: the process exited. */
+static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const struct proc_stat *st, uint64_t rss)
+{
+	if (!rescan_due(e, rss, s->t0))
+		return true;
+	if (s->budget_ns && !s->over_budget && now_monotonic_ns() - s->t0 > s->budget_ns)
+		s->over_budget = true;
+	if (s->over_budget) {
+		s->snap->partial_scan = true;
+		return true; /* keep what is cached; a later refresh reads it */
+	}
+	if (proc_detail_read(s->c, s->procfd, e, (st->flags & PROC_PF_KTHREAD) != 0) != PROC_DETAIL_OK)
+		return false;
+	e->detail_rss = rss;
+	e->detail_at_ns = s->t0;
+	return true;
+}
+
+static void add_row(struct scan_state *s, const struct proc_entry *e, const struct proc_stat *st, uid_t uid,
+		    uint64_t rss)
+{
+	struct gtm_process *p = snapshot_add_process(s->snap);
+
+	/* a non-dumpable process's /proc files belong to root: status knows better */
+	if (uid == 0 && e->has_status_uid)
+		uid = e->status_uid;
+	p->pid = e->pid;
+	snprintf(p->label, sizeof p->label, "%u", e->pid);
+	p->owner = GTM_OWNER_NONE;
+	p->start_time = e->start_time;
+	p->ppid = st->ppid;
+	p->uid = uid;
+	str_copy(p->user, proc_users_name(&s->c->users, uid), sizeof p->user);
+	memcpy(p->name, st->comm, sizeof p->name < sizeof st->comm ? sizeof p->name : sizeof st->comm);
+	p->name[sizeof p->name - 1] = '\0';
+	p->rss = gtm_u64_of(rss, GTM_MEASURED);
+	p->detail = proc_detail_ref(e->detail);
+	memcpy(p->ports, e->ports, sizeof p->ports);
+	p->n_ports = e->n_ports;
+	s->snap->n_procs_total++;
+	if (e->denied)
+		s->snap->n_procs_uninspectable++;
+}
+
+static void scan_pid(struct scan_state *s, uint32_t pid)
+{
+	struct proc_cache *c = s->c;
+	struct proc_entry *e;
+	struct proc_stat st;
+	uint64_t rss;
+	uid_t uid;
+
+	if (read_stat(s->procfd, pid, &st, &uid) != 0)
+		return;
+	e = proc_cache_find(c, pid);
+	if (e && e->start_time != st.start_time)
+		proc_entry_reset(e, st.start_time); /* the PID was reused */
+	if (!e)
+		e = proc_cache_insert(c, pid, st.start_time);
+	e->gen = c->gen;
+	rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
+	if (!refresh_detail(s, e, &st, rss)) {
+		e->gen = 0; /* exited mid-read: evicted below, no row */
+		return;
+	}
+	add_row(s, e, &st, uid, rss);
+}
+
+int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
+{
+	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
+	struct dirent *de;
+	uint32_t pid;
+	DIR *d;
+
+	proc_cache_check_root(c);
+	d = sysroot_opendir("/proc");
+	if (!d)
+		return -1;
+	s.procfd = dirfd(d);
+	s.t0 = now_monotonic_ns();
+	c->gen++;
+	while ((de = readdir(d)))
+		if (parse_pid(de->d_name, &pid))
+			scan_pid(&s, pid);
+	closedir(d);
+	proc_cache_evict(c);
+	return 0;
+}
+
+int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
+{
+	const struct proc_listeners *t;
+	uint16_t ports[PROC_MAX_PORTS];
+	struct proc_entry *e;
+	int n = 0, procfd;
+
+	if (!c || !p || p->pid == 0)
+		return -1;
+	proc_cache_check_root(c);
+	procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
+	if (procfd < 0)
+		return -1;
+	t = proc_cache_listeners(c, procfd);
+	if (t->n > 0 && proc_read_ports(procfd, p->pid, t, ports, &n) != 0) {
+		close(procfd);
+		return -1;
+	}
+	close(procfd);
+	memcpy(p->ports, ports, (size_t)n * sizeof *ports);
+	p->n_ports = n;
+	e = proc_cache_find(c, p->pid);
+	if (e && e->start_time == p->start_time) {
+		memcpy(e->ports, ports, (size_t)n * sizeof *ports);
+		e->n_ports = n;
+	}
+	return 0;
+}
+
+bool proc_pid_exists(uint32_t pid)
+{
+	char buf[4096];
+	struct proc_status st;
+	struct stat sb;
+	ssize_t k;
+
+	if (pid == 0 || sysroot_path(buf, sizeof buf, "/proc/%u", pid) != 0)
+		return false;
+	if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return false;
+	/* /proc/TID of a thread resolves too, though readdir never lists it */
+	k = sysroot_read(buf, sizeof buf, "/proc/%u/status", pid);
+	if (k > 0 && proc_status_parse(buf, (size_t)k, &st) == 0 && st.has_tgid && st.tgid != pid)
+		return false;
+	return true;
+}
