@@ -1,0 +1,509 @@
+/* Owner attribution (rules in attribute.h). Works on one refresh's raw uses
+ * grouped by PID; the only state kept between refreshes is what pairing needs:
+ * when each host PID was first seen, the previous refresh's local CUDA
+ * processes, and the pairings made. */
+#include "collect/attribute.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+struct key {
+	uint32_t pid;
+	uint64_t start;
+};
+
+struct seen {
+	uint32_t host_pid;
+	uint64_t first_seq;
+};
+
+struct pairing {
+	uint32_t host_pid;
+	struct key local;
+	enum gtm_owner owner;
+	char reason[96];
+};
+
+struct attribute_state {
+	uint64_t seq; /* refreshes so far */
+	struct seen *seen;        /* unresolved host PIDs of the previous refresh, by host_pid */
+	size_t n_seen, cap_seen;
+	struct key *cands;        /* previous refresh's local CUDA processes, by (pid, start) */
+	size_t n_cands, cap_cands;
+	struct pairing *pairs;    /* previous refresh's pairings */
+	size_t n_pairs, cap_pairs;
+};
+
+/* One distinct raw PID of this refresh and its uses (order[first .. first+n)). */
+struct rawpid {
+	uint32_t pid;
+	uint64_t start;
+	size_t first, n;
+	bool compute_only;
+	int row;            /* charged local row, or -1 */
+	uint64_t first_seq; /* when this host PID was first seen unresolved */
+};
+
+/* Per-call working set. */
+struct work {
+	const struct gtm_raw_uses *uses;
+	size_t *order;            /* indices of non-zero-PID raw uses, by (pid, start) */
+	struct rawpid *raw;
+	size_t n_raw;
+	struct key *local;        /* (pid, row) of the local rows, by pid */
+	size_t n_local;
+	int *cands;               /* rows of local CUDA processes, by (start, pid) */
+	size_t n_cands;
+	bool *cand_taken;
+	size_t *unres;            /* indices into raw of unresolved PIDs, by (first_seq, pid) */
+	size_t n_unres;
+	bool *unres_taken;
+	struct pairing *pairs;    /* made this refresh */
+	size_t n_pairs, cap_pairs;
+};
+
+struct attribute_state *attribute_state_new(void)
+{
+	return xcalloc(1, sizeof(struct attribute_state));
+}
+
+void attribute_state_free(struct attribute_state *st)
+{
+	if (!st)
+		return;
+	free(st->seen);
+	free(st->cands);
+	free(st->pairs);
+	free(st);
+}
+
+bool attribute_maps_libcuda(const struct gtm_proc_detail *d)
+{
+	if (!d)
+		return false;
+	for (size_t i = 0; i < d->n_maps; i++)
+		if (d->maps[i] && str_starts(path_base(d->maps[i]), "libcuda.so"))
+			return true;
+	return false;
+}
+
+/* ---- grouping and lookup ---- */
+
+static const struct gtm_raw_uses *sort_uses; /* qsort has no context argument */
+
+static int order_cmp(const void *a, const void *b)
+{
+	const struct gtm_raw_use *x = &sort_uses->v[*(const size_t *)a], *y = &sort_uses->v[*(const size_t *)b];
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start_time < y->start_time ? -1 : x->start_time > y->start_time;
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+	const struct key *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static void group_raw(struct work *w)
+{
+	const struct gtm_raw_uses *u = w->uses;
+	size_t n = 0;
+
+	w->order = xcalloc(u->n + 1, sizeof *w->order);
+	for (size_t i = 0; i < u->n; i++)
+		if (u->v[i].pid != 0)
+			w->order[n++] = i;
+	sort_uses = u;
+	qsort(w->order, n, sizeof *w->order, order_cmp);
+	w->raw = xcalloc(n + 1, sizeof *w->raw);
+	for (size_t i = 0; i < n;) {
+		const struct gtm_raw_use *r = &u->v[w->order[i]];
+		struct rawpid *rp = &w->raw[w->n_raw++];
+		*rp = (struct rawpid){.pid = r->pid, .start = r->start_time, .first = i, .compute_only = true, .row = -1};
+		for (; i < n && u->v[w->order[i]].pid == rp->pid && u->v[w->order[i]].start_time == rp->start; i++) {
+			rp->n++;
+			if (u->v[w->order[i]].use.graphics || !u->v[w->order[i]].use.compute)
+				rp->compute_only = false;
+		}
+	}
+}
+
+static void index_local(struct work *w, const struct gtm_snapshot *snap)
+{
+	w->local = xcalloc((size_t)snap->n_processes + 1, sizeof *w->local);
+	for (int i = 0; i < snap->n_processes; i++)
+		if (snap->processes[i].pid != 0 && snap->processes[i].owner == GTM_OWNER_NONE)
+			w->local[w->n_local++] = (struct key){snap->processes[i].pid, (uint64_t)i};
+	qsort(w->local, w->n_local, sizeof *w->local, key_cmp);
+}
+
+/* The local row with this PID (and start time when known), or -1. */
+static int find_local(const struct work *w, const struct gtm_snapshot *snap, uint32_t pid, uint64_t start)
+{
+	size_t lo = 0, hi = w->n_local;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (w->local[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < w->n_local && w->local[lo].pid == pid; lo++) {
+		int row = (int)w->local[lo].start;
+		if (start == 0 || snap->processes[row].start_time == start)
+			return row;
+	}
+	return -1;
+}
+
+/* ---- charging ---- */
+
+static void charge(struct gtm_snapshot *snap, int row, const struct work *w, const struct rawpid *rp,
+		   enum gtm_owner owner, const char *reason)
+{
+	struct gtm_process *p = &snap->processes[row];
+	static const char *const fmt[] = {[GTM_OWNER_LOCAL] = "%u", [GTM_OWNER_MATCHED] = "*%u",
+					  [GTM_OWNER_GUESSED] = "?%u", [GTM_OWNER_HOST] = "H:%u"};
+
+	p->owner = owner;
+	if (owner != GTM_OWNER_LOCAL)
+		p->host_pid = rp->pid;
+	snprintf(p->label, sizeof p->label, fmt[owner], owner == GTM_OWNER_HOST ? rp->pid : p->pid);
+	str_copy(p->owner_reason, reason, sizeof p->owner_reason);
+	for (size_t k = 0; k < rp->n; k++) {
+		struct gtm_gpu_use *u = process_add_use(&snap->processes[row]);
+		*u = w->uses->v[w->order[rp->first + k]].use;
+		u->source_pid = rp->pid;
+	}
+}
+
+static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp, bool container)
+{
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->rss = GTM_U64_NA;
+	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST,
+	       container ? "host PID: no process of this container to pair it with"
+			 : "not in this /proc: exited, or hidden from this user");
+}
+
+/* pid 0: one "unattributed" row per device; bytes add up. */
+static void add_unattributed(struct gtm_snapshot *snap, const struct gtm_raw_uses *uses)
+{
+	int first = snap->n_processes;
+
+	for (size_t i = 0; i < uses->n; i++) {
+		const struct gtm_raw_use *r = &uses->v[i];
+		struct gtm_gpu_use *have = NULL;
+		if (r->pid != 0)
+			continue;
+		for (int k = first; k < snap->n_processes && !have; k++)
+			if (snap->processes[k].uses[0].dev_index == r->use.dev_index)
+				have = &snap->processes[k].uses[0];
+		if (have) {
+			if (gtm_u64_ok(r->use.vram))
+				have->vram = gtm_u64_of((gtm_u64_ok(have->vram) ? have->vram.v : 0) + r->use.vram.v,
+							 r->use.vram.prov);
+			continue;
+		}
+		struct gtm_process *p = snapshot_add_process(snap);
+		p->owner = GTM_OWNER_UNATTRIBUTED;
+		p->rss = GTM_U64_NA;
+		str_copy(p->label, "unattributed", sizeof p->label);
+		str_copy(p->owner_reason, "memory the driver charges to no process", sizeof p->owner_reason);
+		*process_add_use(p) = r->use;
+	}
+}
+
+/* ---- local PIDs ---- */
+
+static void resolve_local(struct work *w, struct gtm_snapshot *snap, bool container)
+{
+	size_t unresolved = 0;
+
+	for (size_t i = 0; i < w->n_raw; i++) {
+		w->raw[i].row = find_local(w, snap, w->raw[i].pid, w->raw[i].start);
+		unresolved += w->raw[i].row < 0;
+	}
+	/* A host PID can equal an unrelated PID of this container: a compute-only
+	 * user that maps no CUDA library is not the process the driver means. */
+	if (container && unresolved > 0)
+		for (size_t i = 0; i < w->n_raw; i++) {
+			struct rawpid *rp = &w->raw[i];
+			const struct gtm_proc_detail *d = rp->row >= 0 ? snap->processes[rp->row].detail : NULL;
+			if (rp->start == 0 && rp->compute_only && d && d->n_maps > 0 && !attribute_maps_libcuda(d))
+				rp->row = -1;
+		}
+	for (size_t i = 0; i < w->n_raw; i++)
+		if (w->raw[i].row >= 0)
+			charge(snap, w->raw[i].row, w, &w->raw[i], GTM_OWNER_LOCAL,
+			       w->raw[i].start ? "PID and start time are this process" : "PID is this process");
+}
+
+/* ---- pairing (containers) ---- */
+
+static struct gtm_snapshot *sort_snap;
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct gtm_process *x = &sort_snap->processes[*(const int *)a], *y = &sort_snap->processes[*(const int *)b];
+	if (x->start_time != y->start_time)
+		return x->start_time < y->start_time ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static const struct rawpid *sort_raw;
+
+static int unres_cmp(const void *a, const void *b)
+{
+	const struct rawpid *x = &sort_raw[*(const size_t *)a], *y = &sort_raw[*(const size_t *)b];
+	if (x->first_seq != y->first_seq)
+		return x->first_seq < y->first_seq ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+static uint64_t first_seen(const struct attribute_state *st, uint32_t host_pid)
+{
+	struct seen key = {host_pid, 0}, *s;
+	size_t lo = 0, hi = st->n_seen;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (st->seen[mid].host_pid < host_pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s = lo < st->n_seen && st->seen[lo].host_pid == key.host_pid ? &st->seen[lo] : NULL;
+	return s ? s->first_seq : st->seq;
+}
+
+static void collect_candidates(struct work *w, struct attribute_state *st, struct gtm_snapshot *snap, int n_local)
+{
+	w->cands = xcalloc((size_t)n_local + 1, sizeof *w->cands);
+	for (int i = 0; i < n_local; i++) {
+		const struct gtm_process *p = &snap->processes[i];
+		if (p->owner == GTM_OWNER_NONE && p->pid != 0 && attribute_maps_libcuda(p->detail))
+			w->cands[w->n_cands++] = i;
+	}
+	sort_snap = snap;
+	qsort(w->cands, w->n_cands, sizeof *w->cands, cand_cmp);
+	w->cand_taken = xcalloc(w->n_cands + 1, sizeof *w->cand_taken);
+
+	w->unres = xcalloc(w->n_raw + 1, sizeof *w->unres);
+	for (size_t i = 0; i < w->n_raw; i++)
+		if (w->raw[i].row < 0) {
+			w->raw[i].first_seq = first_seen(st, w->raw[i].pid);
+			w->unres[w->n_unres++] = i;
+		}
+	sort_raw = w->raw;
+	qsort(w->unres, w->n_unres, sizeof *w->unres, unres_cmp);
+	w->unres_taken = xcalloc(w->n_unres + 1, sizeof *w->unres_taken);
+}
+
+static void pair(struct work *w, struct gtm_snapshot *snap, size_t u, size_t c, enum gtm_owner owner,
+		 const char *reason)
+{
+	struct rawpid *rp = &w->raw[w->unres[u]];
+	int row = w->cands[c];
+
+	w->unres_taken[u] = w->cand_taken[c] = true;
+	rp->row = row;
+	charge(snap, row, w, rp, owner, reason);
+	w->pairs = grow_array(w->pairs, sizeof *w->pairs, &w->cap_pairs, w->n_pairs);
+	struct pairing *pr = &w->pairs[w->n_pairs++];
+	pr->host_pid = rp->pid;
+	pr->local = (struct key){snap->processes[row].pid, snap->processes[row].start_time};
+	pr->owner = owner;
+	str_copy(pr->reason, reason, sizeof pr->reason);
+}
+
+/* A pairing made earlier holds while both its host PID and its process remain. */
+static void keep_pairings(struct work *w, const struct attribute_state *st, struct gtm_snapshot *snap)
+{
+	for (size_t k = 0; k < st->n_pairs; k++) {
+		const struct pairing *old = &st->pairs[k];
+		size_t u = 0, c = 0;
+		while (u < w->n_unres && (w->unres_taken[u] || w->raw[w->unres[u]].pid != old->host_pid))
+			u++;
+		while (c < w->n_cands && (w->cand_taken[c] || snap->processes[w->cands[c]].pid != old->local.pid ||
+					  snap->processes[w->cands[c]].start_time != old->local.start))
+			c++;
+		if (u < w->n_unres && c < w->n_cands)
+			pair(w, snap, u, c, old->owner, old->reason);
+	}
+}
+
+static bool was_candidate(const struct attribute_state *st, const struct gtm_process *p)
+{
+	struct key k = {p->pid, p->start_time};
+	return bsearch(&k, st->cands, st->n_cands, sizeof k, key_cmp) != NULL;
+}
+
+/* Host PIDs first seen now and local CUDA processes new now, as many of each:
+ * they started while we watched, so they pin each other. */
+static void pin_new(struct work *w, const struct attribute_state *st, struct gtm_snapshot *snap)
+{
+	size_t new_u = 0, new_c = 0;
+
+	if (st->seq < 2)
+		return; /* on the first refresh everything is new */
+	for (size_t u = 0; u < w->n_unres; u++)
+		new_u += !w->unres_taken[u] && w->raw[w->unres[u]].first_seq == st->seq;
+	for (size_t c = 0; c < w->n_cands; c++)
+		new_c += !w->cand_taken[c] && !was_candidate(st, &snap->processes[w->cands[c]]);
+	if (new_u == 0 || new_u != new_c)
+		return;
+	size_t u = 0, c = 0;
+	for (size_t k = 0; k < new_u; k++) {
+		while (w->unres_taken[u] || w->raw[w->unres[u]].first_seq != st->seq)
+			u++;
+		while (w->cand_taken[c] || was_candidate(st, &snap->processes[w->cands[c]]))
+			c++;
+		pair(w, snap, u, c, GTM_OWNER_MATCHED, "pinned: this process and the host PID appeared in the same refresh");
+	}
+}
+
+/* The rest in creation order: certain only when the counts agree. */
+static void pair_in_order(struct work *w, struct gtm_snapshot *snap)
+{
+	size_t left_u = 0, left_c = 0, u = 0, c = 0;
+	char reason[96];
+
+	for (size_t i = 0; i < w->n_unres; i++)
+		left_u += !w->unres_taken[i];
+	for (size_t i = 0; i < w->n_cands; i++)
+		left_c += !w->cand_taken[i];
+	enum gtm_owner owner = left_u == left_c ? GTM_OWNER_MATCHED : GTM_OWNER_GUESSED;
+	if (owner == GTM_OWNER_MATCHED)
+		snprintf(reason, sizeof reason, "paired by creation order: %zu host PIDs, %zu CUDA processes here",
+			 left_u, left_c);
+	else
+		snprintf(reason, sizeof reason, "guessed by creation order: %zu host PIDs for %zu CUDA processes here",
+			 left_u, left_c);
+	for (size_t k = 0; k < left_u && k < left_c; k++) {
+		while (w->unres_taken[u])
+			u++;
+		while (w->cand_taken[c])
+			c++;
+		pair(w, snap, u, c, owner, reason);
+	}
+}
+
+static int seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	return x->host_pid < y->host_pid ? -1 : x->host_pid > y->host_pid;
+}
+
+/* Keeps what the next refresh's pairing needs. */
+static void remember(struct attribute_state *st, struct work *w, const struct gtm_snapshot *snap)
+{
+	st->n_seen = 0;
+	for (size_t i = 0; i < w->n_unres; i++) {
+		st->seen = grow_array(st->seen, sizeof *st->seen, &st->cap_seen, st->n_seen);
+		st->seen[st->n_seen++] = (struct seen){w->raw[w->unres[i]].pid, w->raw[w->unres[i]].first_seq};
+	}
+	qsort(st->seen, st->n_seen, sizeof *st->seen, seen_cmp);
+	st->n_cands = 0;
+	for (size_t i = 0; i < w->n_cands; i++) {
+		const struct gtm_process *p = &snap->processes[w->cands[i]];
+		st->cands = grow_array(st->cands, sizeof *st->cands, &st->cap_cands, st->n_cands);
+		st->cands[st->n_cands++] = (struct key){p->pid, p->start_time};
+	}
+	qsort(st->cands, st->n_cands, sizeof *st->cands, key_cmp);
+	free(st->pairs);
+	st->pairs = w->pairs;
+	st->n_pairs = w->n_pairs;
+	st->cap_pairs = w->cap_pairs;
+	w->pairs = NULL;
+}
+
+/* ---- row order: GPU rows first, by VRAM descending (unavailable last) ---- */
+
+struct rank {
+	int row;
+	bool has_vram;
+	uint64_t vram;
+	uint32_t pid;
+};
+
+static int rank_cmp(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	if (x->has_vram != y->has_vram)
+		return x->has_vram ? -1 : 1;
+	if (x->vram != y->vram)
+		return x->vram > y->vram ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->row - y->row;
+}
+
+static void order_rows(struct gtm_snapshot *snap)
+{
+	size_t n = (size_t)snap->n_processes, n_gpu = 0, w = 0;
+	struct rank *gpu = xcalloc(n + 1, sizeof *gpu);
+	struct gtm_process *out = xcalloc(n + 1, sizeof *out);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gtm_process *p = &snap->processes[i];
+		if (p->n_uses == 0)
+			continue;
+		gtm_u64 v = process_vram_total(p);
+		gpu[n_gpu++] = (struct rank){(int)i, gtm_u64_ok(v), v.v, p->pid ? p->pid : p->host_pid};
+	}
+	qsort(gpu, n_gpu, sizeof *gpu, rank_cmp);
+	for (size_t i = 0; i < n_gpu; i++)
+		out[w++] = snap->processes[gpu[i].row];
+	for (size_t i = 0; i < n; i++)
+		if (snap->processes[i].n_uses == 0)
+			out[w++] = snap->processes[i];
+	if (n > 0)
+		memcpy(snap->processes, out, n * sizeof *out);
+	snap->n_gpu_processes = (int)n_gpu;
+	free(out);
+	free(gpu);
+}
+
+static void work_free(struct work *w)
+{
+	free(w->order);
+	free(w->raw);
+	free(w->local);
+	free(w->cands);
+	free(w->cand_taken);
+	free(w->unres);
+	free(w->unres_taken);
+	free(w->pairs);
+}
+
+void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const struct gtm_raw_uses *uses)
+{
+	struct work w = {.uses = uses};
+	bool container = snap->mode == GTM_MODE_CONTAINER;
+	int n_local = snap->n_processes;
+
+	st->seq++;
+	index_local(&w, snap);
+	group_raw(&w);
+	add_unattributed(snap, uses);
+	resolve_local(&w, snap, container);
+	if (container) {
+		collect_candidates(&w, st, snap, n_local);
+		keep_pairings(&w, st, snap);
+		pin_new(&w, st, snap);
+		pair_in_order(&w, snap);
+	}
+	for (size_t i = 0; i < w.n_raw; i++)
+		if (w.raw[i].row < 0)
+			add_host_row(snap, &w, &w.raw[i], container);
+	if (container)
+		remember(st, &w, snap);
+	order_rows(snap);
+	work_free(&w);
+}

@@ -1,0 +1,45 @@
+/* Owner attribution: charges each raw GPU use a source reported (PID as the
+ * source saw it) to a process row of the snapshot, and says how the owner was
+ * established (owner, label, owner_reason).
+ *
+ * Rules, in order:
+ * - pid 0 (bytes no process can be charged with): one "unattributed" row per
+ *   device.
+ * - LOCAL: the raw PID is a process row of this /proc (and its start time
+ *   matches when the source knows it).
+ * - Containers (snap->mode == GTM_MODE_CONTAINER) only: NVML reports host
+ *   PIDs. Raw PIDs that do not resolve here are paired, in creation order,
+ *   with local processes that map a library named libcuda.so* and own no use
+ *   yet. A pairing persists while both sides do. MATCHED ('*') when it is
+ *   certain: a host PID first seen in the same refresh as a new local CUDA
+ *   process pins the two (as many new on both sides), or the remaining counts
+ *   are equal; GUESSED ('?') otherwise (NVML lists more than the container
+ *   has, or the container has more CUDA processes than NVML lists).
+ *   A host PID may equal an unrelated local PID: when unresolved PIDs exist and
+ *   the same-PID local process maps no libcuda while the driver lists the PID
+ *   as compute-only, the coincidence is not trusted and the PID is paired.
+ *   Outside containers no pairing is done: there NVML's PIDs are ours, and one
+ *   missing from /proc has exited or is hidden.
+ * - Anything left: a row "H:<pid>" (owner HOST, pid 0, host_pid set, no
+ *   detail, never looked up locally).
+ * Per-process load (SM, encoder, decoder) travels with the use it belongs to. */
+#ifndef GTM_ATTRIBUTE_H
+#define GTM_ATTRIBUTE_H
+
+#include "core/snapshot.h"
+#include "sources/source.h"
+
+struct attribute_state;
+
+struct attribute_state *attribute_state_new(void);
+void attribute_state_free(struct attribute_state *st);
+
+/* Charges each raw use to a process row; orders GPU rows first (by VRAM,
+ * descending) and sets snap->n_gpu_processes. Rows already in snap are the
+ * local processes (owner GTM_OWNER_NONE). */
+void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const struct gtm_raw_uses *uses);
+
+/* Whether a mapped path names the CUDA driver library (basename libcuda.so*). */
+bool attribute_maps_libcuda(const struct gtm_proc_detail *d);
+
+#endif
