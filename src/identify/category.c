@@ -1,0 +1,175 @@
+/* Category rules, first match wins: name tables for compositors, browsers,
+ * video tools and games; runtime traits for AI, compute and graphics; the
+ * driver's load and process lists when nothing else is known. */
+#include "identify/category.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+struct name_table {
+	const char *what;          /* "compositor", used in the reason */
+	const char *const *globs;  /* NULL-terminated */
+};
+
+static const char *const compositor_globs[] = {
+	"gnome-shell", "kwin_wayland", "kwin_x11", "kwin", "Xorg", "X", "Xwayland", "sway", "Hyprland",
+	"weston", "mutter", "labwc", "wayfire", "river", "niri", "cosmic-comp", "gamescope", "picom",
+	"compiz", "xfwm4", "marco", "muffin", "enlightenment", NULL};
+static const char *const browser_globs[] = {
+	"firefox", "firefox-*", "firefox.*", "librewolf", "chrome", "chromium", "chromium-*", "google-chrome*",
+	"msedge", "microsoft-edge*", "brave", "brave-*", "opera", "vivaldi-bin", "epiphany", "WebKitWebProces*",
+	"WebKitGPUProces*", "electron", NULL};
+static const char *const video_globs[] = {
+	"ffmpeg", "ffplay", "obs", "mpv", "vlc", "gst-launch-1.0", "HandBrakeCLI", "ghb", "kdenlive",
+	"shotcut", "totem", "celluloid", "mplayer", "kodi*", "resolve", NULL};
+static const char *const game_globs[] = {
+	"wine", "wine64", "wine*-preloader", "wineserver", "proton", "steam", "*.exe", "*.EXE",
+	"*/steamapps/common/*", NULL};
+
+static const struct name_table compositors = {"compositor", compositor_globs};
+static const struct name_table browsers = {"browser", browser_globs};
+static const struct name_table videos = {"video tool", video_globs};
+static const struct name_table games = {"game", game_globs};
+
+/* The names a process goes by: comm, the executable's path and base name, argv[0]. */
+static const char *name_table_match(const struct gtm_process *p, const struct name_table *t)
+{
+	const struct gtm_proc_detail *d = p->detail;
+	const char *names[5] = {p->name[0] ? p->name : NULL, NULL, NULL, NULL, NULL};
+
+	if (d && d->exe) {
+		names[1] = path_base(d->exe);
+		names[2] = d->exe;
+	}
+	if (d && d->argc > 0 && d->argv[0]) {
+		names[3] = path_base(d->argv[0]);
+		names[4] = d->argv[0];
+	}
+	for (int k = 0; k < 5; k++)
+		for (int i = 0; names[k] && t->globs[i]; i++)
+			if (fnmatch(t->globs[i], names[k], 0) == 0)
+				return path_base(names[k]);
+	return NULL;
+}
+
+static bool any_use(const struct gtm_process *p, bool (*pred)(const struct gtm_gpu_use *))
+{
+	for (int i = 0; i < p->n_uses; i++)
+		if (pred(&p->uses[i]))
+			return true;
+	return false;
+}
+
+static bool pct_active(gtm_f64 r) { return gtm_f64_ok(r) && r.v > 0.0; }
+static bool use_codec(const struct gtm_gpu_use *u) { return pct_active(u->enc_pct) || pct_active(u->dec_pct); }
+static bool use_3d(const struct gtm_gpu_use *u) { return pct_active(u->gfx_pct) || u->graphics; }
+static bool use_compute_list(const struct gtm_gpu_use *u) { return u->compute; }
+static bool use_graphics_list(const struct gtm_gpu_use *u) { return u->graphics; }
+
+struct rule_in {
+	const struct gtm_process *p;
+	const struct gtm_ident *id;
+	char *reason;
+	size_t n;
+};
+
+typedef bool (*rule_fn)(const struct rule_in *in, const void *arg);
+
+static bool rule_named(const struct rule_in *in, const void *arg)
+{
+	const struct name_table *t = arg;
+	const char *name = name_table_match(in->p, t);
+	if (name)
+		snprintf(in->reason, in->n, "%s %s", t->what, name);
+	return name != NULL;
+}
+
+static bool rule_gpu_process(const struct rule_in *in, const void *arg)
+{
+	const struct gtm_proc_detail *d = in->p->detail;
+	(void)arg;
+	for (int i = 1; d && i < d->argc; i++)
+		if (!strcmp(d->argv[i], "--type=gpu-process")) {
+			snprintf(in->reason, in->n, "Chromium-based GPU process (%s)", path_base(d->argv[0]));
+			return true;
+		}
+	return false;
+}
+
+static bool rule_trait(const struct rule_in *in, const void *arg)
+{
+	const unsigned *trait = arg;
+	const struct ident_runtime *r = ident_find_trait(in->id, *trait);
+	const char *what = *trait == RT_T_AI ? "AI runtime" : *trait == RT_T_COMPUTE ? "compute API" : "graphics API";
+	if (r)
+		snprintf(in->reason, in->n, "%s %s", what, r->name);
+	return r != NULL;
+}
+
+static bool rule_codec_load(const struct rule_in *in, const void *arg)
+{
+	(void)arg;
+	if (!any_use(in->p, use_codec) || any_use(in->p, use_3d))
+		return false;
+	snprintf(in->reason, in->n, "video encoder/decoder load without 3D load");
+	return true;
+}
+
+/* A graphics API wins over a compute API unless the driver lists the
+ * process for compute only. */
+static bool rule_graphics_first(const struct rule_in *in, const void *arg)
+{
+	const unsigned g = RT_T_GRAPHICS;
+	(void)arg;
+	if (!ident_find_trait(in->id, RT_T_GRAPHICS))
+		return false;
+	if (ident_find_trait(in->id, RT_T_COMPUTE) && in->p->n_uses > 0 && !any_use(in->p, use_3d))
+		return false;
+	return rule_trait(in, &g);
+}
+
+static bool rule_driver_list(const struct rule_in *in, const void *arg)
+{
+	bool compute = arg != NULL;
+	if (!any_use(in->p, compute ? use_compute_list : use_graphics_list))
+		return false;
+	snprintf(in->reason, in->n, "the driver lists it as a %s process", compute ? "compute" : "graphics");
+	return true;
+}
+
+static const unsigned trait_ai = RT_T_AI, trait_compute = RT_T_COMPUTE, trait_graphics = RT_T_GRAPHICS;
+
+static const struct category_rule {
+	enum ident_category cat;
+	rule_fn fn;
+	const void *arg;
+} category_rules[] = {
+	{IDENT_CAT_COMPOSITOR, rule_named, &compositors},
+	{IDENT_CAT_BROWSER, rule_named, &browsers},
+	{IDENT_CAT_BROWSER, rule_gpu_process, NULL},
+	{IDENT_CAT_AI, rule_trait, &trait_ai},
+	{IDENT_CAT_VIDEO, rule_named, &videos},
+	{IDENT_CAT_3D, rule_named, &games},
+	{IDENT_CAT_VIDEO, rule_codec_load, NULL},
+	{IDENT_CAT_3D, rule_graphics_first, NULL},
+	{IDENT_CAT_COMPUTE, rule_trait, &trait_compute},
+	{IDENT_CAT_3D, rule_trait, &trait_graphics},
+	{IDENT_CAT_COMPUTE, rule_driver_list, &trait_compute},
+	{IDENT_CAT_3D, rule_driver_list, NULL},
+};
+
+void category_assign(const struct gtm_process *p, struct gtm_ident *id)
+{
+	struct rule_in in = {p, id, id->category_reason, sizeof id->category_reason};
+
+	for (size_t i = 0; i < ARRAY_LEN(category_rules); i++)
+		if (category_rules[i].fn(&in, category_rules[i].arg)) {
+			id->category = category_rules[i].cat;
+			return;
+		}
+	id->category = IDENT_CAT_OTHER;
+	snprintf(id->category_reason, sizeof id->category_reason, "no GPU runtime recognised");
+}

@@ -1,0 +1,90 @@
+/* Open-addressed table of path → (identity, is GGUF). A stat per lookup
+ * detects a replaced or rewritten file; the 4-byte read happens once per
+ * file version. */
+#include "identify/magic_cache.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "llm/gguf.h"
+
+struct magic_slot {
+	char *path;
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	bool gguf;
+};
+
+struct magic_cache {
+	struct magic_slot slot[MAGIC_CACHE_SLOTS];
+	int used;
+};
+
+struct magic_cache *magic_cache_new(void)
+{
+	return xcalloc(1, sizeof(struct magic_cache));
+}
+
+static void magic_cache_empty(struct magic_cache *mc)
+{
+	for (int i = 0; i < MAGIC_CACHE_SLOTS; i++) {
+		free(mc->slot[i].path);
+		mc->slot[i].path = NULL;
+	}
+	mc->used = 0;
+}
+
+void magic_cache_free(struct magic_cache *mc)
+{
+	if (!mc)
+		return;
+	magic_cache_empty(mc);
+	free(mc);
+}
+
+static uint32_t fnv1a(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static bool same_version(const struct magic_slot *e, const struct stat *st)
+{
+	return e->dev == (uint64_t)st->st_dev && e->ino == (uint64_t)st->st_ino && e->size == (uint64_t)st->st_size &&
+	       e->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *out)
+{
+	struct stat st;
+	uint32_t i;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if (out)
+		*out = st;
+	if (!S_ISREG(st.st_mode) || st.st_size < 4)
+		return false;
+	if (mc->used >= MAGIC_CACHE_SLOTS * 3 / 4)
+		magic_cache_empty(mc);
+	for (i = fnv1a(path) % MAGIC_CACHE_SLOTS; mc->slot[i].path; i = (i + 1) % MAGIC_CACHE_SLOTS)
+		if (!strcmp(mc->slot[i].path, path))
+			break;
+	struct magic_slot *e = &mc->slot[i];
+	if (e->path && same_version(e, &st))
+		return e->gguf;
+	if (!e->path) {
+		e->path = xstrdup(path);
+		mc->used++;
+	}
+	e->dev = (uint64_t)st.st_dev;
+	e->ino = (uint64_t)st.st_ino;
+	e->size = (uint64_t)st.st_size;
+	e->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	e->gguf = gguf_file_is_gguf(path);
+	return e->gguf;
+}

@@ -1,0 +1,266 @@
+/* Model files from the command line and the maps. Paths are the process's
+ * view and read as-is (they are not under GPUTASKMAN_ROOT). A file counts as
+ * a model by its GGUF magic, never its name: a readable file that is not GGUF
+ * is dropped. A command-line model the runtime reads but we cannot (another
+ * mount namespace, permissions) is kept with the reason. */
+#include "identify/model_files.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "identify/ident_internal.h"
+#include "identify/runtimes.h"
+#include "identify/stores.h"
+#include "llm/gguf.h"
+
+enum flag_kind {
+	MF_PATH,      /* one path */
+	MF_PATH_LIST, /* comma-separated paths (--lora a.gguf,b.gguf) */
+	MF_HF_REPO,   /* org/repo[:quant] in the HF cache */
+	MF_HF_FILE,   /* the file within the -hf repo */
+	MF_NO_MMPROJ, /* no value: -hf loads no projector */
+};
+
+/* llama.cpp common/arg.cpp and stable-diffusion.cpp's CLI; ollama's runner takes --model. */
+static const struct model_flag {
+	const char *flag;
+	enum model_role role;
+	enum flag_kind kind;
+} model_flags[] = {
+	{"-m", MODEL_ROLE_MODEL, MF_PATH},
+	{"--model", MODEL_ROLE_MODEL, MF_PATH},
+	{"-md", MODEL_ROLE_DRAFT, MF_PATH},
+	{"--model-draft", MODEL_ROLE_DRAFT, MF_PATH},
+	{"-mm", MODEL_ROLE_MMPROJ, MF_PATH},
+	{"--mmproj", MODEL_ROLE_MMPROJ, MF_PATH},
+	{"--lora", MODEL_ROLE_LORA, MF_PATH_LIST},
+	{"--lora-scaled", MODEL_ROLE_LORA, MF_PATH},
+	{"--diffusion-model", MODEL_ROLE_DIFFUSION, MF_PATH},
+	{"--vae", MODEL_ROLE_VAE, MF_PATH},
+	{"--clip_l", MODEL_ROLE_CLIP_L, MF_PATH},
+	{"--t5xxl", MODEL_ROLE_T5XXL, MF_PATH},
+	{"-hf", MODEL_ROLE_MODEL, MF_HF_REPO},
+	{"-hfr", MODEL_ROLE_MODEL, MF_HF_REPO},
+	{"--hf-repo", MODEL_ROLE_MODEL, MF_HF_REPO},
+	{"-hfd", MODEL_ROLE_DRAFT, MF_HF_REPO},
+	{"-hfrd", MODEL_ROLE_DRAFT, MF_HF_REPO},
+	{"--hf-repo-draft", MODEL_ROLE_DRAFT, MF_HF_REPO},
+	{"-hff", MODEL_ROLE_MODEL, MF_HF_FILE},
+	{"--hf-file", MODEL_ROLE_MODEL, MF_HF_FILE},
+	{"--no-mmproj", MODEL_ROLE_MMPROJ, MF_NO_MMPROJ},
+};
+
+struct cmdline_scan {
+	struct magic_cache *mc;
+	const struct gtm_process *p;
+	struct gtm_ident *id;
+	bool gguf_runtime;   /* the process runs a runtime that reads GGUF */
+	const char *hf_repo[2]; /* model, draft */
+	const char *hf_file;
+	bool no_mmproj;
+};
+
+void model_file_describe(struct ident_model *m, bool read_header)
+{
+	struct stat st;
+	char err[256];
+
+	if (!m->path)
+		return;
+	if (stat(m->path, &st) == 0) {
+		m->have_file_id = true;
+		m->dev = (uint64_t)st.st_dev;
+		m->ino = (uint64_t)st.st_ino;
+		m->file_size = gtm_u64_of((uint64_t)st.st_size, GTM_MEASURED);
+	} else if (!m->error) {
+		snprintf(err, sizeof err, "cannot read %s: %s", m->path, strerror(errno));
+		m->error = xstrdup(err);
+	}
+	if (!m->name) {
+		enum model_role role = m->role;
+		stores_name_model(m->path, &m->name, &m->store, &role);
+		if (m->role == MODEL_ROLE_MODEL)
+			m->role = role;
+	}
+	if (!read_header || m->have_info || !m->have_file_id)
+		return;
+	struct gguf_header *h = gguf_cache_get(m->path, err, sizeof err);
+	if (!h) {
+		free(m->error);
+		m->error = xstrdup(err);
+		return;
+	}
+	gguf_model_info_get(h, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &m->info);
+	m->have_info = true;
+	gguf_header_unref(h);
+}
+
+/* cwd + "/" + path for a relative path; NULL when it cannot be resolved. */
+static char *resolve_path(const struct gtm_proc_detail *d, const char *path)
+{
+	char buf[4096];
+	if (path[0] == '/')
+		return xstrdup(path);
+	if (!d->cwd || (size_t)snprintf(buf, sizeof buf, "%s/%s", d->cwd, path) >= sizeof buf)
+		return NULL;
+	return xstrdup(buf);
+}
+
+static void add_named_file(struct cmdline_scan *s, const char *raw, enum model_role role, const char *flag)
+{
+	struct stat st;
+	char *path = resolve_path(s->p->detail, raw);
+	bool readable;
+
+	if (!path || s->id->n_models >= IDENT_MAX_MODELS) {
+		free(path);
+		return;
+	}
+	readable = stat(path, &st) == 0;
+	/* by magic, not name: a readable file that is not GGUF is no model here */
+	if ((readable && !magic_cache_is_gguf(s->mc, path, NULL)) || (!readable && !s->gguf_runtime)) {
+		free(path);
+		return;
+	}
+	struct ident_model *m = ident_find_model(s->id, path, readable ? &st : NULL);
+	if (!m) {
+		m = ident_new_model(s->id);
+		m->path = path;
+		m->role = role;
+		model_file_describe(m, true);
+	} else {
+		free(path);
+	}
+	ident_model_set_evidence(m, MODEL_EV_CMDLINE, flag);
+}
+
+static void add_flag_value(struct cmdline_scan *s, const struct model_flag *f, const char *v)
+{
+	switch (f->kind) {
+	case MF_PATH:
+		add_named_file(s, v, f->role, f->flag);
+		break;
+	case MF_PATH_LIST: {
+		char *list = xstrdup(v), *save = NULL;
+		for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			add_named_file(s, tok, f->role, f->flag);
+		free(list);
+		break;
+	}
+	case MF_HF_REPO:
+		s->hf_repo[f->role == MODEL_ROLE_DRAFT] = v;
+		break;
+	case MF_HF_FILE:
+		s->hf_file = v;
+		break;
+	case MF_NO_MMPROJ:
+		break;
+	}
+}
+
+static const struct model_flag *flag_lookup(const char *arg, const char **inline_value)
+{
+	*inline_value = NULL;
+	for (size_t i = 0; i < ARRAY_LEN(model_flags); i++) {
+		size_t n = strlen(model_flags[i].flag);
+		if (strncmp(arg, model_flags[i].flag, n) != 0)
+			continue;
+		if (arg[n] == '\0')
+			return &model_flags[i];
+		if (arg[n] == '=' && model_flags[i].kind != MF_NO_MMPROJ) {
+			*inline_value = arg + n + 1;
+			return &model_flags[i];
+		}
+	}
+	return NULL;
+}
+
+static void resolve_hf(struct cmdline_scan *s)
+{
+	char path[4096], detail[300];
+	const struct gtm_proc_detail *d = s->p->detail;
+
+	for (int draft = 0; draft < 2; draft++) {
+		const char *spec = s->hf_repo[draft];
+		if (!spec)
+			continue;
+		snprintf(detail, sizeof detail, "%s %s", draft ? "-hfd" : "-hf", spec);
+		if (stores_hf_resolve(d, spec, draft ? NULL : s->hf_file, false, path, sizeof path))
+			add_named_file(s, path, draft ? MODEL_ROLE_DRAFT : MODEL_ROLE_MODEL, detail);
+		/* llama.cpp fetches the repo's projector with -hf unless --no-mmproj */
+		if (!draft && !s->no_mmproj && stores_hf_resolve(d, spec, NULL, true, path, sizeof path))
+			add_named_file(s, path, MODEL_ROLE_MMPROJ, detail);
+	}
+}
+
+static void scan_cmdline(struct cmdline_scan *s)
+{
+	const struct gtm_proc_detail *d = s->p->detail;
+	const char *cmd = NULL;
+	int start = runtimes_command(d, &cmd) + 1;
+
+	for (int i = start; i > 0 && i < d->argc; i++) {
+		const char *v;
+		const struct model_flag *f = flag_lookup(d->argv[i], &v);
+		if (!f)
+			continue;
+		if (f->kind == MF_NO_MMPROJ) {
+			s->no_mmproj = true;
+			continue;
+		}
+		if (!v && i + 1 < d->argc)
+			v = d->argv[++i];
+		if (v && v[0])
+			add_flag_value(s, f, v);
+	}
+	resolve_hf(s);
+}
+
+static bool map_may_be_model(const struct gtm_proc_detail *d, const char *path)
+{
+	static const char *const skip_prefixes[] = {"/dev/", "/proc/", "/sys/", "/memfd:", "/SYSV"};
+	if (path[0] != '/' || str_ends(path, " (deleted)") || runtimes_is_shared_object(path_base(path)))
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(skip_prefixes); i++)
+		if (str_starts(path, skip_prefixes[i]))
+			return false;
+	return !d->exe || strcmp(d->exe, path) != 0;
+}
+
+static void scan_maps(struct magic_cache *mc, const struct gtm_proc_detail *d, struct gtm_ident *id)
+{
+	struct stat st;
+	for (size_t i = 0; i < d->n_maps && id->n_models < IDENT_MAX_MODELS; i++) {
+		const char *path = d->maps[i];
+		if (!map_may_be_model(d, path) || !magic_cache_is_gguf(mc, path, &st))
+			continue;
+		struct ident_model *m = ident_find_model(id, path, &st);
+		if (!m) {
+			m = ident_new_model(id);
+			m->path = xstrdup(path);
+			model_file_describe(m, true);
+		}
+		ident_model_set_evidence(m, MODEL_EV_MAPPED, NULL);
+	}
+}
+
+void model_files_collect(struct magic_cache *mc, const struct gtm_process *p, struct gtm_ident *id)
+{
+	struct cmdline_scan s = {.mc = mc, .p = p, .id = id, .gguf_runtime = ident_find_trait(id, RT_T_GGUF) != NULL};
+
+	if (!p->detail)
+		return;
+	scan_cmdline(&s);
+	scan_maps(mc, p->detail, id);
+	/* A projector the command line did not name is still a projector. */
+	for (int i = 0; i < id->n_models; i++) {
+		struct ident_model *m = &id->models[i];
+		if (!(m->evidence & (1u << MODEL_EV_CMDLINE)) && m->have_info &&
+		    m->info.kind == GGUF_KIND_VISION_PROJECTOR && m->role == MODEL_ROLE_MODEL)
+			m->role = MODEL_ROLE_MMPROJ;
+	}
+}

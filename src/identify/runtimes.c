@@ -1,0 +1,358 @@
+/* Runtimes by name: one table of runtimes and one table of the name patterns
+ * that reveal them (mapped library base names, mapped paths, the executable,
+ * the command with its subcommand, the process name). Library patterns
+ * accept versioned sonames ("libcudart.so.12") and the hash-suffixed copies
+ * Python wheels carry ("libcudart-d0da41ae.so.11.0"). A runtime library names
+ * a runtime and nothing more: models come from model_files.c. */
+#include "identify/runtimes.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+struct runtime_def {
+	const char *id;
+	const char *name;
+	unsigned traits;
+	const char *group; /* of several matches in one group only the first (table order) is kept */
+};
+
+#define AI RT_T_AI
+#define GGUF (RT_T_AI | RT_T_GGUF)
+
+/* Listed in the order a process's runtimes are shown: the runtime a user
+ * talks to first, the libraries under it after. */
+static const struct runtime_def runtime_defs[] = {
+	{"ollama", "Ollama", GGUF | RT_T_STORE_OLLAMA, NULL},
+	{"lmstudio", "LM Studio", GGUF | RT_T_STORE_LMSTUDIO, NULL},
+	{"vllm", "vLLM", AI, NULL},
+	{"sglang", "SGLang", AI, NULL},
+	{"llama.cpp", "llama.cpp", GGUF | RT_T_LLAMA_FLAGS, NULL},
+	{"whisper.cpp", "whisper.cpp", GGUF, NULL},
+	{"stable-diffusion.cpp", "stable-diffusion.cpp", GGUF, NULL},
+	{"ggml", "ggml", GGUF, NULL},
+	{"ggml-cuda", "ggml CUDA backend", GGUF, NULL},
+	{"ggml-hip", "ggml HIP backend", GGUF, NULL},
+	{"ggml-vulkan", "ggml Vulkan backend", GGUF, NULL},
+	{"ggml-sycl", "ggml SYCL backend", GGUF, NULL},
+	{"ggml-opencl", "ggml OpenCL backend", GGUF, NULL},
+	{"ggml-musa", "ggml MUSA backend", GGUF, NULL},
+	{"ggml-cann", "ggml CANN backend", GGUF, NULL},
+	{"ggml-metal", "ggml Metal backend", GGUF, NULL},
+	{"ggml-blas", "ggml BLAS backend", GGUF, NULL},
+	{"ggml-rpc", "ggml RPC backend", GGUF, NULL},
+	{"ggml-cpu", "ggml CPU backend", GGUF, NULL},
+	{"pytorch-cuda", "PyTorch (CUDA)", AI, "pytorch"},
+	{"pytorch-rocm", "PyTorch (ROCm)", AI, "pytorch"},
+	{"pytorch-cpu", "PyTorch (CPU)", AI, "pytorch"},
+	{"tensorflow", "TensorFlow", AI, NULL},
+	{"jax", "JAX/XLA", AI, NULL},
+	{"onnxruntime", "ONNX Runtime", AI, NULL},
+	{"openvino", "OpenVINO", AI, NULL},
+	{"mlx", "MLX", AI, NULL},
+	{"tensorrt", "TensorRT", AI, NULL},
+	{"cudnn", "cuDNN", AI, NULL},
+	{"cublas", "cuBLAS", RT_T_COMPUTE, NULL},
+	{"cuda-runtime", "CUDA runtime", RT_T_COMPUTE, NULL},
+	{"cuda-driver", "CUDA driver", RT_T_COMPUTE, NULL},
+	{"hip", "HIP", RT_T_COMPUTE, NULL},
+	{"rocm-hsa", "ROCm HSA runtime", RT_T_COMPUTE, NULL},
+	{"rocblas", "rocBLAS", RT_T_COMPUTE, NULL},
+	{"opencl", "OpenCL", RT_T_COMPUTE, NULL},
+	{"level-zero", "oneAPI Level Zero", RT_T_COMPUTE, NULL},
+	{"vulkan", "Vulkan", RT_T_GRAPHICS, NULL},
+	{"opengl", "OpenGL/EGL", RT_T_GRAPHICS, NULL},
+};
+
+#undef AI
+#undef GGUF
+
+enum rt_how {
+	RT_LIB,  /* base name of a mapped shared object */
+	RT_PATH, /* a whole mapped path */
+	RT_EXE,  /* base name of the executable, argv[0] or the command */
+	RT_CMD,  /* "command subcommand" (runtimes_command), or the command alone */
+	RT_COMM, /* the process name (comm) */
+};
+
+struct runtime_pattern {
+	const char *id;
+	enum rt_how how;
+	const char *glob;  /* fnmatch(3) pattern */
+};
+
+static const struct runtime_pattern runtime_patterns[] = {
+	{"ollama", RT_EXE, "ollama"},
+	{"ollama", RT_EXE, "ollama_llama_server"},
+	{"ollama", RT_CMD, "ollama serve"},
+	{"ollama", RT_CMD, "ollama runner"},
+	{"lmstudio", RT_EXE, "lm-studio"},
+	{"lmstudio", RT_EXE, "LM Studio"},
+	{"lmstudio", RT_EXE, "LM-Studio*"},
+	{"lmstudio", RT_EXE, "lms"},
+	{"lmstudio", RT_PATH, "*/.lmstudio/extensions/backends/*"},
+	{"lmstudio", RT_PATH, "*/.cache/lm-studio/extensions/backends/*"},
+	{"vllm", RT_CMD, "vllm serve"},
+	{"vllm", RT_CMD, "vllm.entrypoints*"},
+	{"vllm", RT_COMM, "VLLM::*"},
+	{"sglang", RT_CMD, "sglang.launch_server"},
+	{"sglang", RT_CMD, "sglang serve"},
+	{"sglang", RT_COMM, "sglang::*"},
+	{"llama.cpp", RT_LIB, "libllama.so*"},
+	{"llama.cpp", RT_LIB, "libllama-*.so*"},
+	{"llama.cpp", RT_EXE, "llama-*"},
+	{"llama.cpp", RT_CMD, "llama_cpp.server*"},
+	{"whisper.cpp", RT_LIB, "libwhisper.so*"},
+	{"whisper.cpp", RT_EXE, "whisper-server"},
+	{"whisper.cpp", RT_EXE, "whisper-cli"},
+	{"whisper.cpp", RT_EXE, "whisper-stream"},
+	{"whisper.cpp", RT_EXE, "whisper-bench"},
+	{"stable-diffusion.cpp", RT_LIB, "libstable-diffusion.so*"},
+	{"stable-diffusion.cpp", RT_EXE, "sd"},
+	{"stable-diffusion.cpp", RT_EXE, "sd-server"},
+	{"stable-diffusion.cpp", RT_EXE, "sd-cli"},
+	{"ggml", RT_LIB, "libggml.so*"},
+	{"ggml", RT_LIB, "libggml-base.so*"},
+	{"ggml-cuda", RT_LIB, "libggml-cuda.so*"},
+	{"ggml-hip", RT_LIB, "libggml-hip.so*"},
+	{"ggml-vulkan", RT_LIB, "libggml-vulkan.so*"},
+	{"ggml-sycl", RT_LIB, "libggml-sycl.so*"},
+	{"ggml-opencl", RT_LIB, "libggml-opencl.so*"},
+	{"ggml-musa", RT_LIB, "libggml-musa.so*"},
+	{"ggml-cann", RT_LIB, "libggml-cann.so*"},
+	{"ggml-metal", RT_LIB, "libggml-metal.so*"},
+	{"ggml-blas", RT_LIB, "libggml-blas.so*"},
+	{"ggml-rpc", RT_LIB, "libggml-rpc.so*"},
+	{"ggml-cpu", RT_LIB, "libggml-cpu*.so*"},
+	{"pytorch-cuda", RT_LIB, "libtorch_cuda.so*"},
+	{"pytorch-cuda", RT_LIB, "libc10_cuda.so*"},
+	{"pytorch-rocm", RT_LIB, "libtorch_hip.so*"},
+	{"pytorch-rocm", RT_LIB, "libc10_hip.so*"},
+	{"pytorch-cpu", RT_LIB, "libtorch_cpu.so*"},
+	{"tensorflow", RT_LIB, "libtensorflow_framework.so*"},
+	{"tensorflow", RT_LIB, "libtensorflow_cc.so*"},
+	{"tensorflow", RT_LIB, "_pywrap_tensorflow_internal.so"},
+	{"tensorflow", RT_LIB, "_pywrap_tensorflow*.so"},
+	{"jax", RT_LIB, "xla_extension*.so*"},
+	{"jax", RT_LIB, "libjax*.so*"},
+	{"jax", RT_LIB, "xla_cuda_plugin.so*"},
+	{"onnxruntime", RT_LIB, "libonnxruntime.so*"},
+	{"onnxruntime", RT_LIB, "libonnxruntime_providers_*.so*"},
+	{"onnxruntime", RT_LIB, "onnxruntime_pybind11_state*.so"},
+	{"openvino", RT_LIB, "libopenvino.so*"},
+	{"openvino", RT_LIB, "libopenvino_c.so*"},
+	{"mlx", RT_LIB, "libmlx.so*"},
+	{"tensorrt", RT_LIB, "libnvinfer.so*"},
+	{"tensorrt", RT_LIB, "libnvinfer-*.so*"},
+	{"cudnn", RT_LIB, "libcudnn.so*"},
+	{"cudnn", RT_LIB, "libcudnn-*.so*"},
+	{"cudnn", RT_LIB, "libcudnn_*.so*"},
+	{"cublas", RT_LIB, "libcublas.so*"},
+	{"cublas", RT_LIB, "libcublas-*.so*"},
+	{"cublas", RT_LIB, "libcublasLt.so*"},
+	{"cublas", RT_LIB, "libcublasLt-*.so*"},
+	{"cuda-runtime", RT_LIB, "libcudart.so*"},
+	{"cuda-runtime", RT_LIB, "libcudart-*.so*"},
+	{"cuda-driver", RT_LIB, "libcuda.so*"},
+	{"hip", RT_LIB, "libamdhip64.so*"},
+	{"rocm-hsa", RT_LIB, "libhsa-runtime64.so*"},
+	{"rocblas", RT_LIB, "librocblas.so*"},
+	{"opencl", RT_LIB, "libOpenCL.so*"},
+	{"opencl", RT_LIB, "libnvidia-opencl.so*"},
+	{"opencl", RT_LIB, "libamdocl64.so*"},
+	{"level-zero", RT_LIB, "libze_loader.so*"},
+	{"vulkan", RT_LIB, "libvulkan.so*"},
+	{"opengl", RT_LIB, "libGL.so*"},
+	{"opengl", RT_LIB, "libEGL.so*"},
+	{"opengl", RT_LIB, "libGLX.so*"},
+	{"opengl", RT_LIB, "libGLX_*.so*"},
+	{"opengl", RT_LIB, "libEGL_*.so*"},
+	{"opengl", RT_LIB, "libGLESv2.so*"},
+	{"opengl", RT_LIB, "libnvidia-glcore.so*"},
+	{"opengl", RT_LIB, "libnvidia-eglcore.so*"},
+	{"opengl", RT_LIB, "libgallium*.so*"},
+	{"opengl", RT_LIB, "*_dri.so"},
+};
+
+/* Interpreters whose command is the script or module they run. */
+static const char *const interpreter_globs[] = {"python", "python[0-9]*", "pypy*"};
+
+static int glob_match(const char *glob, const char *s)
+{
+	/* The literal prefix decides most candidates without fnmatch. */
+	size_t lit = strcspn(glob, "*?[");
+	if (strncmp(glob, s, lit) != 0)
+		return 0;
+	return fnmatch(glob, s, 0) == 0;
+}
+
+int runtimes_is_shared_object(const char *base)
+{
+	for (const char *p = strstr(base, ".so"); p; p = strstr(p + 1, ".so"))
+		if (p[3] == '\0' || p[3] == '.')
+			return 1;
+	return 0;
+}
+
+static int is_interpreter(const char *base)
+{
+	for (size_t i = 0; i < ARRAY_LEN(interpreter_globs); i++)
+		if (glob_match(interpreter_globs[i], base))
+			return 1;
+	return 0;
+}
+
+int runtimes_command(const struct gtm_proc_detail *d, const char **cmd)
+{
+	if (!d || d->argc <= 0 || !d->argv[0])
+		return -1;
+	const char *base = path_base(d->argv[0]);
+	*cmd = base;
+	if (!is_interpreter(base))
+		return 0;
+	/* python [options] (-m module | -c code | script) [args] */
+	for (int i = 1; i < d->argc; i++) {
+		const char *a = d->argv[i];
+		if (!strcmp(a, "-m") && i + 1 < d->argc) {
+			*cmd = d->argv[i + 1];
+			return i + 1;
+		}
+		if (!strcmp(a, "-c") || !strcmp(a, "-"))
+			return 0;
+		if (!strcmp(a, "-X") || !strcmp(a, "-W")) {
+			i++;
+			continue;
+		}
+		if (a[0] == '-')
+			continue;
+		*cmd = path_base(a);
+		return i;
+	}
+	return 0;
+}
+
+static int def_index(const char *rt_id)
+{
+	for (size_t i = 0; i < ARRAY_LEN(runtime_defs); i++)
+		if (!strcmp(runtime_defs[i].id, rt_id))
+			return (int)i;
+	return -1;
+}
+
+/* Evidence gathered per runtime definition before it is emitted in table order. */
+struct rt_hits {
+	char *ev[ARRAY_LEN(runtime_defs)][IDENT_RT_EVIDENCE_MAX];
+	int n[ARRAY_LEN(runtime_defs)];
+};
+
+static void hit(struct rt_hits *h, const char *rt_id, const char *what, const char *subject)
+{
+	int d = def_index(rt_id);
+	char buf[320];
+
+	if (d < 0)
+		return;
+	snprintf(buf, sizeof buf, "%s %s", what, subject);
+	for (int k = 0; k < h->n[d]; k++)
+		if (!strcmp(h->ev[d][k], buf))
+			return;
+	if (h->n[d] < IDENT_RT_EVIDENCE_MAX)
+		h->ev[d][h->n[d]++] = xstrdup(buf);
+}
+
+static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
+{
+	for (size_t m = 0; m < d->n_maps; m++) {
+		const char *path = d->maps[m];
+		const char *base = path_base(path);
+		bool so = runtimes_is_shared_object(base);
+		for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
+			const struct runtime_pattern *rp = &runtime_patterns[i];
+			if (rp->how == RT_LIB && so && glob_match(rp->glob, base))
+				hit(h, rp->id, "mapped", base);
+			else if (rp->how == RT_PATH && fnmatch(rp->glob, path, 0) == 0)
+				hit(h, rp->id, "mapped", path);
+		}
+	}
+}
+
+/* The executable's names: /proc/PID/exe, argv[0] and the command behind an interpreter. */
+static void match_command(const struct gtm_process *p, struct rt_hits *h)
+{
+	const struct gtm_proc_detail *d = p->detail;
+	const char *names[3] = {NULL, NULL, NULL};
+	const char *cmd = NULL;
+	char cmdline[256];
+	int ci = runtimes_command(d, &cmd);
+
+	if (d && d->exe)
+		names[0] = path_base(d->exe);
+	if (d && d->argc > 0 && d->argv[0])
+		names[1] = path_base(d->argv[0]);
+	if (ci > 0)
+		names[2] = cmd;
+	cmdline[0] = '\0';
+	if (ci >= 0) {
+		const char *sub = ci + 1 < d->argc ? d->argv[ci + 1] : NULL;
+		snprintf(cmdline, sizeof cmdline, "%s%s%s", cmd, sub && sub[0] != '-' ? " " : "",
+			 sub && sub[0] != '-' ? sub : "");
+	}
+	for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
+		const struct runtime_pattern *rp = &runtime_patterns[i];
+		if (rp->how == RT_EXE) {
+			for (int k = 0; k < 3; k++)
+				if (names[k] && glob_match(rp->glob, names[k])) {
+					hit(h, rp->id, "executable", names[k]);
+					break;
+				}
+		} else if (rp->how == RT_CMD && cmdline[0]) {
+			if (glob_match(rp->glob, cmdline) || (cmd && glob_match(rp->glob, cmd)))
+				hit(h, rp->id, "command line", cmdline);
+		} else if (rp->how == RT_COMM && p->name[0] && glob_match(rp->glob, p->name)) {
+			hit(h, rp->id, "process name", p->name);
+		}
+	}
+}
+
+static void emit(struct rt_hits *h, struct gtm_ident *id)
+{
+	const char *groups_seen[ARRAY_LEN(runtime_defs)];
+	int n_groups = 0;
+
+	id->runtimes = xcalloc(ARRAY_LEN(runtime_defs), sizeof *id->runtimes);
+	for (size_t i = 0; i < ARRAY_LEN(runtime_defs); i++) {
+		const struct runtime_def *def = &runtime_defs[i];
+		bool dup = false;
+		if (!h->n[i])
+			continue;
+		for (int g = 0; def->group && g < n_groups; g++)
+			dup = dup || !strcmp(groups_seen[g], def->group);
+		if (dup) {
+			for (int k = 0; k < h->n[i]; k++)
+				free(h->ev[i][k]);
+			continue;
+		}
+		if (def->group)
+			groups_seen[n_groups++] = def->group;
+		struct ident_runtime *r = &id->runtimes[id->n_runtimes++];
+		r->id = def->id;
+		r->name = def->name;
+		r->traits = def->traits;
+		r->n_evidence = h->n[i];
+		memcpy(r->evidence, h->ev[i], sizeof r->evidence);
+	}
+}
+
+void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id)
+{
+	struct rt_hits *h = xcalloc(1, sizeof *h);
+
+	if (p->detail)
+		match_maps(p->detail, h);
+	match_command(p, h);
+	emit(h, id);
+	free(h);
+}

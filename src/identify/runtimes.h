@@ -1,0 +1,25 @@
+/* Runtimes from mapped libraries, the executable, the command and the
+ * process name, through one table of name patterns (runtimes.c). */
+#ifndef GTM_RUNTIMES_H
+#define GTM_RUNTIMES_H
+
+#include <stddef.h>
+
+#include "core/snapshot.h"
+#include "identify/ident.h"
+
+/* Appends the process's runtimes to id->runtimes, each with its evidence. */
+void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id);
+
+/* The command a process runs, looking through interpreters: for
+ * "python3 -u -m vllm.entrypoints.openai.api_server --port 8000" the command is
+ * "vllm.entrypoints.openai.api_server" (index 3), for "/usr/bin/python3
+ * /usr/local/bin/vllm serve" it is "vllm" (index 1) with sub "serve".
+ * Returns the argv index of the command, or -1 (no argv). *cmd is its base name. */
+int runtimes_command(const struct gtm_proc_detail *d, const char **cmd);
+
+/* Whether a file's base name is a shared object ("libfoo.so", "libfoo.so.1.2",
+ * "mod.cpython-312-x86_64-linux-gnu.so"). */
+int runtimes_is_shared_object(const char *base);
+
+#endif

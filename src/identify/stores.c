@@ -1,0 +1,311 @@
+/* Friendly names from store layouts (llm-memory.md §7):
+ *   Ollama       <models>/blobs/sha256-<hex>, named by manifests (ollama_index.c)
+ *   LM Studio    ~/.lmstudio/models/<publisher>/<repo>/<file> (exactly two levels),
+ *                older ~/.cache/lm-studio/models
+ *   HF cache     <root>/models--<org>--<repo>/snapshots/<rev>/<file> → blobs/<hash>
+ * and llama.cpp's -hf resolution in the HF cache (common/hf-cache.cpp:37-65). */
+#include "identify/stores.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "identify/ollama_index.h"
+#include "llm/gguf.h"
+
+static const char *const lmstudio_markers[] = {"/.lmstudio/models/", "/.cache/lm-studio/models/"};
+static const char *const lmstudio_roots[] = {".lmstudio/models", ".cache/lm-studio/models"};
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static bool name_ollama(const char *path, char **name, enum model_role *role)
+{
+	const char *b = NULL;
+	char hex[65], dir[4096];
+
+	for (const char *p = strstr(path, "/blobs/sha256-"); p; p = strstr(p + 1, "/blobs/sha256-"))
+		b = p;
+	if (!b || !ollama_digest_hex(b + strlen("/blobs/sha256-"), hex) || (size_t)(b - path) >= sizeof dir)
+		return false;
+	memcpy(dir, path, (size_t)(b - path));
+	dir[b - path] = '\0';
+	*name = ollama_blob_name(dir, hex, role);
+	if (!*name) {
+		char short_name[32];
+		snprintf(short_name, sizeof short_name, "sha256-%.12s", hex);
+		*name = xstrdup(short_name);
+	}
+	return true;
+}
+
+/* "models--org--repo" → "org/repo" ("models--gpt2" → "gpt2"). */
+static bool name_hf(const char *path, char **name)
+{
+	const char *c = strstr(path, "/models--");
+	if (!c)
+		return false;
+	c += strlen("/models--");
+	size_t len = strcspn(c, "/");
+	if (len == 0)
+		return false;
+	char *n = xstrndup(c, len);
+	char *sep = strstr(n, "--");
+	if (sep) {
+		*sep = '/';
+		memmove(sep + 1, sep + 2, strlen(sep + 2) + 1);
+	}
+	*name = n;
+	return true;
+}
+
+static bool name_lmstudio(const char *path, char **name)
+{
+	for (size_t i = 0; i < ARRAY_LEN(lmstudio_markers); i++) {
+		const char *m = strstr(path, lmstudio_markers[i]);
+		if (!m)
+			continue;
+		const char *rest = m + strlen(lmstudio_markers[i]);
+		const char *s1 = strchr(rest, '/');
+		const char *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+		/* publisher/repo/file: exactly two levels below the models folder */
+		if (!s1 || !s2 || s1 == rest || s2 == s1 + 1 || strchr(s2 + 1, '/') || !s2[1])
+			continue;
+		*name = xstrndup(rest, (size_t)(s2 - rest));
+		return true;
+	}
+	return false;
+}
+
+void stores_name_model(const char *path, char **name, enum model_store *store, enum model_role *role)
+{
+	*name = NULL;
+	if (name_ollama(path, name, role))
+		*store = MODEL_STORE_OLLAMA;
+	else if (name_lmstudio(path, name))
+		*store = MODEL_STORE_LMSTUDIO;
+	else if (name_hf(path, name))
+		*store = MODEL_STORE_HF;
+	else {
+		*store = MODEL_STORE_NONE;
+		*name = xstrdup(path_base(path));
+	}
+}
+
+static const char *proc_home(const struct gtm_proc_detail *d)
+{
+	const char *home = proc_detail_getenv(d, "HOME");
+	return home && home[0] == '/' ? home : NULL;
+}
+
+bool stores_ollama_dir(const struct gtm_proc_detail *d, char *out, size_t n)
+{
+	const char *env = proc_detail_getenv(d, "OLLAMA_MODELS");
+	const char *home = proc_home(d);
+
+	if (env && env[0] == '/' && (size_t)snprintf(out, n, "%s", env) < n && is_dir(out))
+		return true;
+	if (home && (size_t)snprintf(out, n, "%s/.ollama/models", home) < n && is_dir(out))
+		return true;
+	return (size_t)snprintf(out, n, "/usr/share/ollama/.ollama/models") < n && is_dir(out);
+}
+
+static int lmstudio_add(const char *file, struct store_candidate *out, int max, int n, int *n_more)
+{
+	char *name = NULL;
+	if (n >= max) {
+		(*n_more)++;
+		return n;
+	}
+	if (!gguf_file_is_gguf(file) || !name_lmstudio(file, &name))
+		return n;
+	out[n].path = xstrdup(file);
+	out[n].name = name;
+	out[n].store = MODEL_STORE_LMSTUDIO;
+	out[n].role = MODEL_ROLE_MODEL;
+	return n + 1;
+}
+
+/* publisher/repo/file under root, two levels exactly, within a budget of
+ * directory entries. */
+static int lmstudio_list(const char *root, struct store_candidate *out, int max, int n, int *n_more,
+			 size_t *budget)
+{
+	char path[4096];
+	DIR *top = opendir(root);
+	struct dirent *pub, *repo, *file;
+
+	while (top && (pub = readdir(top)) && *budget > 0) {
+		(*budget)--;
+		if (pub->d_name[0] == '.' || snprintf(path, sizeof path, "%s/%s", root, pub->d_name) >= (int)sizeof path)
+			continue;
+		DIR *pd = opendir(path);
+		size_t plen = strlen(path);
+		while (pd && (repo = readdir(pd)) && *budget > 0) {
+			(*budget)--;
+			if (repo->d_name[0] == '.' ||
+			    snprintf(path + plen, sizeof path - plen, "/%s", repo->d_name) >= (int)(sizeof path - plen))
+				continue;
+			DIR *rd = opendir(path);
+			size_t rlen = strlen(path);
+			while (rd && (file = readdir(rd)) && *budget > 0) {
+				(*budget)--;
+				if (file->d_name[0] == '.' ||
+				    snprintf(path + rlen, sizeof path - rlen, "/%s", file->d_name) >= (int)(sizeof path - rlen))
+					continue;
+				if (is_file(path))
+					n = lmstudio_add(path, out, max, n, n_more);
+			}
+			if (rd)
+				closedir(rd);
+			path[plen] = '\0';
+		}
+		if (pd)
+			closedir(pd);
+	}
+	if (top)
+		closedir(top);
+	return n;
+}
+
+static int candidate_cmp(const void *a, const void *b)
+{
+	const struct store_candidate *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+int stores_installed(const struct gtm_proc_detail *d, unsigned traits, struct store_candidate *out, int max,
+		     int *n_more)
+{
+	char dir[4096];
+	int n = 0;
+	const char *home = proc_home(d);
+
+	*n_more = 0;
+	if ((traits & RT_T_STORE_OLLAMA) && stores_ollama_dir(d, dir, sizeof dir))
+		return ollama_list_models(dir, out, max, n_more);
+	if ((traits & RT_T_STORE_LMSTUDIO) && home) {
+		size_t budget = STORES_MAX_DIR_ENTRIES;
+		for (size_t i = 0; i < ARRAY_LEN(lmstudio_roots); i++)
+			if ((size_t)snprintf(dir, sizeof dir, "%s/%s", home, lmstudio_roots[i]) < sizeof dir)
+				n = lmstudio_list(dir, out, max, n, n_more, &budget);
+		if (n > 1)
+			qsort(out, (size_t)n, sizeof *out, candidate_cmp);
+	}
+	return n;
+}
+
+/* The HF cache roots llama.cpp looks in, in its order (common/hf-cache.cpp:37-65). */
+static int hf_roots(const struct gtm_proc_detail *d, char roots[][4096], int max)
+{
+	static const struct {
+		const char *env;
+		const char *suffix;
+	} env_roots[] = {
+		{"LLAMA_CACHE", ""}, {"HF_HUB_CACHE", ""}, {"HUGGINGFACE_HUB_CACHE", ""},
+		{"HF_HOME", "/hub"}, {"XDG_CACHE_HOME", "/huggingface/hub"}, {"HOME", "/.cache/huggingface/hub"},
+	};
+	int n = 0;
+	for (size_t i = 0; i < ARRAY_LEN(env_roots) && n < max; i++) {
+		const char *v = proc_detail_getenv(d, env_roots[i].env);
+		if (v && v[0] == '/' && (size_t)snprintf(roots[n], 4096, "%s%s", v, env_roots[i].suffix) < 4096)
+			n++;
+	}
+	return n;
+}
+
+/* Whether a repo file suits the request: its quant tag (case-insensitive),
+ * projector or not, and the first part of a split model. */
+static bool hf_file_fits(const char *file, const char *tag, bool mmproj)
+{
+	bool is_mmproj = strcasestr(file, "mmproj") != NULL;
+	if (is_mmproj != mmproj || !str_ends(file, ".gguf"))
+		return false;
+	if (strstr(file, "-of-") && !strstr(file, "-00001-of-"))
+		return false;
+	return mmproj || !tag || strcasestr(file, tag);
+}
+
+/* Picks a file in the snapshot folder (and its subfolders one level down), by name order. */
+static bool hf_pick(const char *snap, const char *tag, bool mmproj, char *out, size_t n)
+{
+	struct dirent **ents = NULL;
+	int ne = scandir(snap, &ents, NULL, alphasort);
+	bool found = false;
+	char sub[4096];
+
+	for (int i = 0; i < ne; i++) {
+		const char *f = ents[i]->d_name;
+		if (!found && f[0] != '.' && (size_t)snprintf(sub, sizeof sub, "%s/%s", snap, f) < sizeof sub) {
+			if (is_file(sub) && hf_file_fits(f, tag, mmproj) && (size_t)snprintf(out, n, "%s", sub) < n)
+				found = true;
+			else if (is_dir(sub) && i < STORES_MAX_DIR_ENTRIES)
+				found = hf_pick(sub, tag, mmproj, out, n);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return found;
+}
+
+bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const char *hf_file, bool mmproj,
+		       char *out, size_t n)
+{
+	char roots[6][4096], repo[512], snap[4096], ref[128];
+	const char *colon = strchr(spec, ':');
+	const char *tag = colon ? colon + 1 : NULL;
+	size_t rlen = colon ? (size_t)(colon - spec) : strlen(spec);
+	int nr = hf_roots(d, roots, 6);
+
+	if (rlen == 0 || rlen >= sizeof repo || !memchr(spec, '/', rlen))
+		return false;
+	memcpy(repo, spec, rlen);
+	repo[rlen] = '\0';
+	*strchr(repo, '/') = '\0';
+	/* org and repo are single path components: nothing climbs out of the cache */
+	if (!repo[0] || strchr(repo + strlen(repo) + 1, '/') || strstr(spec, "..") || (hf_file && strstr(hf_file, "..")))
+		return false;
+	for (int i = 0; i < nr; i++) {
+		size_t len = 0;
+		if ((size_t)snprintf(snap, sizeof snap, "%s/models--%s--%s/refs/main", roots[i], repo,
+				     repo + strlen(repo) + 1) >= sizeof snap)
+			continue;
+		FILE *f = fopen(snap, "re");
+		if (!f)
+			continue;
+		len = fread(ref, 1, sizeof ref - 1, f);
+		fclose(f);
+		ref[len] = '\0';
+		ref[strcspn(ref, "\r\n/")] = '\0';
+		if (!ref[0] || (size_t)snprintf(snap, sizeof snap, "%s/models--%s--%s/snapshots/%s", roots[i], repo,
+						repo + strlen(repo) + 1, ref) >= sizeof snap)
+			continue;
+		if (hf_file && !mmproj) {
+			if ((size_t)snprintf(out, n, "%s/%s", snap, hf_file) < n && is_file(out))
+				return true;
+			continue;
+		}
+		/* llama.cpp's default tag is Q4_K_M; without it any model file will do */
+		if (hf_pick(snap, tag ? tag : "Q4_K_M", mmproj, out, n) || (!tag && hf_pick(snap, NULL, mmproj, out, n)))
+			return true;
+	}
+	return false;
+}
+
+void stores_cache_clear(void)
+{
+	ollama_index_clear();
+}

@@ -1,0 +1,129 @@
+#include "views/ident_json.h"
+
+#include "llm/ggml_types.h"
+#include "views/json_util.h"
+
+/* A header count: 0 means the key is absent from the header (gguf_info.h). */
+static json_t *json_count(uint64_t v)
+{
+	return v ? json_integer(v > INT64_MAX ? INT64_MAX : (json_int_t)v) : json_null();
+}
+
+json_t *ident_json_runtime(const struct ident_runtime *r)
+{
+	json_t *j = json_object(), *ev = json_array();
+	json_put(j, "id", json_string(r->id));
+	json_put(j, "name", json_string(r->name));
+	for (int k = 0; k < r->n_evidence; k++)
+		json_array_append_new(ev, json_of_str(r->evidence[k]));
+	json_put(j, "evidence", ev);
+	return j;
+}
+
+json_t *ident_json_gguf_info(const struct gguf_model_info *m)
+{
+	json_t *j = json_object(), *mix = json_array();
+	json_put(j, "arch", json_of_str(m->arch));
+	json_put(j, "name", json_of_str(m->name));
+	json_put(j, "kind", json_string(gguf_kind_name(m->kind)));
+	json_put(j, "kind_hint", json_of_str(m->kind_hint));
+	json_put(j, "kind_label", json_of_str(m->kind_label));
+	json_put(j, "params", json_count(m->n_params));
+	json_put(j, "quant", json_of_str(m->quant));
+	json_put(j, "file_type", m->has_ftype ? json_integer(m->ftype) : json_null());
+	for (size_t i = 0; i < m->n_mix; i++) {
+		json_t *t = json_object();
+		json_put(t, "type", json_string(ggml_type_name(m->mix[i].type)));
+		json_put(t, "bytes", json_count(m->mix[i].bytes));
+		json_array_append_new(mix, t);
+	}
+	json_put(j, "tensor_types", mix);
+	json_put(j, "tensor_bytes", json_count(m->tensor_bytes));
+	json_put(j, "layers", json_count(m->n_layer));
+	json_put(j, "context_train", json_count(m->n_ctx_train));
+	json_put(j, "embedding", json_count(m->n_embd));
+	json_put(j, "heads", json_count(m->n_head));
+	json_put(j, "heads_kv", json_count(m->n_head_kv));
+	json_put(j, "experts", json_count(m->n_expert));
+	json_put(j, "experts_used", json_count(m->n_expert_used));
+	return j;
+}
+
+static const char *model_status(const struct ident_model *m)
+{
+	if (ident_model_confirmed(m))
+		return "confirmed";
+	return ident_model_unproven(m) ? "not proven loaded" : "single source";
+}
+
+json_t *ident_json_model(const struct ident_model *m)
+{
+	json_t *j = json_object(), *ev = json_array(), *detail = json_object();
+	json_put(j, "name", json_of_str(m->name));
+	json_put(j, "path", json_of_str(m->path));
+	json_put(j, "store", m->store == MODEL_STORE_NONE ? json_null() : json_string(model_store_name(m->store)));
+	json_put(j, "role", json_string(model_role_name(m->role)));
+	for (int e = 0; e < MODEL_EV_COUNT; e++) {
+		if (!(m->evidence & (1u << e)))
+			continue;
+		json_array_append_new(ev, json_string(model_evidence_name((enum model_evidence)e)));
+		if (m->evidence_detail[e])
+			json_put(detail, model_evidence_name((enum model_evidence)e), json_of_str(m->evidence_detail[e]));
+	}
+	json_put(j, "evidence", ev);
+	json_put(j, "evidence_detail", detail);
+	json_put(j, "confirmed", json_boolean(ident_model_confirmed(m)));
+	json_put(j, "status", json_string(model_status(m)));
+	json_put(j, "file_size_bytes", json_of_u64(m->file_size));
+	json_put(j, "gguf", m->have_info ? ident_json_gguf_info(&m->info) : json_null());
+	json_put(j, "error", json_of_str(m->error));
+	return j;
+}
+
+json_t *ident_json_llama_flags(const struct llama_flags *f)
+{
+	json_t *j = json_object(), *ot = json_array();
+	char defaults[256];
+
+	json_put(j, "ctx_size", f->defaulted & LF_DEF_CTX ? json_null() : json_integer((json_int_t)f->n_ctx));
+	json_put(j, "n_gpu_layers", f->defaulted & LF_DEF_NGL ? json_null() : json_integer(f->n_gpu_layers));
+	json_put(j, "cache_type_k", json_string(ggml_type_name(f->type_k)));
+	json_put(j, "cache_type_v", json_string(ggml_type_name(f->type_v)));
+	json_put(j, "flash_attn", json_string(f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto"));
+	json_put(j, "parallel", f->n_parallel < 0 ? json_null() : json_integer(f->n_parallel));
+	json_put(j, "kv_unified", json_boolean(f->kv_unified));
+	json_put(j, "batch", json_integer(f->n_batch));
+	json_put(j, "ubatch", json_integer(f->n_ubatch));
+	json_put(j, "swa_full", json_boolean(f->swa_full));
+	json_put(j, "no_mmap", json_boolean(f->no_mmap));
+	json_put(j, "cpu_moe", json_boolean(f->cpu_moe));
+	json_put(j, "n_cpu_moe", json_integer(f->n_cpu_moe));
+	for (size_t i = 0; i < f->n_ot; i++) {
+		json_t *o = json_object();
+		json_put(o, "pattern", json_of_str(f->ot[i].pattern));
+		json_put(o, "buffer_type", json_of_str(f->ot[i].buft));
+		json_array_append_new(ot, o);
+	}
+	json_put(j, "override_tensor", ot);
+	json_put(j, "port", f->port < 0 ? json_null() : json_integer(f->port));
+	llama_flags_describe_defaults(f, defaults, sizeof defaults);
+	json_put(j, "defaults_assumed", json_of_str(defaults));
+	json_put(j, "error", json_of_str(f->error));
+	return j;
+}
+
+void ident_json_into(json_t *proc, const struct gtm_ident *id)
+{
+	json_t *rts = json_array(), *models = json_array();
+
+	json_put(proc, "category", json_string(ident_category_name(id->category)));
+	json_put(proc, "category_reason", json_of_str(id->category_reason));
+	for (int i = 0; i < id->n_runtimes; i++)
+		json_array_append_new(rts, ident_json_runtime(&id->runtimes[i]));
+	json_put(proc, "runtimes", rts);
+	for (int i = 0; i < id->n_models; i++)
+		json_array_append_new(models, ident_json_model(&id->models[i]));
+	json_put(proc, "models", models);
+	json_put(proc, "installed_omitted", json_integer(id->n_installed_omitted));
+	json_put(proc, "llama_flags", id->has_flags ? ident_json_llama_flags(&id->flags) : json_null());
+}
