@@ -1,0 +1,10 @@
+/* The live view command: the collector on its own thread, the TUI on this one. */
+#ifndef GTM_CMD_LIVE_H
+#define GTM_CMD_LIVE_H
+
+#include "collect/collector.h"
+
+/* Runs the live view until q; interval_s is the refresh period (-i). */
+int cmd_live(const struct collector_opts *o, double interval_s);
+
+#endif

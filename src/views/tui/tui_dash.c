@@ -1,0 +1,268 @@
+/* The dashboard: per device a header (identity, memory bar with categories,
+ * counters) and the history charts. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "views/tui/tui_draw.h"
+
+#define HEADER_LINES 4
+
+static int chart_count(const struct tui_view *v)
+{
+	return v->st.chart >= TUI_M_COUNT ? TUI_M_COUNT : 1;
+}
+
+int tui_dash_natural(const struct tui_view *v, int width)
+{
+	struct tui_grid g;
+	const struct gtm_snapshot *s = v->snap;
+
+	if (!s)
+		return 1;
+	if (s->n_devices == 0)
+		return 2 + s->n_sources;
+	tui_chart_grid(chart_count(v), width, &g);
+	return s->n_devices * (HEADER_LINES + g.rows * g.cell_h);
+}
+
+/* VRAM on device d by category: GPU rows' measured VRAM there, plus what the
+ * device reports used beyond the rows as unattributed. */
+static void category_bytes(const struct gtm_snapshot *s, const struct gtm_device *d, uint64_t *cat)
+{
+	uint64_t rows = 0;
+
+	memset(cat, 0, TUI_CAT_COUNT * sizeof *cat);
+	for (int i = 0; i < s->n_gpu_processes && i < s->n_processes; i++) {
+		const struct gtm_process *p = &s->processes[i];
+		for (int u = 0; u < p->n_uses; u++)
+			if (p->uses[u].dev_index == d->index && gtm_u64_ok(p->uses[u].vram)) {
+				cat[tui_process_cat(p)] += p->uses[u].vram.v;
+				rows += p->uses[u].vram.v;
+			}
+	}
+	if (gtm_u64_ok(d->mem_used) && d->mem_used.v > rows)
+		cat[TUI_CAT_UNATTRIBUTED] += d->mem_used.v - rows;
+}
+
+static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d)
+{
+	char line[256];
+	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s  %s", d->index, d->name,
+		 d->driver_version[0] ? d->driver_version : "N/A", d->cuda_version[0] ? "  CUDA " : "",
+		 d->cuda_version, gtm_mode_name(v->snap->mode), d->source);
+	attron(tui_attr(v, TP_HEAD));
+	tui_put(y, x, w, line);
+	attroff(tui_attr(v, TP_HEAD));
+}
+
+static const char cat_ascii[TUI_CAT_COUNT] = {'A', 'C', 'B', 'o', 'u'};
+
+static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d, const uint64_t *cat)
+{
+	char used[32], total[32], sh[80], sa[32], sb[32], tail[160];
+	int cells[TUI_CAT_COUNT], bw, used_cells, cx;
+	bool norm;
+
+	snprintf(sh, sizeof sh, "  shared %s/%s", fmt_bytes(sa, sizeof sa, d->shared_used),
+		 fmt_bytes(sb, sizeof sb, d->shared_total));
+	snprintf(tail, sizeof tail, " %s/%s%s", fmt_bytes(used, sizeof used, d->mem_used),
+		 fmt_bytes(total, sizeof total, d->mem_total),
+		 gtm_u64_ok(d->shared_total) || gtm_u64_ok(d->shared_used) ? sh : "");
+	tui_put(y, x, w, "VRAM [");
+	bw = w - 7 - (int)strlen(tail);
+	if (bw < 4 || !gtm_u64_ok(d->mem_total)) {
+		tui_put(y, x + 6, w - 6, gtm_u64_ok(d->mem_total) ? "]" : "N/A]");
+		tui_put(y, x + (gtm_u64_ok(d->mem_total) ? 7 : 10), w - 10, tail);
+		return;
+	}
+	used_cells = tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, bw, cells, &norm);
+	cx = x + 6;
+	for (int c = 0; c < TUI_CAT_COUNT; c++) {
+		char ch[2] = {cat_ascii[c], 0};
+		attron(tui_cat_attr(v, (enum tui_cat)c));
+		for (int i = 0; i < cells[c]; i++, cx++)
+			mvaddstr(y, cx, v->utf8 && v->color ? "\u2588" : ch);
+		attroff(tui_cat_attr(v, (enum tui_cat)c));
+	}
+	for (int i = used_cells; i < bw; i++, cx++)
+		mvaddstr(y, cx, v->utf8 ? "\u00b7" : ".");
+	mvaddstr(y, cx, "]");
+	tui_put(y, cx + 1, x + w - cx - 1, tail);
+}
+
+static void draw_legend(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d, const uint64_t *cat)
+{
+	char b[32], item[64];
+	int cx = x, cells[TUI_CAT_COUNT];
+	bool norm = false;
+	uint64_t sum = 0;
+
+	for (int c = 0; c < TUI_CAT_COUNT; c++)
+		sum += cat[c];
+	if (gtm_u64_ok(d->mem_total))
+		tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, 100, cells, &norm);
+	for (int c = 0; c < TUI_CAT_COUNT && cx < x + w; c++) {
+		if (!cat[c])
+			continue;
+		snprintf(item, sizeof item, "%c %s %s  ", cat_ascii[c], tui_cat_name((enum tui_cat)c),
+			 fmt_bytes_raw(b, sizeof b, cat[c]));
+		attron(tui_cat_attr(v, (enum tui_cat)c));
+		tui_put(y, cx, x + w - cx, item);
+		attroff(tui_cat_attr(v, (enum tui_cat)c));
+		cx += (int)strlen(item);
+	}
+	if (sum == 0)
+		tui_put(y, cx, x + w - cx, "no GPU memory charged to processes");
+	else if (norm) {
+		snprintf(item, sizeof item, "normalised: rows add up to %s > total", fmt_bytes_raw(b, sizeof b, sum));
+		attron(tui_attr(v, TP_WARN));
+		tui_put(y, cx, x + w - cx, item);
+		attroff(tui_attr(v, TP_WARN));
+	}
+}
+
+static void draw_counters(int y, int x, int w, const struct gtm_device *d)
+{
+	char line[320], g[16], m[16], t[16], p[16], pl[16], sm[16], smx[16], mc[16], gen[8], wid[8], tx[32], rx[32];
+	gtm_f64 tx_r = d->pcie_tx_bps, rx_r = d->pcie_rx_bps;
+
+	snprintf(line, sizeof line, "GPU %s  mem activity %s  %s  power %s/%s  SM %s/%s  mem clk %s  PCIe gen %s x%s tx %s/s rx %s/s",
+		 fmt_f64(g, sizeof g, d->util_gpu_pct, 0, " %"), fmt_f64(m, sizeof m, d->util_mem_pct, 0, " %"),
+		 fmt_f64(t, sizeof t, d->temp_c, 0, " C"), fmt_f64(p, sizeof p, d->power_w, 0, ""),
+		 fmt_f64(pl, sizeof pl, d->power_limit_w, 0, " W"), fmt_f64(sm, sizeof sm, d->clock_sm_mhz, 0, ""),
+		 fmt_f64(smx, sizeof smx, d->clock_sm_max_mhz, 0, " MHz"), fmt_f64(mc, sizeof mc, d->clock_mem_mhz, 0, " MHz"),
+		 fmt_f64(gen, sizeof gen, d->pcie_gen, 0, ""), fmt_f64(wid, sizeof wid, d->pcie_width, 0, ""),
+		 fmt_bytes(tx, sizeof tx, gtm_u64_of((uint64_t)(tx_r.v > 0 ? tx_r.v : 0), tx_r.prov)),
+		 fmt_bytes(rx, sizeof rx, gtm_u64_of((uint64_t)(rx_r.v > 0 ? rx_r.v : 0), rx_r.prov)));
+	tui_put(y, x, w, line);
+}
+
+/* "45 %", "71 C", "250 W", "1980 MHz", "12.50 GiB"; N/A when missing. */
+static char *metric_text(char *buf, size_t n, enum tui_metric m, gtm_f64 r, bool short_form)
+{
+	static const char *const unit[TUI_M_COUNT] = {" %", " MHz", "", " %", " C", " W", " %", " %"};
+	static const char *const unit_short[TUI_M_COUNT] = {"%", "M", "", "%", "C", "W", "%", "%"};
+	if (m == TUI_M_VRAM && gtm_f64_ok(r)) {
+		if (short_form)
+			snprintf(buf, n, "%.0fG", r.v / (1024.0 * 1024.0 * 1024.0));
+		else
+			fmt_bytes_raw(buf, n, (uint64_t)r.v);
+		return buf;
+	}
+	return fmt_f64(buf, n, r, 0, short_form ? unit_short[m] : unit[m]);
+}
+
+static const char *const eighths_utf8[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
+					     "\u2585", "\u2586", "\u2587", "\u2588"};
+
+static void draw_plot_cell(const struct tui_view *v, int y, int x, int level, int row)
+{
+	int e = tui_chart_cell_eighths(level, row);
+	if (level < 0)
+		mvaddstr(y, x, " ");
+	else if (level == 0)
+		mvaddstr(y, x, row == 0 ? "_" : " ");
+	else if (v->utf8)
+		mvaddstr(y, x, eighths_utf8[e]);
+	else
+		mvaddstr(y, x, e >= 4 ? "#" : e > 0 ? "." : " ");
+}
+
+static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, int x, int w,
+		       const struct gtm_device *d, enum tui_metric m)
+{
+	const struct tui_dev_history *dh = tui_history_find(&v->hist, d);
+	char cur[32], top[32], title[96];
+	bool from_limit;
+	double max = tui_metric_scale(d, dh, v->hist.count, m, &from_limit);
+	int plot_h = TUI_CHART_H - 1, plot_w = w - 8, y;
+
+	snprintf(title, sizeof title, "%s %s  0-%s%s", tui_metric_title(m), metric_text(cur, sizeof cur, m, tui_metric_value(d, m), false),
+		 max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false) : "?",
+		 from_limit ? "" : " (max seen)");
+	if ((y = tui_clip_y(c, vline)) >= 0) {
+		attron(tui_attr(v, TP_HEAD));
+		tui_put(y, x, w - 1, title);
+		attroff(tui_attr(v, TP_HEAD));
+	}
+	for (int r = 0; r < plot_h; r++) {
+		int row = plot_h - 1 - r; /* 0 = bottom */
+		if ((y = tui_clip_y(c, vline + 1 + r)) < 0)
+			continue;
+		attron(tui_attr(v, TP_DIM));
+		mvprintw(y, x, "%6s|", r == 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true)
+				       : row == 0 ? "0" : "");
+		attroff(tui_attr(v, TP_DIM));
+		attron(tui_attr(v, TP_CHART));
+		for (int col = 0; col < plot_w; col++) {
+			double val = 0;
+			int age = plot_w - 1 - col;
+			bool ok = tui_history_sample(&v->hist, dh, m, age, &val);
+			draw_plot_cell(v, y, x + 7 + col, tui_chart_level(ok, val, max, plot_h), row);
+		}
+		attroff(tui_attr(v, TP_CHART));
+	}
+}
+
+static int draw_device(struct tui_view *v, const struct tui_clip *c, int vline, const struct gtm_device *d)
+{
+	uint64_t cat[TUI_CAT_COUNT];
+	struct tui_grid g;
+	int y, n = chart_count(v);
+
+	category_bytes(v->snap, d, cat);
+	if ((y = tui_clip_y(c, vline)) >= 0)
+		draw_ident_line(v, y, c->x0, c->w, d);
+	if ((y = tui_clip_y(c, vline + 1)) >= 0)
+		draw_bar(v, y, c->x0, c->w, d, cat);
+	if ((y = tui_clip_y(c, vline + 2)) >= 0)
+		draw_legend(v, y, c->x0 + 5, c->w - 5, d, cat);
+	if ((y = tui_clip_y(c, vline + 3)) >= 0)
+		draw_counters(y, c->x0, c->w, d);
+	vline += HEADER_LINES;
+	tui_chart_grid(n, c->w, &g);
+	for (int i = 0; i < n; i++) {
+		enum tui_metric m = n == 1 ? (enum tui_metric)v->st.chart : (enum tui_metric)i;
+		draw_chart(v, c, vline + (i / g.per_row) * g.cell_h, c->x0 + (i % g.per_row) * g.cell_w, g.cell_w, d, m);
+	}
+	return HEADER_LINES + g.rows * g.cell_h;
+}
+
+static void draw_no_gpu(struct tui_view *v, const struct tui_clip *c)
+{
+	const struct gtm_snapshot *s = v->snap;
+	int y;
+
+	if ((y = tui_clip_y(c, 0)) >= 0) {
+		attron(tui_attr(v, TP_WARN));
+		tui_put(y, c->x0, c->w, "No GPU is shown:");
+		attroff(tui_attr(v, TP_WARN));
+	}
+	for (int i = 0; i < s->n_sources; i++) {
+		char line[300];
+		snprintf(line, sizeof line, "  %s: %s", s->sources[i].name,
+			 s->sources[i].message[0] ? s->sources[i].message : (s->sources[i].available ? "no devices" : "unavailable"));
+		if ((y = tui_clip_y(c, 1 + i)) >= 0)
+			tui_put(y, c->x0, c->w, line);
+	}
+	if (s->n_sources == 0 && (y = tui_clip_y(c, 1)) >= 0)
+		tui_put(y, c->x0, c->w, "  no GPU source is available in this build");
+}
+
+void tui_dash_draw(struct tui_view *v, const struct tui_clip *c)
+{
+	int vline = 0;
+
+	if (!v->snap) {
+		if (tui_clip_y(c, 0) >= 0)
+			tui_put(c->y0, c->x0, c->w, "Collecting the first snapshot...");
+		return;
+	}
+	if (v->snap->n_devices == 0) {
+		draw_no_gpu(v, c);
+		return;
+	}
+	for (int i = 0; i < v->snap->n_devices; i++)
+		vline += draw_device(v, c, vline, &v->snap->devices[i]);
+}

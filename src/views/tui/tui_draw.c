@@ -1,0 +1,181 @@
+/* One frame of the live view: status bar, dashboard, table, inspector, and
+ * the help page or Charts menu on top. */
+#include <stdio.h>
+#include <string.h>
+
+#include "views/tui/tui_draw.h"
+#include "views/tui/tui_inspect.h"
+
+static bool have_colors;
+
+void tui_view_colors(bool use_default_bg)
+{
+	short bg = use_default_bg ? -1 : COLOR_BLACK;
+	static const struct { short pair, fg; } pairs[] = {
+		{TP_BAR, COLOR_CYAN}, {TP_AI, COLOR_MAGENTA}, {TP_COMP, COLOR_BLUE}, {TP_BROWSER, COLOR_YELLOW},
+		{TP_OTHER, COLOR_GREEN}, {TP_UNATTR, COLOR_RED}, {TP_HEAD, COLOR_CYAN}, {TP_DIM, -1},
+		{TP_WARN, COLOR_YELLOW}, {TP_CHART, COLOR_GREEN},
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+		init_pair(pairs[i].pair, pairs[i].fg, bg);
+	have_colors = true;
+}
+
+attr_t tui_attr(const struct tui_view *v, enum tui_pair p)
+{
+	attr_t extra = p == TP_HEAD ? A_BOLD : p == TP_BAR ? A_REVERSE : p == TP_DIM ? A_DIM : A_NORMAL;
+	if (!v->color || !have_colors)
+		return p == TP_WARN ? A_BOLD : extra;
+	return COLOR_PAIR(p) | extra;
+}
+
+attr_t tui_cat_attr(const struct tui_view *v, enum tui_cat c)
+{
+	static const enum tui_pair pair[TUI_CAT_COUNT] = {TP_AI, TP_COMP, TP_BROWSER, TP_OTHER, TP_UNATTR};
+	return (unsigned)c < TUI_CAT_COUNT && v->color && have_colors ? COLOR_PAIR(pair[c]) : (attr_t)A_NORMAL;
+}
+
+void tui_put(int y, int x, int w, const char *s)
+{
+	int n = 0, cols = 0;
+
+	if (w <= 0 || y < 0 || x < 0)
+		return;
+	/* Count bytes of at most w columns, treating a UTF-8 sequence as one. */
+	while (s[n] && cols < w) {
+		n++;
+		while ((s[n] & 0xC0) == 0x80)
+			n++;
+		cols++;
+	}
+	mvaddnstr(y, x, s, n);
+}
+
+void tui_blank(int y, int x, int w)
+{
+	if (w > 0)
+		mvhline(y, x, ' ', w);
+}
+
+static void draw_status(struct tui_view *v, int w)
+{
+	char left[200], charts[48];
+	const struct gtm_snapshot *s = v->snap;
+	int n_gpu = s ? s->n_gpu_processes : 0;
+
+	snprintf(left, sizeof left, " gputaskman  %s  %s  sort %s  %s (%d)  ", s ? s->hostname : "", s ? gtm_mode_name(s->mode) : "",
+		 tui_sort_name(v->st.sort), v->st.all ? "all processes" : "GPU processes", v->st.all ? v->n_rows : n_gpu);
+	snprintf(charts, sizeof charts, "[Charts: %s %s]", v->st.chart >= TUI_M_COUNT ? "all" : tui_metric_title((enum tui_metric)v->st.chart),
+		 v->utf8 ? "\u25be" : "v");
+	attron(tui_attr(v, TP_BAR));
+	tui_blank(0, 0, w);
+	tui_put(0, 0, w, left);
+	v->menu_x = (int)strlen(left);
+	v->menu_w = (int)strlen(charts) - (v->utf8 ? 2 : 0);
+	tui_put(0, v->menu_x, w - v->menu_x, charts);
+	if (v->st.paused) {
+		attron(A_BOLD);
+		tui_put(0, v->menu_x + v->menu_w + 2, w - v->menu_x - v->menu_w - 2, "PAUSED");
+		attroff(A_BOLD);
+	}
+	if (w > 100)
+		tui_put(0, w - 30, 30, "  ?:help  p:pause  q:quit");
+	attroff(tui_attr(v, TP_BAR));
+}
+
+static void draw_text(const struct tui_view *v, const struct tui_text *t, const struct tui_clip *c)
+{
+	static const enum tui_pair style_pair[] = {0, TP_HEAD, TP_DIM, TP_WARN, 0};
+	for (int r = 0; r < c->h; r++) {
+		enum tui_style st;
+		const char *line = tui_text_line(t, (size_t)(c->scroll + r), &st);
+		attr_t a;
+		if (!line)
+			break;
+		a = style_pair[st] ? tui_attr(v, style_pair[st]) : (attr_t)A_NORMAL;
+		attron(a);
+		tui_put(c->y0 + r, c->x0, c->w, line);
+		attroff(a);
+	}
+}
+
+static void draw_menu(struct tui_view *v)
+{
+	for (int e = 0; e <= TUI_M_COUNT; e++) {
+		char item[32];
+		bool cur = (e == 0 && v->st.chart >= TUI_M_COUNT) || e - 1 == v->st.chart;
+		snprintf(item, sizeof item, "%c %-18s", cur ? '*' : ' ', e == 0 ? "All charts" : tui_metric_title((enum tui_metric)(e - 1)));
+		attron(e == v->st.menu_sel ? A_REVERSE : tui_attr(v, TP_BAR));
+		tui_put(1 + e, v->menu_x, 21, item);
+		attroff(e == v->st.menu_sel ? A_REVERSE : tui_attr(v, TP_BAR));
+	}
+}
+
+static void draw_help(struct tui_view *v)
+{
+	struct tui_clip c = {1, v->lines - 1, 1, v->cols - 2, 0};
+	if (v->help_stale || v->help_width != v->cols - 2) {
+		v->help_width = v->help.width = v->cols - 2;
+		tui_help_build(&v->help, v->snap);
+		v->help_stale = false;
+	}
+	v->st.help_scroll = tui_scroll_clamp(v->st.help_scroll, c.h, (int)v->help.n);
+	c.scroll = v->st.help_scroll;
+	draw_text(v, &v->help, &c);
+}
+
+static void layout(struct tui_view *v)
+{
+	int insp_w = v->cols >= TUI_SIDE_INSPECTOR_COLS ? v->cols * 2 / 5 - 1 : v->cols - 1;
+	if (v->insp_stale || v->insp_width != insp_w) {
+		v->insp_width = v->insp.width = insp_w;
+		tui_inspect_build(&v->insp, v->snap, tui_view_selected(v));
+		v->insp_stale = false;
+	}
+	v->dash_natural = tui_dash_natural(v, v->cols);
+	tui_regions_fit(v->lines, v->cols, v->dash_natural, v->n_rows, (int)v->insp.n + 1, &v->reg);
+	v->st.page = v->reg.insp_h > 2 ? v->reg.insp_h - 2 : 1;
+}
+
+static void draw_inspector(struct tui_view *v)
+{
+	const struct tui_regions *r = &v->reg;
+	struct tui_clip c = {r->insp_y + 1, r->insp_h - 1, r->insp_x + 1, r->insp_w - 1, 0};
+	char title[96];
+
+	if (r->insp_h <= 0)
+		return;
+	if (r->side_inspector)
+		mvvline(r->insp_y, r->insp_x - 1, v->utf8 ? ACS_VLINE : '|', r->insp_h);
+	v->st.insp_scroll = tui_scroll_clamp(v->st.insp_scroll, c.h, (int)v->insp.n);
+	c.scroll = v->st.insp_scroll;
+	snprintf(title, sizeof title, " Inspector%s ", (int)v->insp.n > c.h ? "  PgUp/PgDn scroll" : "");
+	attron(tui_attr(v, TP_HEAD));
+	mvhline(r->insp_y, r->insp_x, v->utf8 ? ACS_HLINE : '-', r->insp_w);
+	tui_put(r->insp_y, r->insp_x + 1, r->insp_w - 1, title);
+	attroff(tui_attr(v, TP_HEAD));
+	draw_text(v, &v->insp, &c);
+}
+
+void tui_view_draw(struct tui_view *v)
+{
+	struct tui_clip dash;
+
+	getmaxyx(stdscr, v->lines, v->cols);
+	erase();
+	v->frames++;
+	if (v->st.overlay == TUI_OVL_HELP) {
+		draw_status(v, v->cols);
+		draw_help(v);
+		return;
+	}
+	layout(v);
+	draw_status(v, v->cols);
+	v->st.dash_scroll = tui_scroll_clamp(v->st.dash_scroll, v->reg.dash_h, v->dash_natural);
+	dash = (struct tui_clip){v->reg.dash_y, v->reg.dash_h, 0, v->cols, v->st.dash_scroll};
+	tui_dash_draw(v, &dash);
+	tui_table_draw(v, v->reg.table_y, v->reg.table_h, v->reg.table_w);
+	draw_inspector(v);
+	if (v->st.overlay == TUI_OVL_MENU)
+		draw_menu(v);
+}

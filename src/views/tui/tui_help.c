@@ -1,0 +1,86 @@
+/* "What can be known about GPU memory?": the help screen's text. What each
+ * platform measures is summarised from ../shared/platforms.md §4 and the NVML
+ * reference (nvmlDeviceGetComputeRunningProcesses, usedGpuMemory). */
+#include <stdio.h>
+
+#include "views/tui/tui_inspect.h"
+
+struct help_section {
+	const char *title;
+	const char *body[GTM_MODE_WSL + 1]; /* native, container, WSL */
+};
+
+static const struct help_section help_sections[] = {
+	{"Measured (driver and OS counters)",
+	 {"Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
+	  "(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
+	  "DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
+	  "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples).",
+	  "The same device counters as on the host. The driver reports host PIDs: a row's PID is only "
+	  "local after pairing (see Inferred).",
+	  "Device memory and some counters through the Windows driver's NVML in /usr/lib/wsl; others are "
+	  "N/A (for example GPU utilisation on some drivers). Per-process memory lives in the Windows "
+	  "host's counters (GPU Process Memory: Local and Non Local Usage)."}},
+	{"Inferred (owner and identity)",
+	 {"Runtimes from mapped libraries and the command line; model files from maps and flags; the "
+	  "category (AI, compositor, browser, ...).",
+	  "Which local process owns a host PID: '*' when one explanation fits, '?' when several do, "
+	  "H:<pid> when no local process matches. Runtimes and models as on the host.",
+	  "Which Linux process owns a Windows GPU context: '*' certain, '?' guessed, W:<pid> for Windows "
+	  "processes. Runtimes and models as on Linux."}},
+	{"Reported and estimated (inside a model server)",
+	 {"Reported: what a runtime says about itself - llama.cpp's load log (model/KV/compute buffer "
+	  "sizes), local APIs on loopback (ollama /api/ps). Estimated: weights, KV cache and compute from "
+	  "the GGUF header and the server's flags. Neither is ever added into measured totals.",
+	  NULL, NULL}},
+	{"Unavailable here",
+	 {"How a CUDA context's memory divides into weights, KV cache, activations and allocator cache, "
+	  "unless the runtime reports it; memory a process frees into its allocator's cache still counts as "
+	  "used; per-process spill on NVIDIA (NVML reports none).",
+	  "As native, plus details of processes outside this PID namespace (H: rows): command line, maps "
+	  "and models cannot be read.",
+	  "Per-process NVML lists (empty under WSL); Windows processes' command lines and maps."}},
+	{"Would need a debugger or profiler",
+	 {"Each allocation and which tensor it holds (cuda-gdb, Nsight Systems, CUPTI or a hook inside "
+	  "the process); what a kernel is running now; memory fragmentation inside the allocator.",
+	  NULL, NULL}},
+};
+
+static const char *const help_keys[] = {
+	"Up/Down, j/k  select a process (the inspector follows)",
+	"Home/End      first / last process",
+	"s             sort: VRAM, GPU %, spill, paged, name",
+	"c             charts: all, or one at a time;  m  Charts menu (or click it)",
+	"a             top GPU processes / all collected processes",
+	"p             pause / resume collection (values freeze)",
+	"PgUp/PgDn     scroll the inspector;  [ ]  scroll the dashboard",
+	"?             this help;  Escape closes it",
+	"q             quit",
+	"Markers: *PID owner matched, ?PID guessed, H:PID host-only, W:PID Windows. N/A is not zero.",
+};
+
+void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
+{
+	int mode = s && s->mode <= GTM_MODE_WSL ? (int)s->mode : GTM_MODE_NATIVE;
+
+	tui_text_reset(t, t->width);
+	tui_text_add(t, TUI_ST_HEAD, 0, "What can be known about GPU memory?  (this platform: %s)", gtm_mode_name((enum gtm_mode)mode));
+	tui_text_add(t, TUI_ST_DIM, 0, "Escape closes this page.");
+	for (size_t i = 0; i < sizeof help_sections / sizeof help_sections[0]; i++) {
+		const struct help_section *h = &help_sections[i];
+		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
+		tui_text_add(t, TUI_ST_HEAD, 0, "%s", h->title);
+		tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->body[mode] ? h->body[mode] : h->body[GTM_MODE_NATIVE]);
+	}
+	if (s && s->n_sources) {
+		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
+		tui_text_add(t, TUI_ST_HEAD, 0, "Sources on this machine");
+		for (int i = 0; i < s->n_sources; i++)
+			tui_text_add(t, TUI_ST_TEXT, 4, "  %-6s %s  %s", s->sources[i].name,
+				     s->sources[i].available ? "available" : "unavailable", s->sources[i].message);
+	}
+	tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
+	tui_text_add(t, TUI_ST_HEAD, 0, "Keys");
+	for (size_t i = 0; i < sizeof help_keys / sizeof help_keys[0]; i++)
+		tui_text_add(t, TUI_ST_KEY, 16, "  %s", help_keys[i]);
+}

@@ -1,0 +1,207 @@
+#include "views/tui/tui_inspect.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/util.h"
+#include "views/tui/tui_ident.h"
+
+#if __has_include("views/ident_text.h")
+#include "identify/ident.h"
+#define TUI_HAVE_IDENT 1
+#endif
+
+/* "12.00 GiB (measured)"; "N/A". */
+static char *bytes_prov(char *buf, size_t n, gtm_u64 r)
+{
+	char b[32];
+	if (!gtm_u64_ok(r))
+		snprintf(buf, n, "N/A");
+	else
+		snprintf(buf, n, "%s (%s)", fmt_bytes(b, sizeof b, r), gtm_prov_name(r.prov));
+	return buf;
+}
+
+static void add_command(struct tui_text *t, const struct gtm_process *p)
+{
+	char cmd[600];
+	size_t len = 0;
+	const struct gtm_proc_detail *d = p->detail;
+
+	if (!d) {
+		if (p->pid)
+			tui_text_add(t, TUI_ST_DIM, 2, "details unreadable (another user's process, or it exited)");
+		return;
+	}
+	cmd[0] = '\0';
+	for (int i = 0; i < d->argc && d->argv[i] && len + 2 < sizeof cmd; i++) {
+		int w = snprintf(cmd + len, sizeof cmd - len, "%s%s", i ? " " : "", d->argv[i]);
+		if (w < 0)
+			break;
+		len += (size_t)w;
+	}
+	if (len >= sizeof cmd)
+		len = sizeof cmd - 1;
+	tui_text_add(t, TUI_ST_TEXT, 11, "command: %s", cmd[0] ? cmd : "(none)");
+	if (d->exe)
+		tui_text_add(t, TUI_ST_DIM, 11, "exe:     %s", d->exe);
+}
+
+static void add_uses(struct tui_text *t, const struct gtm_process *p)
+{
+	char v[48], sp[48], pg[48], sm[16], enc[16], dec[16];
+
+	for (int i = 0; i < p->n_uses; i++) {
+		const struct gtm_gpu_use *u = &p->uses[i];
+		tui_text_add(t, TUI_ST_TEXT, 4, "GPU %d%s%s: VRAM %s", u->dev_index, u->compute ? " compute" : "",
+			     u->graphics ? " graphics" : "", bytes_prov(v, sizeof v, u->vram));
+		tui_text_add(t, TUI_ST_TEXT, 4, "  spill %s  paged %s", bytes_prov(sp, sizeof sp, u->spill),
+			     bytes_prov(pg, sizeof pg, u->paged));
+		tui_text_add(t, TUI_ST_TEXT, 4, "  SM %s  enc %s  dec %s", fmt_f64(sm, sizeof sm, u->sm_pct, 0, " %"),
+			     fmt_f64(enc, sizeof enc, u->enc_pct, 0, " %"), fmt_f64(dec, sizeof dec, u->dec_pct, 0, " %"));
+		if (!gtm_u64_ok(u->vram) && u->na_reason[0])
+			tui_text_add(t, TUI_ST_DIM, 4, "  VRAM N/A: %s", u->na_reason);
+	}
+}
+
+#ifdef TUI_HAVE_IDENT
+static void add_model(struct tui_text *t, const struct ident_model *m)
+{
+	char ev[160], sz[32];
+	size_t len = 0;
+
+	ev[0] = '\0';
+	for (int e = 0; e < MODEL_EV_COUNT; e++) {
+		int w;
+		if (!(m->evidence & (1u << e)) || len + 2 >= sizeof ev)
+			continue;
+		w = snprintf(ev + len, sizeof ev - len, "%s%s%s%s%s", len ? ", " : "", model_evidence_name((enum model_evidence)e),
+			     m->evidence_detail[e] ? " (" : "", m->evidence_detail[e] ? m->evidence_detail[e] : "",
+			     m->evidence_detail[e] ? ")" : "");
+		if (w > 0)
+			len += (size_t)w;
+	}
+	tui_text_add(t, TUI_ST_TEXT, 6, "%s [%s]%s", m->name ? m->name : (m->path ? path_base(m->path) : "?"),
+		     model_role_name(m->role), ident_model_unproven(m) ? "  not proven loaded" : "");
+	if (m->have_info)
+		tui_text_add(t, TUI_ST_TEXT, 8, "  %s, %s %s, %llu layers, file %s", m->info.kind_label[0] ? m->info.kind_label : gguf_kind_text(m->info.kind),
+			     m->info.arch, m->info.quant, (unsigned long long)m->info.n_layer,
+			     fmt_bytes(sz, sizeof sz, m->file_size));
+	else if (m->error)
+		tui_text_add(t, TUI_ST_DIM, 8, "  header: %s", m->error);
+	tui_text_add(t, TUI_ST_DIM, 8, "  evidence: %s", ev[0] ? ev : "none");
+	if (m->path)
+		tui_text_add(t, TUI_ST_DIM, 8, "  %s", m->path);
+}
+
+static void add_ident(struct tui_text *t, const struct gtm_process *p)
+{
+	const struct gtm_ident *id = p->ident;
+
+	if (!id)
+		return;
+	tui_text_add(t, TUI_ST_HEAD, 2, "Category: %s%s%s", ident_category_text(id->category),
+		     id->category_reason[0] ? " - " : "", id->category_reason);
+	for (int i = 0; i < id->n_runtimes; i++) {
+		const struct ident_runtime *r = &id->runtimes[i];
+		tui_text_add(t, TUI_ST_TEXT, 6, "runtime %s%s%s", r->name ? r->name : r->id,
+			     r->n_evidence ? ": " : "", r->n_evidence ? r->evidence[0] : "");
+	}
+	if (id->n_models)
+		tui_text_add(t, TUI_ST_HEAD, 2, "Models (%d)", id->n_models);
+	for (int i = 0; i < id->n_models; i++)
+		add_model(t, &id->models[i]);
+}
+#endif
+
+/* Notes that explain a row's counters: a predicate and the sentence it earns. */
+struct note_rule {
+	bool (*applies)(const struct gtm_snapshot *s, const struct gtm_process *p);
+	const char *text;
+};
+
+static bool any_use(const struct gtm_process *p, int field)
+{
+	for (int i = 0; i < p->n_uses; i++) {
+		const struct gtm_gpu_use *u = &p->uses[i];
+		gtm_u64 r = field == 0 ? u->spill : field == 1 ? u->paged : u->vram;
+		if (field == 2 ? !gtm_u64_ok(r) : gtm_u64_ok(r))
+			return true;
+	}
+	return false;
+}
+
+static bool has_spill(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 0); }
+static bool has_paged(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 1); }
+static bool vram_na(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 2); }
+static bool is_matched(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_MATCHED; }
+static bool is_guessed(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_GUESSED; }
+static bool is_host(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_HOST; }
+static bool is_unattr(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_UNATTRIBUTED; }
+static bool is_compositor(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_COMPOSITOR; }
+static bool is_ai(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_AI; }
+static bool is_wsl(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)p; return s->mode == GTM_MODE_WSL; }
+static bool no_gpu(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->n_uses == 0; }
+
+static const struct note_rule note_rules[] = {
+	{has_spill, "Spill is GPU-accessible system RAM (GTT) the process holds: the GPU reaches it over PCIe, "
+		    "much slower than VRAM. Growing spill usually means VRAM is full."},
+	{has_paged, "Paged is demand-paged (unified) memory the driver moves between system RAM and the GPU."},
+	{vram_na, "N/A means the driver does not say, not zero: nothing was measured for this process."},
+	{is_matched, "'*': the driver reported a host PID; it was paired with this process and only one "
+		     "explanation fits."},
+	{is_guessed, "'?': a guess. More than one process could own this GPU context; the pairing may be wrong."},
+	{is_host, "H: a host PID with no process in this PID namespace: nothing more can be read about it here."},
+	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
+	{is_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
+			"platforms (Windows/WSL, some DRM drivers) shared buffers are counted in every process "
+			"that maps them, so it looks bigger than what it alone owns."},
+	{is_ai, "A mapped runtime library names the runtime, never the model; a mapped model file shows the "
+		"process holds it, not that its weights are on the GPU. Estimates and runtime-reported segments "
+		"are never added into measured totals."},
+	{is_wsl, "Under WSL the Linux driver lists no processes: rows come from the Windows host's counters, "
+		 "matched to Linux processes ('*' certain, '?' guessed)."},
+	{no_gpu, "This process uses no GPU in this snapshot (shown because all processes are listed)."},
+};
+
+static void add_notes(struct tui_text *t, const struct gtm_snapshot *s, const struct gtm_process *p)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < ARRAY_LEN(note_rules); i++) {
+		if (!note_rules[i].applies(s, p))
+			continue;
+		if (!head)
+			tui_text_add(t, TUI_ST_HEAD, 2, "Notes");
+		head = true;
+		tui_text_add(t, TUI_ST_DIM, 4, "- %s", note_rules[i].text);
+	}
+}
+
+void tui_inspect_build(struct tui_text *t, const struct gtm_snapshot *s, const struct gtm_process *p)
+{
+	char rss[32], ports[128];
+	size_t len = 0;
+
+	tui_text_reset(t, t->width);
+	if (!p) {
+		tui_text_add(t, TUI_ST_DIM, 0, "No process selected.");
+		return;
+	}
+	tui_text_add(t, TUI_ST_HEAD, 2, "%s %s  user %s  owner %s", p->label, p->name, p->user[0] ? p->user : "?",
+		     gtm_owner_name(p->owner));
+	if (p->owner_reason[0])
+		tui_text_add(t, TUI_ST_DIM, 4, "  %s", p->owner_reason);
+	add_command(t, p);
+	ports[0] = '\0';
+	for (int i = 0; i < p->n_ports && i < 16 && len + 8 < sizeof ports; i++)
+		len += (size_t)snprintf(ports + len, sizeof ports - len, "%s%u", i ? ", " : "", p->ports[i]);
+	tui_text_add(t, TUI_ST_TEXT, 4, "RSS %s%s%s", fmt_bytes(rss, sizeof rss, p->rss), ports[0] ? "  listening " : "",
+		     ports);
+	add_uses(t, p);
+#ifdef TUI_HAVE_IDENT
+	add_ident(t, p);
+#endif
+	add_notes(t, s, p);
+}

@@ -1,0 +1,131 @@
+#include "views/tui/tui_rows.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+const char *tui_sort_name(enum tui_sort s)
+{
+	static const char *const names[TUI_SORT_COUNT] = {"VRAM", "GPU %", "spill", "paged", "name"};
+	return (unsigned)s < TUI_SORT_COUNT ? names[s] : names[0];
+}
+
+static void add_u64(gtm_u64 *acc, gtm_u64 r)
+{
+	if (!gtm_u64_ok(r))
+		return;
+	if (!gtm_u64_ok(*acc))
+		*acc = gtm_u64_of(0, r.prov);
+	acc->v += r.v;
+	/* A sum is only as certain as its least certain part. */
+	if (r.prov > acc->prov)
+		acc->prov = r.prov;
+}
+
+static void max_f64(gtm_f64 *acc, gtm_f64 r)
+{
+	if (!gtm_f64_ok(r))
+		return;
+	if (!gtm_f64_ok(*acc) || r.v > acc->v)
+		*acc = r;
+}
+
+void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m)
+{
+	*m = (struct tui_row_metrics){GTM_U64_NA, GTM_U64_NA, GTM_U64_NA, GTM_F64_NA, GTM_F64_NA,
+				      GTM_F64_NA, GTM_F64_NA, GTM_F64_NA};
+	for (int i = 0; i < p->n_uses; i++) {
+		const struct gtm_gpu_use *u = &p->uses[i];
+		add_u64(&m->vram, u->vram);
+		add_u64(&m->spill, u->spill);
+		add_u64(&m->paged, u->paged);
+		/* NVML reports SM; DRM engines report graphics. GPU % is the busiest. */
+		max_f64(&m->gpu, u->sm_pct);
+		max_f64(&m->gpu, u->gfx_pct);
+		max_f64(&m->enc, u->enc_pct);
+		max_f64(&m->dec, u->dec_pct);
+		max_f64(&m->gfx, u->gfx_pct);
+		max_f64(&m->copy, u->copy_pct);
+	}
+}
+
+struct sort_key {
+	int idx;
+	bool ok;
+	double v;
+	const struct gtm_process *p;
+};
+
+static int cmp_name(const struct gtm_process *a, const struct gtm_process *b)
+{
+	int c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int cmp_keys(const void *va, const void *vb)
+{
+	const struct sort_key *a = va, *b = vb;
+
+	if (a->ok != b->ok)
+		return a->ok ? -1 : 1;
+	if (a->ok && a->v != b->v)
+		return a->v > b->v ? -1 : 1;
+	return cmp_name(a->p, b->p);
+}
+
+static int cmp_names(const void *va, const void *vb)
+{
+	const struct sort_key *a = va, *b = vb;
+	return cmp_name(a->p, b->p);
+}
+
+static void key_of(const struct gtm_process *p, enum tui_sort sort, struct sort_key *k)
+{
+	struct tui_row_metrics m;
+	tui_row_metrics(p, &m);
+	k->p = p;
+	switch (sort) {
+	case TUI_SORT_GPU: k->ok = gtm_f64_ok(m.gpu); k->v = m.gpu.v; break;
+	case TUI_SORT_SPILL: k->ok = gtm_u64_ok(m.spill); k->v = (double)m.spill.v; break;
+	case TUI_SORT_PAGED: k->ok = gtm_u64_ok(m.paged); k->v = (double)m.paged.v; break;
+	case TUI_SORT_NAME: k->ok = true; k->v = 0; break;
+	default: k->ok = gtm_u64_ok(m.vram); k->v = (double)m.vram.v; break;
+	}
+}
+
+int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx)
+{
+	int n = all ? s->n_processes : s->n_gpu_processes;
+	struct sort_key stackbuf[256], *keys;
+
+	if (n > s->n_processes)
+		n = s->n_processes;
+	if (n <= 0)
+		return 0;
+	/* Only the all-processes view of a big machine needs the heap. */
+	keys = (size_t)n <= ARRAY_LEN(stackbuf) ? stackbuf : xmalloc((size_t)n * sizeof *keys);
+	for (int i = 0; i < n; i++) {
+		keys[i].idx = i;
+		key_of(&s->processes[i], sort, &keys[i]);
+	}
+	qsort(keys, (size_t)n, sizeof *keys, sort == TUI_SORT_NAME ? cmp_names : cmp_keys);
+	for (int i = 0; i < n; i++)
+		idx[i] = keys[i].idx;
+	if (keys != stackbuf)
+		free(keys);
+	return n;
+}
+
+int tui_rows_find(const struct gtm_snapshot *s, const int *idx, int n, uint32_t pid, uint64_t start_time,
+		  const char *label)
+{
+	for (int i = 0; i < n; i++) {
+		const struct gtm_process *p = &s->processes[idx[i]];
+		if (p->pid == pid && p->start_time == start_time && !strcmp(p->label, label))
+			return i;
+	}
+	return -1;
+}

@@ -1,0 +1,87 @@
+/* The process table: one row per process, columns fitted to the width. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "views/tui/tui_draw.h"
+#include "views/tui/tui_rows.h"
+
+static void cell_text(const struct gtm_process *p, const struct tui_row_metrics *m, enum tui_col c, char *buf, size_t n)
+{
+	switch (c) {
+	case TUI_COL_PID: snprintf(buf, n, "%s", p->label[0] ? p->label : "?"); break;
+	case TUI_COL_NAME: snprintf(buf, n, "%s", p->name); break;
+	case TUI_COL_CAT: snprintf(buf, n, "%s", tui_process_cat_text(p)); break;
+	case TUI_COL_RUNTIMES: tui_process_runtimes(p, buf, n); break;
+	case TUI_COL_VRAM: fmt_bytes(buf, n, m->vram); break;
+	case TUI_COL_SPILL: fmt_bytes(buf, n, m->spill); break;
+	case TUI_COL_PAGED: fmt_bytes(buf, n, m->paged); break;
+	case TUI_COL_GPU: fmt_f64(buf, n, m->gpu, 0, ""); break;
+	case TUI_COL_ENC: fmt_f64(buf, n, m->enc, 0, ""); break;
+	case TUI_COL_DEC: fmt_f64(buf, n, m->dec, 0, ""); break;
+	case TUI_COL_GFX: fmt_f64(buf, n, m->gfx, 0, ""); break;
+	case TUI_COL_COPY: fmt_f64(buf, n, m->copy, 0, ""); break;
+	case TUI_COL_INSIDE: tui_process_inside(p, buf, n); break;
+	default: buf[0] = '\0';
+	}
+}
+
+static void put_cell(int y, int x, int w, const char *s, bool right)
+{
+	int len = (int)strlen(s);
+	if (right && len < w)
+		tui_put(y, x + w - len, len, s);
+	else
+		tui_put(y, x, w, s);
+}
+
+static void draw_title(struct tui_view *v, int y, int w)
+{
+	char t[40];
+	attron(tui_attr(v, TP_BAR));
+	tui_blank(y, 0, w);
+	for (int i = 0; i < v->tcols.n; i++) {
+		const struct tui_col_spec *sp = tui_col_spec(v->tcols.id[i]);
+		bool sorted = (v->tcols.id[i] == TUI_COL_VRAM && v->st.sort == TUI_SORT_VRAM) ||
+			      (v->tcols.id[i] == TUI_COL_GPU && v->st.sort == TUI_SORT_GPU) ||
+			      (v->tcols.id[i] == TUI_COL_SPILL && v->st.sort == TUI_SORT_SPILL) ||
+			      (v->tcols.id[i] == TUI_COL_PAGED && v->st.sort == TUI_SORT_PAGED) ||
+			      (v->tcols.id[i] == TUI_COL_NAME && v->st.sort == TUI_SORT_NAME);
+		snprintf(t, sizeof t, "%s%s", sp->title, sorted ? (v->utf8 ? "\u25bc" : "v") : "");
+		put_cell(y, v->tcols.x[i], v->tcols.w[i] + (sorted && v->utf8 ? 2 : 0), t, sp->right && !(sorted && v->utf8));
+	}
+	attroff(tui_attr(v, TP_BAR));
+}
+
+void tui_table_draw(struct tui_view *v, int y, int h, int w)
+{
+	char buf[160];
+	int body = h - 1;
+
+	if (h <= 0)
+		return;
+	tui_columns_fit(w, &v->tcols);
+	draw_title(v, y, w);
+	v->st.table_top = tui_scroll_follow(v->st.table_top, v->st.sel, body, v->n_rows);
+	if (v->n_rows == 0 && body > 0) {
+		tui_put(y + 1, 1, w - 1, v->st.all ? "No processes collected." :
+			"No process is using a GPU (press a to list all collected processes).");
+		return;
+	}
+	for (int r = 0; r < body && v->st.table_top + r < v->n_rows; r++) {
+		int row = v->st.table_top + r;
+		const struct gtm_process *p = &v->snap->processes[v->rows[row]];
+		struct tui_row_metrics m;
+		attr_t a = row == v->st.sel ? A_REVERSE : (attr_t)A_NORMAL;
+
+		tui_row_metrics(p, &m);
+		attron(a);
+		if (row == v->st.sel)
+			tui_blank(y + 1 + r, 0, w);
+		for (int i = 0; i < v->tcols.n; i++) {
+			cell_text(p, &m, v->tcols.id[i], buf, sizeof buf);
+			put_cell(y + 1 + r, v->tcols.x[i], v->tcols.w[i], buf, tui_col_spec(v->tcols.id[i])->right);
+		}
+		attroff(a);
+	}
+}
