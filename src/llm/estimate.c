@@ -1,0 +1,83 @@
+/* The memory plan: weights, KV cache, recurrent state, and what fits. */
+#include "llm/estimate.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "llm/arch.h"
+#include "llm/estimate_internal.h"
+
+void estimate_note(struct estimate *e, const char *fmt, ...)
+{
+	va_list ap;
+	if (e->n_notes >= ESTIMATE_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->notes[e->n_notes++], sizeof e->notes[0], fmt, ap);
+	va_end(ap);
+}
+
+/* -ngl counts n_layer + 1 layers, the output layer first; the repeating
+ * layers go from the last backwards (llama-model.cpp:1307-1332). */
+static void resolve_offload(const struct llama_flags *f, struct estimate *e)
+{
+	uint64_t total = (uint64_t)e->n_layer + 1;
+	uint64_t ngl = f->n_gpu_layers < 0 ? total : (uint64_t)f->n_gpu_layers;
+	if (ngl > total)
+		ngl = total;
+	e->output_on_gpu = ngl >= 1;
+	e->gpu_layers = ngl >= 1 ? (uint32_t)(ngl - 1) : 0;
+}
+
+static void totals(struct estimate *e)
+{
+	e->gpu_total = e->weights_gpu + e->kv_gpu + e->rs_gpu;
+	e->host_total = e->weights_host + e->kv_host + e->rs_host;
+}
+
+bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, struct estimate *e, char *err,
+		   size_t errlen)
+{
+	struct arch_model m;
+	memset(e, 0, sizeof *e);
+	if (!arch_model_load(h, &m, err, errlen))
+		return false;
+	e->n_layer = m.n_layer;
+	resolve_offload(f, e);
+	estimate_weights(h, f, e);
+	estimate_kv(&m, f, e);
+	if (m.rule->memory == ARCH_MEM_NONE)
+		estimate_note(e, "non-causal model (%s): no KV cache", h->arch);
+	if (e->mla)
+		estimate_note(e, "MLA: the K cache holds the compressed latent; no V cache");
+	if (f->flash_attn == LLAMA_FA_AUTO && (e->type_v != e->type_k || e->type_v != 1))
+		estimate_note(e, "flash attention auto: planned as on");
+	totals(e);
+	arch_model_free(&m);
+	return true;
+}
+
+uint64_t estimate_max_ctx(const struct gguf_header *h, const struct llama_flags *f, uint64_t free_bytes)
+{
+	struct arch_model m;
+	struct estimate e;
+	struct llama_flags probe = *f; /* shallow: only n_ctx changes */
+	char err[160];
+	uint64_t lo = 0, hi;
+	if (!estimate_plan(h, f, &e, err, sizeof err) || !arch_model_load(h, &m, err, sizeof err))
+		return 0;
+	hi = (e.n_ctx_train ? e.n_ctx_train : (1u << 20)) / 256;
+	/* weights do not depend on the context: search only the KV part */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo + 1) / 2;
+		probe.n_ctx = mid * 256;
+		estimate_kv(&m, &probe, &e);
+		if (e.weights_gpu + e.kv_gpu + e.rs_gpu <= free_bytes)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	arch_model_free(&m);
+	return lo * 256;
+}

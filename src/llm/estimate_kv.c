@@ -1,0 +1,129 @@
+/* KV cache and recurrent state sizes (llama-kv-cache.cpp:155-300,
+ * llama-kv-cache-iswa.cpp:69-105, llama-memory-recurrent.cpp:99-101;
+ * llm-memory.md §3). */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "llm/estimate_internal.h"
+#include "llm/ggml_types.h"
+
+#define KV_PAD 256u /* n_ctx padding since 2025-11-07 (#17046) */
+
+static uint64_t pad256(uint64_t x)
+{
+	return (x + KV_PAD - 1) / KV_PAD * KV_PAD;
+}
+
+static bool on_gpu(const struct estimate *e, uint32_t il)
+{
+	return il >= e->n_layer - e->gpu_layers;
+}
+
+/* V width per layer: per layer with flash attention, else the widest layer's (:208). */
+static uint64_t v_width(const struct arch_model *m, const struct estimate *e, uint32_t il)
+{
+	uint64_t w = 0;
+	if (e->flash_attn)
+		return (uint64_t)m->layers[il].head_v * m->layers[il].n_head_kv;
+	for (uint32_t j = 0; j < m->n_layer; j++) {
+		uint64_t x = (uint64_t)m->layers[j].head_v * m->layers[j].n_head_kv;
+		if (m->layers[j].has_kv && x > w)
+			w = x;
+	}
+	return w;
+}
+
+/* Refusals llama.cpp makes for quantized caches (llama-context.cpp:3541-3566). */
+static void check_cache_types(const struct arch_model *m, struct estimate *e)
+{
+	if (ggml_type_is_quantized(e->type_v) && !e->flash_attn) {
+		e->refused = true;
+		estimate_note(e, "V cache quantization requires flash_attn: llama.cpp refuses -ctv %s with -fa off",
+			      ggml_type_name(e->type_v));
+	}
+	for (uint32_t il = 0; il < m->n_layer && e->flash_attn; il++) {
+		const struct arch_layer *l = &m->layers[il];
+		const struct ggml_type_info *tk = ggml_type_get(e->type_k), *tv = ggml_type_get(e->type_v);
+		if (l->has_kv && ((tk && l->head_k % tk->blck) || (tv && l->head_v % tv->blck))) {
+			e->refused = true;
+			estimate_note(e, "head size %u is not a multiple of the cache type's block: llama.cpp refuses it",
+				      l->head_k);
+			break;
+		}
+	}
+}
+
+static void kv_layout(const struct arch_model *m, const struct llama_flags *f, struct estimate *e)
+{
+	uint64_t ctx = f->n_ctx ? f->n_ctx : m->n_ctx_train;
+	uint32_t n_batch;
+	e->n_ctx_train = m->n_ctx_train;
+	e->n_seq = f->n_parallel > 0 ? (uint32_t)f->n_parallel : 4; /* auto: 4 slots (server.cpp:146-151) */
+	e->unified = f->kv_unified;
+	e->n_stream = e->unified ? 1 : e->n_seq;
+	ctx = pad256(ctx ? ctx : KV_PAD);
+	if (e->unified) {
+		e->kv_cells = ctx;
+		e->n_ctx = ctx;
+	} else {
+		e->kv_cells = pad256(ctx / e->n_seq);
+		e->n_ctx = e->kv_cells * e->n_seq;
+	}
+	/* n_batch <= n_ctx for causal models, n_ubatch <= n_batch (llama-context.cpp) */
+	n_batch = f->n_batch < e->n_ctx ? f->n_batch : (uint32_t)(e->n_ctx < UINT32_MAX ? e->n_ctx : UINT32_MAX);
+	e->n_ubatch = f->n_ubatch < n_batch ? f->n_ubatch : n_batch;
+	e->swa_cells = 0;
+	if (m->window) {
+		uint64_t want = (uint64_t)m->window * (e->unified ? e->n_seq : 1) + e->n_ubatch;
+		e->swa_cells = f->swa_full ? e->kv_cells : pad256(want < e->kv_cells ? want : e->kv_cells);
+	}
+}
+
+static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il)
+{
+	const struct arch_layer *l = &m->layers[il];
+	uint64_t k = 0, v = 0, cells = l->is_swa ? e->swa_cells : e->kv_cells, bytes;
+	if (!ggml_row_bytes(e->type_k, (uint64_t)l->head_k * l->n_head_kv, &k) ||
+	    !ggml_row_bytes(e->type_v, v_width(m, e, il), &v)) {
+		e->refused = true;
+		return;
+	}
+	e->n_kv_layers++;
+	e->n_swa_layers += l->is_swa;
+	e->kv_bytes_per_token += k + v;
+	e->kv_full_bytes += e->n_stream * e->kv_cells * (k + v);
+	e->kv_k_bytes += e->n_stream * cells * k;
+	e->kv_v_bytes += e->n_stream * cells * v;
+	bytes = e->n_stream * cells * (k + v);
+	e->kv_bytes += bytes;
+	*(on_gpu(e, il) ? &e->kv_gpu : &e->kv_host) += bytes;
+}
+
+void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct estimate *e)
+{
+	uint64_t rs_layer;
+	e->type_k = f->type_k;
+	e->type_v = f->type_v;
+	e->flash_attn = f->flash_attn != LLAMA_FA_OFF;
+	e->mla = m->mla;
+	e->n_kv_layers = e->n_swa_layers = e->n_rs_layers = 0;
+	e->kv_bytes_per_token = e->kv_full_bytes = e->kv_bytes = e->kv_k_bytes = e->kv_v_bytes = 0;
+	e->kv_gpu = e->kv_host = e->rs_bytes = e->rs_gpu = e->rs_host = 0;
+	kv_layout(m, f, e);
+	check_cache_types(m, e);
+	/* one state per sequence, F32 (llama-memory-recurrent.cpp:99-101) */
+	rs_layer = (m->rs_r + m->rs_s) * 4 * e->n_seq;
+	for (uint32_t il = 0; il < m->n_layer; il++) {
+		if (m->layers[il].has_kv)
+			kv_layer(m, e, il);
+		if (m->layers[il].recurrent) {
+			e->n_rs_layers++;
+			e->rs_bytes += rs_layer;
+			*(on_gpu(e, il) ? &e->rs_gpu : &e->rs_host) += rs_layer;
+		}
+	}
+	e->has_kv = e->n_kv_layers > 0;
+	if (!e->n_swa_layers)
+		e->swa_cells = 0;
+}
