@@ -72,6 +72,11 @@ struct gtm_gpu_use {
 	gtm_u64 paged;           /* demand-paged / unified memory, where a platform exposes it */
 	gtm_f64 sm_pct, enc_pct, dec_pct, gfx_pct, copy_pct, video_pct;
 	char na_reason[48];      /* why vram is N/A, when it is */
+	/* DRM: every byte the process's clients can reach (imported and shared
+	 * buffers included), for the inspector and JSON. A reference that is
+	 * never summed into any total; N/A where the source has no such view. */
+	gtm_u64 ref_vram, ref_spill, ref_shared;
+	int n_clients;           /* distinct DRM clients (open DRM files) on this device */
 };
 
 /* Details read from /proc for one (pid, start time). Shared, refcounted and
