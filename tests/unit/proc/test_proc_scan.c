@@ -1,0 +1,689 @@
+/* The /proc scan on fixture trees built here (GPUTASKMAN_ROOT) and on the real
+ * /proc with child processes that listen on loopback. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/snapshot.h"
+#include "core/sysroot.h"
+#include "proc/proc.h"
+#include "testutil.h"
+
+#define KTHREAD_FLAGS 0x00208040u
+
+static char *root;
+
+static void fx_write(const char *rel, const void *data, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	tu_write_file(path, data, len);
+}
+
+static void fx_printf(const char *rel, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fx_printf(const char *rel, const char *fmt, ...)
+{
+	char buf[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fx_write(rel, buf, (size_t)n);
+}
+
+static void fx_link(const char *rel, const char *target)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	tu_mkdirs(path);
+	*slash = '/';
+	unlink(path);
+	assert_int_equal(symlink(target, path), 0);
+}
+
+static void fx_unlink(const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	unlink(path);
+}
+
+/* A stat line with every field up to 52, as fs/proc/array.c writes it. */
+static void fx_stat(uint32_t pid, const char *comm, uint32_t ppid, uint32_t flags, unsigned long long start,
+		    unsigned long long rss_pages)
+{
+	char rel[64];
+	snprintf(rel, sizeof rel, "proc/%u/stat", pid);
+	fx_printf(rel,
+		  "%u (%s) S %u %u %u 0 -1 %u 120 0 0 0 5 3 0 0 20 0 1 0 %llu 8388608 %llu 18446744073709551615 1 1 0 0 0 0 0 "
+		  "4096 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+		  pid, comm, ppid, pid, pid, flags, start, rss_pages);
+}
+
+/* A user process: stat, cmdline, status, maps, environ, exe, cwd. */
+static void fx_proc(uint32_t pid, const char *comm, uint32_t ppid, unsigned long long start, unsigned long long rss_pages,
+		    const char *cmdline, size_t cmdline_len, uid_t uid)
+{
+	char rel[64];
+	fx_stat(pid, comm, ppid, 0, start, rss_pages);
+	snprintf(rel, sizeof rel, "proc/%u/cmdline", pid);
+	fx_write(rel, cmdline, cmdline_len);
+	snprintf(rel, sizeof rel, "proc/%u/status", pid);
+	fx_printf(rel, "Name:\t%s\nTgid:\t%u\nPid:\t%u\nPPid:\t%u\nUid:\t%u\t%u\t%u\t%u\nVmRSS:\t%llu kB\n", comm, pid,
+		  pid, ppid, (unsigned)uid, (unsigned)uid, (unsigned)uid, (unsigned)uid, rss_pages * 4);
+	snprintf(rel, sizeof rel, "proc/%u/maps", pid);
+	fx_printf(rel,
+		  "55cdcff1e000-55cdcff1f000 r--p 00000000 fe:00 10972061                   /usr/bin/%s\n"
+		  "55cdcff1f000-55cdcff20000 r-xp 00001000 fe:00 10972061                   /usr/bin/%s\n"
+		  "55ce07aa4000-55ce0ade9000 rw-p 00000000 00:00 0                          [heap]\n"
+		  "7fc8331b0000-7fc833f77000 r--s 001b0000 fe:00 5316629                    /srv/models/m%u.gguf\n"
+		  "7fc834000000-7fc834021000 rw-p 00000000 00:00 0 \n"
+		  "7fc840000000-7fc840100000 r-xp 00000000 fe:00 777                        /usr/lib/libc.so.6\n"
+		  "7fc840100000-7fc840200000 r--p 00100000 fe:00 777                        /usr/lib/libc.so.6\n"
+		  "7fc850000000-7fc850001000 r--p 00000000 fe:00 778                        /tmp/old model.gguf (deleted)\n"
+		  "7ffd10000000-7ffd10021000 rw-p 00000000 00:00 0                          [stack]\n",
+		  comm, comm, pid);
+	snprintf(rel, sizeof rel, "proc/%u/environ", pid);
+	fx_printf(rel, "PATH=/usr/bin%cCUDA_VISIBLE_DEVICES=%u%cHOME=/root%c", 0, pid % 2, 0, 0);
+	snprintf(rel, sizeof rel, "proc/%u/exe", pid);
+	char target[128];
+	snprintf(target, sizeof target, "/usr/bin/%s", comm);
+	fx_link(rel, target);
+	snprintf(rel, sizeof rel, "proc/%u/cwd", pid);
+	fx_link(rel, "/srv/work");
+}
+
+static int setup_tree(void **state)
+{
+	(void)state;
+	root = tu_tempdir();
+	char rel[64];
+	fx_printf("etc/passwd", "fxroot:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\nfxme:x:%u:0::/:/bin/sh\n",
+		  (unsigned)getuid());
+	fx_write("proc/self", "", 0); /* non-PID entries are skipped */
+	fx_printf("proc/uptime", "100.0 50.0\n");
+	fx_proc(1, "init", 0, 5, 100, "/sbin/init\0", 11, 0);
+	static const char llama[] = "/opt/llama.cpp/bin/llama-server\0-m\0/srv/models/m100.gguf\0--port\0" "8080\0";
+	fx_proc(100, "llama (srv) x", 1, 4000, 15000, llama, sizeof llama - 1, 1000);
+	/* a kernel thread: no cmdline, maps or fd files are needed */
+	fx_stat(2, "kthreadd", 0, KTHREAD_FLAGS, 3, 0);
+	snprintf(rel, sizeof rel, "proc/%u/status", 2);
+	fx_printf(rel, "Name:\tkthreadd\nTgid:\t2\nUid:\t0\t0\t0\t0\n");
+	setenv("GPUTASKMAN_ROOT", root, 1);
+	sysroot_reset();
+	return 0;
+}
+
+static int teardown_tree(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	tu_rmrf(root);
+	free(root);
+	root = NULL;
+	return 0;
+}
+
+static struct gtm_process *find_row(struct gtm_snapshot *s, uint32_t pid)
+{
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].pid == pid)
+			return &s->processes[i];
+	return NULL;
+}
+
+static struct gtm_snapshot *scan(struct proc_cache *c, uint64_t budget)
+{
+	struct gtm_snapshot *s = snapshot_new();
+	struct proc_scan_opts o = {.budget_ns = budget};
+	assert_int_equal(proc_cache_scan(c, s, &o), 0);
+	return s;
+}
+
+static bool has_map(const struct gtm_proc_detail *d, const char *path)
+{
+	for (size_t i = 0; i < d->n_maps; i++)
+		if (strcmp(d->maps[i], path) == 0)
+			return true;
+	return false;
+}
+
+static void test_tree_processes(void **state)
+{
+	(void)state;
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	long page = sysconf(_SC_PAGESIZE);
+
+	assert_int_equal(s->n_processes, 3);
+	assert_int_equal(s->n_procs_total, 3);
+	assert_int_equal(s->n_procs_uninspectable, 0);
+	assert_false(s->partial_scan);
+
+	struct gtm_process *p = find_row(s, 100);
+	assert_non_null(p);
+	assert_string_equal(p->label, "100");
+	assert_int_equal(p->owner, GTM_OWNER_NONE);
+	assert_string_equal(p->name, "llama (srv) x");
+	assert_int_equal(p->ppid, 1);
+	assert_int_equal(p->start_time, 4000);
+	assert_int_equal(p->rss.prov, GTM_MEASURED);
+	assert_int_equal(p->rss.v, 15000ull * (uint64_t)page);
+	/* the tree's files belong to us; as root the status uid speaks for them */
+	if (getuid() == 0) {
+		assert_int_equal(p->uid, 1000);
+		assert_string_equal(p->user, "alice");
+	} else {
+		assert_int_equal(p->uid, getuid());
+		assert_string_equal(p->user, "fxme");
+	}
+	const struct gtm_proc_detail *d = p->detail;
+	assert_non_null(d);
+	assert_int_equal(d->argc, 5);
+	assert_string_equal(d->argv[0], "/opt/llama.cpp/bin/llama-server");
+	assert_string_equal(d->argv[2], "/srv/models/m100.gguf");
+	assert_null(d->argv[5]);
+	assert_string_equal(d->exe, "/usr/bin/llama (srv) x");
+	assert_string_equal(d->cwd, "/srv/work");
+	assert_int_equal(d->n_maps, 4);
+	assert_string_equal(d->maps[0], "/usr/bin/llama (srv) x");
+	assert_string_equal(d->maps[1], "/srv/models/m100.gguf");
+	assert_string_equal(d->maps[2], "/usr/lib/libc.so.6");
+	assert_string_equal(d->maps[3], "/tmp/old model.gguf (deleted)");
+	assert_string_equal(proc_detail_getenv(d, "CUDA_VISIBLE_DEVICES"), "0");
+	assert_string_equal(proc_detail_getenv(d, "HOME"), "/root");
+	assert_null(proc_detail_getenv(d, "NOPE"));
+
+	p = find_row(s, 1);
+	assert_non_null(p);
+	assert_string_equal(p->user, getuid() == 0 ? "fxroot" : "fxme");
+	assert_int_equal(p->detail->argc, 1);
+
+	p = find_row(s, 2); /* the kernel thread: listed, an empty detail */
+	assert_non_null(p);
+	assert_string_equal(p->name, "kthreadd");
+	assert_non_null(p->detail);
+	assert_int_equal(p->detail->argc, 0);
+	assert_int_equal(p->detail->n_maps, 0);
+	assert_false(gtm_u64_ok(gtm_u64_of(0, GTM_UNAVAILABLE)));
+	assert_int_equal(p->rss.prov, GTM_MEASURED); /* a measured zero */
+	assert_int_equal(p->rss.v, 0);
+
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+static void fx_tcp(void)
+{
+	fx_printf("proc/net/tcp",
+		  "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		  "   0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 1111 1 0 100 0 0 10 0\n"
+		  "   1: 00000000:0016 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2222 1 0 100 0 0 10 0\n"
+		  "   2: 0500000A:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 3333 1 0 100 0 0 10 0\n"
+		  "   3: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000  1000        0 7777 1 0 100 0 0 10 0\n");
+	fx_printf("proc/net/tcp6",
+		  "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
+		  "   0: 00000000000000000000000001000000:2CAA 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4444 1 0 100 0 0 10 0\n"
+		  "   1: 0000000000000000FFFF00000100007F:1388 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 5555 1 0 100 0 0 10 0\n"
+		  "   2: 00000000000000000000000000000000:1B58 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 6666 1 0 100 0 0 10 0\n"
+		  "   3: 00000000000000000000000001000000:1F90 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 8888 1 0 100 0 0 10 0\n");
+}
+
+static void test_tree_ports(void **state)
+{
+	(void)state;
+	fx_tcp();
+	static const char *const links[][2] = {
+		{"0", "/dev/null"},     {"1", "pipe:[60197]"},  {"3", "socket:[1111]"}, /* 127.0.0.1:8080 */
+		{"4", "socket:[2222]"}, /* 0.0.0.0:22: not loopback */
+		{"5", "socket:[4444]"}, /* [::1]:11434 */
+		{"6", "socket:[3333]"}, /* 10.0.0.5:9000: not loopback */
+		{"7", "socket:[5555]"}, /* [::ffff:127.0.0.1]:5000 */
+		{"8", "socket:[6666]"}, /* [::]:7000: wildcard */
+		{"9", "socket:[7777]"}, /* established, not listening */
+		{"10", "socket:[8888]"}, /* [::1]:8080 again */
+	};
+	char rel[64];
+	for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+		snprintf(rel, sizeof rel, "proc/100/fd/%s", links[i][0]);
+		fx_link(rel, links[i][1]);
+	}
+	fx_link("proc/1/fd/0", "/dev/null");
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	struct gtm_process *p = find_row(s, 100);
+	assert_non_null(p);
+	assert_int_equal(p->n_ports, 3);
+	assert_int_equal(p->ports[0], 5000);
+	assert_int_equal(p->ports[1], 8080);
+	assert_int_equal(p->ports[2], 11434);
+	assert_int_equal(find_row(s, 1)->n_ports, 0);
+
+	/* a new listener appears: a steady scan keeps the cached ports, an explicit
+	 * refresh reads them now */
+	fx_link("proc/100/fd/11", "socket:[9999]");
+	fx_printf("proc/net/tcp", "  sl  local...\n   0: 0100007F:D431 00000000:0000 0A 00000000:00000000 00:00000000 00000000  0 0 9999 1\n");
+	snapshot_free(s);
+	s = scan(c, 0);
+	p = find_row(s, 100);
+	assert_int_equal(p->n_ports, 3);
+	assert_int_equal(proc_refresh_ports(c, p), 0);
+	assert_int_equal(p->n_ports, 4);
+	assert_int_equal(p->ports[3], 54321);
+	/* the cache took the refresh: the next steady scan reports it */
+	snapshot_free(s);
+	s = scan(c, 0);
+	assert_int_equal(find_row(s, 100)->n_ports, 4);
+	/* a process without fds any more cannot be refreshed; its row stays as it was */
+	struct gtm_process gone = {.pid = 4242, .n_ports = 1, .ports = {80}};
+	assert_int_equal(proc_refresh_ports(c, &gone), -1);
+	assert_int_equal(gone.n_ports, 1);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+static void test_tree_pid_reuse(void **state)
+{
+	(void)state;
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s1 = scan(c, 0);
+	struct gtm_proc_detail *d1 = find_row(s1, 100)->detail;
+	assert_string_equal(d1->argv[0], "/opt/llama.cpp/bin/llama-server");
+
+	/* steady: the same detail, shared */
+	struct gtm_snapshot *s2 = scan(c, 0);
+	assert_ptr_equal(find_row(s2, 100)->detail, d1);
+	snapshot_free(s2);
+
+	/* PID 100 is now another process (a new start time): nothing carries over */
+	static const char other[] = "/usr/bin/python3\0serve.py\0";
+	fx_proc(100, "python3", 1, 9000, 15000, other, sizeof other - 1, 0);
+	fx_unlink("proc/100/environ");
+	struct gtm_snapshot *s3 = scan(c, 0);
+	struct gtm_process *p = find_row(s3, 100);
+	assert_int_equal(p->start_time, 9000);
+	assert_ptr_not_equal(p->detail, d1);
+	assert_string_equal(p->name, "python3");
+	assert_int_equal(p->detail->argc, 2);
+	assert_string_equal(p->detail->argv[0], "/usr/bin/python3");
+	assert_null(p->detail->environ_blob);
+	assert_null(proc_detail_getenv(p->detail, "CUDA_VISIBLE_DEVICES"));
+	assert_false(has_map(p->detail, "/opt/llama.cpp/bin/llama-server"));
+	/* the old snapshot still holds the old process's detail, intact */
+	assert_string_equal(find_row(s1, 100)->detail->argv[0], "/opt/llama.cpp/bin/llama-server");
+	snapshot_free(s1);
+	snapshot_free(s3);
+	proc_cache_free(c);
+}
+
+static void test_tree_vanished(void **state)
+{
+	(void)state;
+	char rel[64];
+	/* 300: exited between the stat read and the rest (stat only) */
+	fx_stat(300, "gone", 1, 0, 7000, 10);
+	/* 301: a PID folder already empty */
+	snprintf(rel, sizeof rel, "%s/proc/301", root);
+	tu_mkdirs(rel);
+	/* 302: garbage stat */
+	fx_printf("proc/302/stat", "302 (x");
+	/* 303: stat and cmdline, no maps, no environ, no fd folder: listed */
+	fx_stat(303, "partial", 1, 0, 7100, 10);
+	fx_write("proc/303/cmdline", "partial\0", 8);
+	fx_tcp();
+
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	assert_null(find_row(s, 300));
+	assert_null(find_row(s, 301));
+	assert_null(find_row(s, 302));
+	struct gtm_process *p = find_row(s, 303);
+	assert_non_null(p);
+	assert_int_equal(p->detail->argc, 1);
+	assert_int_equal(p->detail->n_maps, 0);
+	assert_null(p->detail->exe);
+	assert_int_equal(p->n_ports, 0);
+	assert_int_equal(s->n_procs_total, 4);
+	assert_int_equal(s->n_processes, 4);
+
+	/* 300 reappears whole (same start time): now it is listed */
+	fx_proc(300, "gone", 1, 7000, 10, "gone\0", 5, 0);
+	struct gtm_snapshot *s2 = scan(c, 0);
+	assert_non_null(find_row(s2, 300));
+	assert_non_null(find_row(s2, 300)->detail);
+	snapshot_free(s2);
+	/* 100 exits: its entry is evicted; a later process with that PID starts fresh */
+	snprintf(rel, sizeof rel, "%s/proc/100", root);
+	tu_rmrf(rel);
+	s2 = scan(c, 0);
+	assert_null(find_row(s2, 100));
+	assert_int_equal(s2->n_procs_total, 4);
+	snapshot_free(s2);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+static void test_tree_rescan_rule(void **state)
+{
+	(void)state;
+	static const char cmd[] = "/opt/llama.cpp/bin/llama-server\0";
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	struct gtm_proc_detail *d = find_row(s, 100)->detail;
+	snapshot_free(s);
+
+	/* +5% resident: below the rule, the detail is kept */
+	fx_proc(100, "srv", 1, 4000, 15750, cmd, sizeof cmd - 1, 0);
+	s = scan(c, 0);
+	assert_ptr_equal(find_row(s, 100)->detail, d);
+	assert_int_equal(find_row(s, 100)->detail->argc, 5); /* the old cmdline, cached */
+	snapshot_free(s);
+
+	/* +10% of the resident size at the last read: maps and cmdline are read again */
+	fx_proc(100, "srv", 1, 4000, 16500, cmd, sizeof cmd - 1, 0);
+	s = scan(c, 0);
+	struct gtm_proc_detail *d2 = find_row(s, 100)->detail;
+	assert_ptr_not_equal(d2, d);
+	assert_int_equal(d2->argc, 1);
+	assert_true(has_map(d2, "/usr/bin/srv"));
+	snapshot_free(s);
+
+	/* a big process: +63 MiB is under 10% and under 64 MiB; +64 MiB fires */
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned long long big = 40ull * 1024 * 1024 * 1024 / (unsigned long long)page;
+	fx_stat(1, "init", 0, 0, 5, big);
+	s = scan(c, 0);
+	d = find_row(s, 1)->detail;
+	snapshot_free(s);
+	fx_stat(1, "init", 0, 0, 5, big + 63ull * 1024 * 1024 / (unsigned long long)page);
+	s = scan(c, 0);
+	assert_ptr_equal(find_row(s, 1)->detail, d);
+	snapshot_free(s);
+	fx_stat(1, "init", 0, 0, 5, big + 64ull * 1024 * 1024 / (unsigned long long)page);
+	s = scan(c, 0);
+	assert_ptr_not_equal(find_row(s, 1)->detail, d);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+static void test_tree_budget(void **state)
+{
+	(void)state;
+	/* many new processes and a budget of 1 ns: rows listed, details deferred */
+	for (uint32_t pid = 1000; pid < 1200; pid++) {
+		char comm[32];
+		snprintf(comm, sizeof comm, "w%u", pid);
+		fx_proc(pid, comm, 1, 10000 + pid, 50, "w\0", 2, 0);
+	}
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 1);
+	assert_true(s->partial_scan);
+	assert_int_equal(s->n_processes, 203);
+	int without = 0;
+	for (int i = 0; i < s->n_processes; i++)
+		without += s->processes[i].detail == NULL;
+	assert_true(without > 0);
+	assert_int_equal(s->n_procs_uninspectable, 0); /* deferred is not refused */
+	snapshot_free(s);
+	/* no budget (one-shot): everything is read */
+	s = scan(c, 0);
+	assert_false(s->partial_scan);
+	for (int i = 0; i < s->n_processes; i++)
+		assert_non_null(s->processes[i].detail);
+	snapshot_free(s);
+	/* steady with a tiny budget: nothing is due, so nothing is cut */
+	s = scan(c, 1);
+	assert_false(s->partial_scan);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+static void test_tree_root_switch(void **state)
+{
+	(void)state;
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s1 = scan(c, 0);
+	assert_int_equal(find_row(s1, 100)->detail->argc, 5);
+	/* another tree with the same PID and start time: its own data, not the cache's */
+	char *other = tu_tempdir();
+	char *saved = root;
+	root = other;
+	fx_proc(100, "other", 1, 4000, 15000, "other\0", 6, 0);
+	setenv("GPUTASKMAN_ROOT", other, 1);
+	sysroot_reset();
+	struct gtm_snapshot *s2 = scan(c, 0);
+	assert_int_equal(s2->n_processes, 1);
+	assert_int_equal(find_row(s2, 100)->detail->argc, 1);
+	assert_string_equal(find_row(s2, 100)->detail->argv[0], "other");
+	snapshot_free(s2);
+	snapshot_free(s1);
+	proc_cache_free(c);
+	root = saved;
+	setenv("GPUTASKMAN_ROOT", root, 1);
+	sysroot_reset();
+	tu_rmrf(other);
+	free(other);
+}
+
+static void test_tree_pid_exists(void **state)
+{
+	(void)state;
+	assert_true(proc_pid_exists(100));
+	assert_true(proc_pid_exists(2));
+	assert_false(proc_pid_exists(4242));
+	assert_false(proc_pid_exists(0));
+	/* /proc/TID of a thread of 100: resolves, but is not a process */
+	fx_printf("proc/101/status", "Name:\tworker\nTgid:\t100\nPid:\t101\n");
+	assert_false(proc_pid_exists(101));
+}
+
+static void test_no_proc(void **state)
+{
+	(void)state;
+	char *empty = tu_tempdir();
+	setenv("GPUTASKMAN_ROOT", empty, 1);
+	sysroot_reset();
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, NULL), -1);
+	assert_int_equal(s->n_processes, 0);
+	snapshot_free(s);
+	proc_cache_free(c);
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	tu_rmrf(empty);
+	free(empty);
+}
+
+/* ---- live: the real /proc ---- */
+
+struct child {
+	pid_t pid;
+	int go;      /* parent writes: listen now / exit */
+	int report;  /* child writes its port */
+};
+
+/* The child listens on 127.0.0.1:<ephemeral> (after a byte on `go` when
+ * wait_first), reports the port, and exits when `go` closes. */
+static struct child spawn_listener(bool wait_first)
+{
+	int go[2], rep[2];
+	struct child ch;
+	assert_int_equal(pipe(go), 0);
+	assert_int_equal(pipe(rep), 0);
+	ch.pid = fork();
+	assert_true(ch.pid >= 0);
+	if (ch.pid == 0) {
+		char b;
+		close(go[1]);
+		close(rep[0]);
+		if (wait_first && read(go[0], &b, 1) != 1)
+			_exit(1);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof a;
+		if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 1) != 0 ||
+		    getsockname(fd, (struct sockaddr *)&a, &al) != 0)
+			_exit(2);
+		uint16_t port = ntohs(a.sin_port);
+		if (write(rep[1], &port, sizeof port) != sizeof port)
+			_exit(3);
+		while (read(go[0], &b, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(go[0]);
+	close(rep[1]);
+	ch.go = go[1];
+	ch.report = rep[0];
+	return ch;
+}
+
+static uint16_t child_port(struct child *ch)
+{
+	uint16_t port = 0;
+	assert_int_equal(read(ch->report, &port, sizeof port), (ssize_t)sizeof port);
+	return port;
+}
+
+static void child_end(struct child *ch)
+{
+	int st;
+	close(ch->go);
+	close(ch->report);
+	assert_int_equal(waitpid(ch->pid, &st, 0), ch->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* Field 22 of /proc/PID/stat, read here without the parser under test. */
+static unsigned long long start_time_of(pid_t pid)
+{
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')') + 2;
+	for (int field = 3; field < 22; field++)
+		p = strchr(p, ' ') + 1;
+	return strtoull(p, NULL, 10);
+}
+
+static bool has_port(const struct gtm_process *p, uint16_t port)
+{
+	for (int i = 0; i < p->n_ports; i++)
+		if (p->ports[i] == port)
+			return true;
+	return false;
+}
+
+static void test_live_listener(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	struct child ch = spawn_listener(false);
+	uint16_t port = child_port(&ch);
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+
+	assert_true(s->n_procs_total >= 2);
+	struct gtm_process *p = find_row(s, (uint32_t)ch.pid);
+	assert_non_null(p);
+	assert_int_equal(p->start_time, start_time_of(ch.pid));
+	assert_int_equal(p->ppid, (uint32_t)getpid());
+	assert_true(has_port(p, port));
+	assert_non_null(p->detail);
+	struct gtm_proc_detail *d = p->detail;
+
+	/* ourselves: exe and our own binary among the maps */
+	struct gtm_process *me = find_row(s, (uint32_t)getpid());
+	assert_non_null(me);
+	assert_false(has_port(me, port));
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	assert_true(k > 0);
+	exe[k] = '\0';
+	assert_string_equal(me->detail->exe, exe);
+	assert_true(has_map(me->detail, exe));
+	assert_true(me->detail->argc >= 1);
+	assert_true(gtm_u64_ok(me->rss) && me->rss.v > 0);
+
+	/* steady: the child's detail is the same object */
+	struct gtm_snapshot *s2 = scan(c, 0);
+	p = find_row(s2, (uint32_t)ch.pid);
+	assert_ptr_equal(p->detail, d);
+	assert_true(has_port(p, port));
+	assert_int_equal(proc_refresh_ports(c, p), 0);
+	assert_true(has_port(p, port));
+	assert_true(proc_pid_exists((uint32_t)ch.pid));
+	assert_true(proc_pid_exists((uint32_t)getpid()));
+	snapshot_free(s2);
+	snapshot_free(s);
+	child_end(&ch);
+	assert_false(proc_pid_exists((uint32_t)ch.pid));
+	s = scan(c, 0);
+	assert_null(find_row(s, (uint32_t)ch.pid));
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+/* A server listens only after loading its model: the refresh catches it. */
+static void test_live_late_listener(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	struct child ch = spawn_listener(true);
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	struct gtm_process *p = find_row(s, (uint32_t)ch.pid);
+	assert_non_null(p);
+	assert_int_equal(p->n_ports, 0);
+	snapshot_free(s);
+	assert_int_equal(write(ch.go, "x", 1), 1);
+	uint16_t port = child_port(&ch);
+	s = scan(c, 0);
+	p = find_row(s, (uint32_t)ch.pid);
+	assert_int_equal(proc_refresh_ports(c, p), 0);
+	assert_true(has_port(p, port));
+	snapshot_free(s);
+	child_end(&ch);
+	proc_cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tree_processes, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_ports, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_pid_reuse, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_vanished, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_rescan_rule, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_pid_exists, setup_tree, teardown_tree),
+		cmocka_unit_test(test_no_proc),
+		cmocka_unit_test(test_live_listener),
+		cmocka_unit_test(test_live_late_listener),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
