@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "proc/proc_internal.h"
 
@@ -40,13 +41,10 @@ static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
 }
 
 /* cmdline: a NUL-separated argv. Returns -1 when the process is gone. */
-static int read_cmdline(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static int read_cmdline(struct proc_cache *c, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
-	char path[32];
-	ssize_t k;
+	ssize_t k = sysroot_read(c->io, PROC_CMDLINE_MAX + 1, "/proc/%u/cmdline", pid);
 
-	snprintf(path, sizeof path, "%u/cmdline", pid);
-	k = proc_read_at(procfd, path, c->io, PROC_CMDLINE_MAX + 1);
 	if (k < 0) {
 		if (is_gone_errno(errno))
 			return -1;
@@ -57,14 +55,11 @@ static int read_cmdline(struct proc_cache *c, int procfd, uint32_t pid, struct g
 	return 0;
 }
 
-static void read_status_uid(struct proc_cache *c, int procfd, struct proc_entry *e)
+static void read_status_uid(struct proc_cache *c, struct proc_entry *e)
 {
 	struct proc_status st;
-	char path[32];
-	ssize_t k;
+	ssize_t k = sysroot_read(c->io, 8192, "/proc/%u/status", e->pid);
 
-	snprintf(path, sizeof path, "%u/status", e->pid);
-	k = proc_read_at(procfd, path, c->io, 8192);
 	e->has_status_uid = k > 0 && proc_status_parse(c->io, (size_t)k, &st) == 0 && st.has_uid;
 	if (e->has_status_uid)
 		e->status_uid = st.uid_effective;
@@ -101,14 +96,11 @@ static int read_maps(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_
 }
 
 /* environ: the first PROC_ENVIRON_MAX bytes, cut after the last whole entry. */
-static void read_environ(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static void read_environ(struct proc_cache *c, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
-	char path[32];
-	ssize_t k;
+	ssize_t k = sysroot_read(c->io, PROC_ENVIRON_MAX + 1, "/proc/%u/environ", pid);
 	size_t n;
 
-	snprintf(path, sizeof path, "%u/environ", pid);
-	k = proc_read_at(procfd, path, c->io, PROC_ENVIRON_MAX + 1);
 	if (k < 0) {
 		*denied = *denied || is_denied_errno(errno);
 		return;
@@ -149,14 +141,14 @@ enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struc
 		d->argv = xcalloc(1, sizeof *d->argv);
 		e->n_ports = 0;
 	} else {
-		if (read_cmdline(c, procfd, e->pid, d, &denied) != 0)
+		if (read_cmdline(c, e->pid, d, &denied) != 0)
 			goto gone;
 		d->exe = read_link(procfd, e->pid, "exe", &denied);
 		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
-		read_status_uid(c, procfd, e);
+		read_status_uid(c, e);
 		if (read_maps(c, procfd, e->pid, d, &denied) != 0)
 			goto gone;
-		read_environ(c, procfd, e->pid, d, &denied);
+		read_environ(c, e->pid, d, &denied);
 		if (read_ports(c, procfd, e, &denied) != 0)
 			goto gone;
 	}

@@ -20,9 +20,6 @@ void proc_for_each_line(const char *buf, size_t len, proc_line_fn fn, void *ctx)
 /* Streams an open file through io (cap bytes) line by line; a line longer than
  * cap is skipped whole. Returns 0, or -1 with errno on a read error. */
 int proc_fd_for_each_line(int fd, char *io, size_t cap, proc_line_fn fn, void *ctx);
-/* Reads at most cap-1 bytes of procfd-relative path into buf, NUL-terminated.
- * Returns the byte count or -1 with errno. */
-ssize_t proc_read_at(int procfd, const char *path, char *buf, size_t cap);
 
 /* ---- distinct mapped paths (proc_paths.c) ---- */
 struct proc_path_list {

@@ -61,32 +61,3 @@ int proc_fd_for_each_line(int fd, char *io, size_t cap, proc_line_fn fn, void *c
 		fn(io, have, ctx);
 	return 0;
 }
-
-ssize_t proc_read_at(int procfd, const char *path, char *buf, size_t cap)
-{
-	size_t got = 0;
-	int fd;
-
-	if (cap == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	while (got < cap - 1) {
-		ssize_t r = read_retry(fd, buf + got, cap - 1 - got);
-		if (r < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
-}
