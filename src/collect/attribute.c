@@ -341,7 +341,7 @@ static void keep_pairings(struct work *w, const struct attribute_state *st, stru
 static bool was_candidate(const struct attribute_state *st, const struct gtm_process *p)
 {
 	struct key k = {p->pid, p->start_time};
-	return bsearch(&k, st->cands, st->n_cands, sizeof k, key_cmp) != NULL;
+	return st->n_cands > 0 && bsearch(&k, st->cands, st->n_cands, sizeof k, key_cmp) != NULL;
 }
 
 /* Host PIDs first seen now and local CUDA processes new now, as many of each:
@@ -408,14 +408,16 @@ static void remember(struct attribute_state *st, struct work *w, const struct gt
 		st->seen = grow_array(st->seen, sizeof *st->seen, &st->cap_seen, st->n_seen);
 		st->seen[st->n_seen++] = (struct seen){w->raw[w->unres[i]].pid, w->raw[w->unres[i]].first_seq};
 	}
-	qsort(st->seen, st->n_seen, sizeof *st->seen, seen_cmp);
+	if (st->n_seen > 1)
+		qsort(st->seen, st->n_seen, sizeof *st->seen, seen_cmp);
 	st->n_cands = 0;
 	for (size_t i = 0; i < w->n_cands; i++) {
 		const struct gtm_process *p = &snap->processes[w->cands[i]];
 		st->cands = grow_array(st->cands, sizeof *st->cands, &st->cap_cands, st->n_cands);
 		st->cands[st->n_cands++] = (struct key){p->pid, p->start_time};
 	}
-	qsort(st->cands, st->n_cands, sizeof *st->cands, key_cmp);
+	if (st->n_cands > 1)
+		qsort(st->cands, st->n_cands, sizeof *st->cands, key_cmp);
 	free(st->pairs);
 	st->pairs = w->pairs;
 	st->n_pairs = w->n_pairs;

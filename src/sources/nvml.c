@@ -88,11 +88,13 @@ static struct nvml_fault sample_device(struct nvml_state *s, unsigned i, struct 
 	nvmlDevice_t h = NULL;
 	nvml_handle_fn fn = s->lib.handle_v2 ? s->lib.handle_v2 : s->lib.handle;
 
-	if (!nvml_check(&f, fn(i, &h), "nvmlDeviceGetHandleByIndex"))
-		return f;
+	/* A device that fails keeps its place, all N/A: "GPU 1" stays the same card. */
 	struct gtm_device *d = snapshot_add_device(snap);
+	nvml_device_blank(d);
 	str_copy(d->driver_version, s->driver, sizeof d->driver_version);
 	str_copy(d->cuda_version, s->cuda, sizeof d->cuda_version);
+	if (!nvml_check(&f, fn(i, &h), "nvmlDeviceGetHandleByIndex"))
+		return f;
 	nvml_read_device(&s->lib, h, d, &f);
 	if (f.code == NVML_SUCCESS)
 		d->n_processes_seen = nvml_read_processes(&s->lib, h, d->index, &s->devs[i], &s->scratch, uses, &f);

@@ -157,8 +157,10 @@ static void read_activity(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm
 		d->dec_pct = gtm_f64_of(v, GTM_MEASURED);
 }
 
-static void set_all_unavailable(struct gtm_device *d)
+void nvml_device_blank(struct gtm_device *d)
 {
+	d->vendor = GTM_VENDOR_NVIDIA;
+	str_copy(d->source, "nvml", sizeof d->source);
 	d->mem_total = d->mem_used = d->mem_free = d->mem_reserved = GTM_U64_NA;
 	d->shared_total = d->shared_used = GTM_U64_NA;
 	gtm_f64 *fs[] = {&d->util_gpu_pct, &d->util_mem_pct, &d->temp_c, &d->power_w, &d->power_limit_w,
@@ -171,9 +173,6 @@ static void set_all_unavailable(struct gtm_device *d)
 
 void nvml_read_device(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm_device *d, struct nvml_fault *f)
 {
-	set_all_unavailable(d);
-	d->vendor = GTM_VENDOR_NVIDIA;
-	str_copy(d->source, "nvml", sizeof d->source);
 	read_identity(lib, h, d, f);
 	if (!SKIP(f))
 		read_memory(lib, h, d, f);

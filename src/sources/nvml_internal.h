@@ -23,6 +23,8 @@ bool nvml_check(struct nvml_fault *f, nvmlReturn_t r, const char *call);
  * Returns false (out empty) when in is not domain:bus:device.function. */
 bool nvml_normalise_bus_id(const char *in, char *out, size_t n);
 
+/* An NVIDIA device with every reading unavailable. */
+void nvml_device_blank(struct gtm_device *d);
 /* Fills d's readings from the driver; readings it does not offer stay N/A. */
 void nvml_read_device(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm_device *d, struct nvml_fault *f);
 

@@ -119,7 +119,9 @@ int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len)
 		memset(lib, 0, sizeof *lib);
 		return -1;
 	}
-	nvmlReturn_t r = lib->init_v2 ? lib->init_v2() : lib->init();
+	nvmlReturn_t r = lib->init_v2 ? lib->init_v2() : NVML_ERROR_FUNCTION_NOT_FOUND;
+	if (r == NVML_ERROR_FUNCTION_NOT_FOUND && lib->init)
+		r = lib->init();
 	if (r != NVML_SUCCESS) {
 		snprintf(msg, msg_len, "NVML could not start: %s (nvmlInit returned %d)", nvml_error_name(r), (int)r);
 		dlclose(lib->dl);

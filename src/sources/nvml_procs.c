@@ -141,7 +141,8 @@ static unsigned long long mem_add(unsigned long long a, unsigned long long b)
  * instance (memory adds up); across the lists it is the same memory (max). */
 static void emit_merged(struct nvml_scratch *sc, int dev_index, struct gtm_raw_uses *uses)
 {
-	qsort(sc->recs, sc->n_recs, sizeof *sc->recs, rec_cmp);
+	if (sc->n_recs > 1)
+		qsort(sc->recs, sc->n_recs, sizeof *sc->recs, rec_cmp);
 	for (size_t i = 0; i < sc->n_recs;) {
 		unsigned pid = sc->recs[i].pid;
 		unsigned long long best = NVML_VALUE_NOT_AVAILABLE;
@@ -202,7 +203,7 @@ static void read_load(const struct nvml_lib *lib, nvmlDevice_t h, struct nvml_pr
 	unsigned n = 0;
 
 	ps->last_seen_us = now_realtime_ns() / 1000; /* NVML sample stamps are CPU time in µs */
-	if (!lib->proc_util || last == 0)
+	if (!lib->proc_util || last == 0 || n_batch == 0)
 		return;
 	if (!nvml_check(f, fetch_samples(lib, h, last, sc, &n), "nvmlDeviceGetProcessUtilization"))
 		return;
@@ -241,6 +242,6 @@ int nvml_read_processes(const struct nvml_lib *lib, nvmlDevice_t h, int dev_inde
 		read_list(lib->graphics, &ps->graphics_ver, LIST_GRAPHICS, h, sc, f);
 	emit_merged(sc, dev_index, uses);
 	if (f->code == NVML_SUCCESS)
-		read_load(lib, h, ps, sc, uses->v + first, uses->n - first, f);
+		read_load(lib, h, ps, sc, uses->n > first ? uses->v + first : NULL, uses->n - first, f);
 	return (int)(uses->n - first);
 }
