@@ -14,6 +14,8 @@
 
 #define GGUF_READ_CHUNK (256u * 1024u)
 
+void (*gguf_read_file_hook)(const char *path);
+
 struct file_fill {
 	int fd;
 	uint8_t *buf;
@@ -86,6 +88,8 @@ enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char
 	}
 	c.size = (uint64_t)before.st_size;
 	st = gguf_parse_fill(file_fill, &c, NULL, 0, out, err, errlen);
+	if (gguf_read_file_hook)
+		gguf_read_file_hook(path);
 	if (c.short_read && c.err && st != GGUF_OK)
 		st = io_error(err, errlen, "read failed", c.err);
 	else if (fstat(c.fd, &after) != 0 || after.st_size != before.st_size ||

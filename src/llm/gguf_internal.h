@@ -12,4 +12,8 @@ typedef void (*gguf_fill_fn)(void *ctx, uint64_t upto, const uint8_t **buf, size
 enum gguf_status gguf_parse_fill(gguf_fill_fn fill, void *ctx, const uint8_t *buf, size_t len,
 				 struct gguf_header **out, char *err, size_t errlen);
 
+/* Called by gguf_read_file after parsing, before the file is checked for
+ * changes; NULL in the program, set by tests to change the file mid-read. */
+extern void (*gguf_read_file_hook)(const char *path);
+
 #endif
