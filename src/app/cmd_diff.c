@@ -1,0 +1,141 @@
+#include "app/cmd_diff.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "views/diff.h"
+#include "views/diff_load.h"
+
+struct diff_args {
+	const char *files[2];
+	int n_files;
+	bool json, all, force, help;
+};
+
+static void diff_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
+		"Compares two `gputaskman --json` snapshots: which measured memory grew, per GPU and per\n"
+		"process. Runtime-reported and estimated figures are listed beside, never added in.\n"
+		"  --json   the comparison as JSON, every process, with the rule that paired it\n"
+		"  --all    also show processes that moved by less than 16 MiB\n"
+		"  --force  compare snapshots from different machines (hostnames)\n"
+		"  -        reads a snapshot from standard input\n"
+		"Example: gputaskman --json > before.json; (load a model, send it one request);\n"
+		"         gputaskman --json > after.json; gputaskman diff before.json after.json\n");
+}
+
+static int parse_args(int argc, char **argv, struct diff_args *a)
+{
+	static const struct {
+		const char *flag;
+		size_t offset;
+	} flags[] = {
+		{"--json", offsetof(struct diff_args, json)}, {"--all", offsetof(struct diff_args, all)},
+		{"--force", offsetof(struct diff_args, force)}, {"--help", offsetof(struct diff_args, help)},
+		{"-h", offsetof(struct diff_args, help)},
+	};
+	memset(a, 0, sizeof *a);
+	for (int i = 1; i < argc; i++) {
+		bool known = false;
+		for (size_t k = 0; k < sizeof flags / sizeof flags[0] && !known; k++)
+			if (!strcmp(argv[i], flags[k].flag))
+				known = *(bool *)((char *)a + flags[k].offset) = true;
+		if (known)
+			continue;
+		if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "gputaskman diff: unknown option '%s' (see gputaskman diff --help)\n", argv[i]);
+			return 2;
+		}
+		if (a->n_files == 2) {
+			fprintf(stderr, "gputaskman diff: more than two files ('%s'): give BEFORE.json AFTER.json\n", argv[i]);
+			return 2;
+		}
+		a->files[a->n_files++] = argv[i];
+	}
+	if (!a->help && a->n_files != 2) {
+		fprintf(stderr, "gputaskman diff: needs two snapshots: gputaskman diff BEFORE.json AFTER.json\n");
+		return 2;
+	}
+	if (a->n_files == 2 && !strcmp(a->files[0], "-") && !strcmp(a->files[1], "-")) {
+		fprintf(stderr, "gputaskman diff: only one of the two snapshots can be standard input ('-')\n");
+		return 2;
+	}
+	return 0;
+}
+
+static int load(const char *path, struct diff_snap *s)
+{
+	char err[512];
+	json_t *doc = diff_snapshot_load(path, err, sizeof err);
+	int rc;
+
+	if (!doc) {
+		fprintf(stderr, "gputaskman diff: %s: %s\n", path, err);
+		return 2;
+	}
+	rc = diff_snap_read(doc, s, err, sizeof err);
+	json_decref(doc);
+	if (rc) {
+		fprintf(stderr, "gputaskman diff: %s: not a valid gputaskman snapshot: %s\n", path, err);
+		return 2;
+	}
+	return 0;
+}
+
+/* PIDs of another machine name other processes: refuse unless asked (issue 6). */
+static int check_hosts(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+{
+	if (a->force || !b->hostname || !af->hostname || !strcmp(b->hostname, af->hostname))
+		return 0;
+	fprintf(stderr, "gputaskman diff: %s: taken on '%s', but %s on '%s': snapshots from different machines "
+			"do not compare (--force compares them anyway)\n",
+		a->files[1], af->hostname, a->files[0], b->hostname);
+	return 2;
+}
+
+static int report(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+{
+	struct diff_result *r = diff_compare(b, af, NULL);
+	int rc = 0;
+
+	if (a->json) {
+		json_t *j = diff_to_json(r, a->files[0], a->files[1]);
+		rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? 1 : 0;
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		diff_print_text(stdout, r, a->files[0], a->files[1], a->all);
+	}
+	for (int i = 0; a->json && i < r->n_warnings; i++)
+		fprintf(stderr, "gputaskman diff: warning: %s\n", r->warnings[i]);
+	diff_result_free(r);
+	return fflush(stdout) ? 1 : rc;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+	struct diff_args a;
+	struct diff_snap b = {0}, af = {0};
+	int rc = parse_args(argc, argv, &a);
+
+	if (rc)
+		return rc;
+	if (a.help) {
+		diff_usage(stdout);
+		return 0;
+	}
+	rc = load(a.files[0], &b);
+	if (!rc)
+		rc = load(a.files[1], &af);
+	if (!rc)
+		rc = check_hosts(&a, &b, &af);
+	if (!rc)
+		rc = report(&a, &b, &af);
+	diff_snap_free(&b);
+	diff_snap_free(&af);
+	return rc;
+}

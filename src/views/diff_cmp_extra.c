@@ -1,0 +1,90 @@
+/* What is not measured, compared: runtime-reported and estimated segments by
+ * label, model files by path, and the KV estimate beside the measured growth. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+#include "views/diff_internal.h"
+
+static const struct diff_val NONE;
+
+static void compare_segments(struct diff_proc_row *row)
+{
+	const struct diff_proc *b = row->b, *a = row->a;
+	int nb = b ? b->n_segs : 0, na = a ? a->n_segs : 0;
+	bool *used = xcalloc((size_t)na + 1, sizeof *used);
+
+	row->segs = xcalloc((size_t)nb + (size_t)na + 1, sizeof *row->segs);
+	for (int i = 0; i < nb; i++) {
+		struct diff_seg_row *s = &row->segs[row->n_segs++];
+		s->b = &b->segs[i];
+		for (int j = 0; j < na && !s->a; j++)
+			if (!used[j] && !strcmp(a->segs[j].label, s->b->label) && !strcmp(a->segs[j].source, s->b->source)) {
+				s->a = &a->segs[j];
+				used[j] = true;
+			}
+	}
+	for (int j = 0; j < na; j++)
+		if (!used[j])
+			row->segs[row->n_segs++].a = &a->segs[j];
+	for (int i = 0; i < row->n_segs; i++) {
+		struct diff_seg_row *s = &row->segs[i];
+		s->bytes = diff_delta_of(s->b != NULL, s->b ? s->b->bytes : NONE, s->a != NULL,
+					 s->a ? s->a->bytes : NONE);
+	}
+	free(used);
+}
+
+static void compare_models(struct diff_proc_row *row)
+{
+	const struct diff_proc *b = row->b, *a = row->a;
+	int nb = b ? b->n_models : 0, na = a ? a->n_models : 0;
+	bool *used = xcalloc((size_t)na + 1, sizeof *used);
+
+	row->models = xcalloc((size_t)nb + (size_t)na + 1, sizeof *row->models);
+	for (int i = 0; i < nb; i++) {
+		struct diff_model_row *m = &row->models[row->n_models++];
+		m->b = &b->models[i];
+		m->change = DIFF_MODEL_REMOVED;
+		for (int j = 0; j < na && !m->a; j++)
+			if (!used[j] && !strcmp(a->models[j].key, m->b->key)) {
+				m->a = &a->models[j];
+				m->change = DIFF_MODEL_KEPT;
+				used[j] = true;
+			}
+	}
+	for (int j = 0; j < na; j++)
+		if (!used[j])
+			row->models[row->n_models++] = (struct diff_model_row){NULL, &a->models[j], DIFF_MODEL_ADDED};
+	free(used);
+}
+
+/* The KV estimate's change: the sum over KV estimate segments known on both sides
+ * (one per device, or one per model). Measured: the process's VRAM change. */
+static void kv_check(struct diff_proc_row *row)
+{
+	struct diff_kv_check *kv = &row->kv;
+	bool any = false;
+	int64_t est = 0;
+
+	for (int i = 0; i < row->n_segs; i++) {
+		const struct diff_seg_row *s = &row->segs[i];
+		if (!s->b || !s->a || !s->b->is_kv || !s->bytes.known)
+			continue;
+		any = true;
+		est += s->bytes.delta;
+	}
+	if (!any || est == 0 || !row->vram_total.known)
+		return;
+	kv->present = true;
+	kv->estimate_delta = est;
+	kv->measured_delta = row->vram_total.delta;
+	kv->ratio = (double)kv->measured_delta / (double)est;
+}
+
+void diff_compare_extras(struct diff_proc_row *row)
+{
+	compare_segments(row);
+	compare_models(row);
+	kv_check(row);
+}

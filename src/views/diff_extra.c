@@ -1,0 +1,252 @@
+#include "views/diff_extra.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#define LABEL_MAX 160
+#define WALK_DEPTH 8
+
+/* Keys of the measured core (docs/json-schema.md, processes[]): never segments. */
+static const char *const core_keys[] = {
+	"pid", "host_pid", "label", "owner", "owner_reason", "name", "cmdline", "exe", "cwd", "user", "uid",
+	"ppid", "start_time_ticks", "rss_bytes", "listening_ports", "gpus", "vram_total_bytes",
+};
+
+/* Source names as the explain writer spells them, and their kind. */
+static const struct {
+	const char *prefix;
+	enum diff_seg_kind kind;
+} source_kinds[] = {
+	{"log", DIFF_SEG_REPORTED}, {"api", DIFF_SEG_REPORTED}, {"reported", DIFF_SEG_REPORTED},
+	{"estimate", DIFF_SEG_ESTIMATED}, {"estimated", DIFF_SEG_ESTIMATED},
+};
+
+/* Objects under these keys inherit a source when they carry none of their own. */
+static const struct {
+	const char *key, *source;
+} key_sources[] = {
+	{"estimate", "estimate"}, {"estimates", "estimate"}, {"estimated", "estimate"}, {"plan", "estimate"},
+	{"log", "log"}, {"logs", "log"}, {"api", "api"},
+};
+
+/* Fields that name an array element, so a segment keeps its label when the order changes. */
+static const char *const name_keys[] = {"name", "segment", "kind", "buffer", "type", "device"};
+
+enum diff_seg_kind diff_seg_kind_of(const char *source)
+{
+	for (size_t i = 0; source && i < ARRAY_LEN(source_kinds); i++)
+		if (str_starts(source, source_kinds[i].prefix))
+			return source_kinds[i].kind;
+	return DIFF_SEG_OTHER;
+}
+
+static bool is_core_key(const char *k)
+{
+	for (size_t i = 0; i < ARRAY_LEN(core_keys); i++)
+		if (!strcmp(core_keys[i], k))
+			return true;
+	return false;
+}
+
+static const char *source_of_key(const char *k)
+{
+	for (size_t i = 0; i < ARRAY_LEN(key_sources); i++)
+		if (!strcmp(key_sources[i].key, k))
+			return key_sources[i].source;
+	return NULL;
+}
+
+/* "kv", "kv_cache", "cache_kv", "KV": a KV-cache figure. */
+static bool label_is_kv(const char *label)
+{
+	for (const char *s = label; *s; s++)
+		if (tolower((unsigned char)s[0]) == 'k' && tolower((unsigned char)s[1]) == 'v' &&
+		    (s == label || !isalnum((unsigned char)s[-1])) && !isalnum((unsigned char)s[2]))
+			return true;
+	return false;
+}
+
+static void join(char *dst, const char *base, const char *part)
+{
+	snprintf(dst, LABEL_MAX, "%s%s%s", base, base[0] && part[0] ? " " : "", part);
+}
+
+static void add_seg(struct diff_proc *p, const char *label, const char *source, const json_t *v)
+{
+	struct diff_seg *s;
+
+	if (p->n_segs >= DIFF_MAX_SEGMENTS)
+		return;
+	if (!p->segs)
+		p->segs = xcalloc(DIFF_MAX_SEGMENTS, sizeof *p->segs);
+	s = &p->segs[p->n_segs++];
+	s->label = xstrdup(label);
+	/* Same label and source twice (two unnamed elements): number them, so pairing stays one to one. */
+	for (int i = 0, n = 2; i < p->n_segs - 1; i++)
+		if (!strcmp(p->segs[i].label, s->label) && !strcmp(p->segs[i].source, source)) {
+			char buf[LABEL_MAX + 16];
+			snprintf(buf, sizeof buf, "%s #%d", label, n++);
+			free(s->label);
+			s->label = xstrdup(buf);
+			i = -1;
+		}
+	s->source = xstrdup(source);
+	s->kind = diff_seg_kind_of(source);
+	s->is_kv = s->kind == DIFF_SEG_ESTIMATED && label_is_kv(label);
+	if (json_is_integer(v) && json_integer_value(v) >= 0)
+		s->bytes = (struct diff_val){true, (uint64_t)json_integer_value(v)};
+}
+
+/* "bytes" → the object's own label; "kv_bytes" → "<label> kv". */
+static bool bytes_key(const char *k, char *part, size_t n)
+{
+	size_t len = strlen(k);
+	if (!strcmp(k, "bytes")) {
+		part[0] = '\0';
+		return true;
+	}
+	if (len <= 6 || strcmp(k + len - 6, "_bytes"))
+		return false;
+	snprintf(part, n, "%.*s", (int)(len - 6), k);
+	return true;
+}
+
+static void walk(const json_t *v, const char *label, const char *source, int depth, struct diff_proc *p);
+
+static void walk_object(const json_t *o, const char *label, const char *source, int depth, struct diff_proc *p)
+{
+	const json_t *src = json_object_get(o, "source");
+	const char *k;
+	json_t *v;
+	char sub[LABEL_MAX], part[LABEL_MAX];
+
+	if (json_is_string(src) && json_string_length(src) > 0)
+		source = json_string_value(src);
+	json_object_foreach((json_t *)o, k, v) {
+		if (depth == 0 && is_core_key(k))
+			continue;
+		if (source && (json_is_integer(v) || json_is_null(v)) && bytes_key(k, part, sizeof part)) {
+			join(sub, label, part);
+			add_seg(p, sub[0] ? sub : k, source, v);
+		} else if (json_is_object(v) || json_is_array(v)) {
+			const char *ks = source_of_key(k);
+			join(sub, label, k);
+			walk(v, sub, source ? source : ks, depth + 1, p);
+		}
+	}
+}
+
+/* An array element's name from its identifying fields ("kv CUDA0"), or its index. */
+static void element_label(const json_t *e, size_t i, const char *label, char *out)
+{
+	char part[LABEL_MAX] = "";
+
+	for (size_t k = 0; json_is_object(e) && k < ARRAY_LEN(name_keys); k++) {
+		const json_t *n = json_object_get(e, name_keys[k]);
+		if (json_is_string(n) && strlen(part) + json_string_length(n) + 2 < sizeof part) {
+			if (part[0])
+				strcat(part, " ");
+			strcat(part, json_string_value(n));
+		}
+	}
+	if (!part[0])
+		snprintf(part, sizeof part, "%zu", i);
+	join(out, label, part);
+}
+
+static void walk(const json_t *v, const char *label, const char *source, int depth, struct diff_proc *p)
+{
+	char sub[LABEL_MAX];
+	size_t i;
+	json_t *e;
+
+	if (depth > WALK_DEPTH)
+		return;
+	if (json_is_object(v)) {
+		walk_object(v, label, source, depth, p);
+		return;
+	}
+	json_array_foreach((json_t *)v, i, e) {
+		element_label(e, i, label, sub);
+		walk(e, sub, source, depth + 1, p);
+	}
+}
+
+/* Evidence as one word: ["mapped","cmdline"] → "mapped+cmdline". */
+static char *evidence_text(const json_t *ev)
+{
+	char buf[128] = "";
+	size_t i;
+	json_t *e;
+
+	if (json_is_string(ev))
+		return xstrdup(json_string_value(ev));
+	json_array_foreach((json_t *)ev, i, e) {
+		const json_t *name = json_is_object(e) ? json_object_get(e, "kind") : e;
+		if (!json_is_string(name) || strlen(buf) + json_string_length(name) + 2 >= sizeof buf)
+			continue;
+		if (buf[0])
+			strcat(buf, "+");
+		strcat(buf, json_string_value(name));
+	}
+	return buf[0] ? xstrdup(buf) : NULL;
+}
+
+static void read_models(const json_t *o, struct diff_proc *p)
+{
+	const json_t *models = json_object_get(o, "models");
+	size_t i;
+	json_t *m;
+
+	if (!json_is_array(models) || json_array_size(models) == 0)
+		return;
+	p->models = xcalloc(DIFF_MAX_MODELS, sizeof *p->models);
+	json_array_foreach((json_t *)models, i, m) {
+		const json_t *path = json_object_get(m, "path"), *name = json_object_get(m, "name");
+		const char *ps = json_is_string(path) ? json_string_value(path) : NULL;
+		const char *ns = json_is_string(name) ? json_string_value(name) : NULL;
+		struct diff_model *dm;
+
+		if (p->n_models >= DIFF_MAX_MODELS)
+			break;
+		if (!json_is_object(m) || (!ps && !ns))
+			continue;
+		dm = &p->models[p->n_models++];
+		dm->name = xstrdup(ns ? ns : path_base(ps));
+		dm->key = xstrdup(ps ? ps : ns);
+		dm->evidence = evidence_text(json_object_get(m, "evidence"));
+		const json_t *st = json_object_get(m, "status");
+		dm->status = json_is_string(st) ? xstrdup(json_string_value(st)) : NULL;
+	}
+}
+
+int diff_extra_read(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn)
+{
+	(void)where, (void)err, (void)errn;
+	read_models(o, p);
+	walk(o, "", NULL, 0, p);
+	return 0;
+}
+
+void diff_extra_free(struct diff_proc *p)
+{
+	for (int i = 0; i < p->n_segs; i++) {
+		free(p->segs[i].label);
+		free(p->segs[i].source);
+	}
+	free(p->segs);
+	for (int i = 0; i < p->n_models; i++) {
+		free(p->models[i].name);
+		free(p->models[i].key);
+		free(p->models[i].evidence);
+		free(p->models[i].status);
+	}
+	free(p->models);
+	p->segs = NULL;
+	p->models = NULL;
+	p->n_segs = p->n_models = 0;
+}

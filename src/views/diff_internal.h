@@ -1,0 +1,11 @@
+/* Steps of diff_compare() split over files; internal to views/diff*. */
+#ifndef GTM_DIFF_INTERNAL_H
+#define GTM_DIFF_INTERNAL_H
+
+#include "views/diff.h"
+
+/* Pairs reported/estimated segments by label and models by path, then the KV check. */
+void diff_compare_extras(struct diff_proc_row *row);
+struct diff_delta diff_delta_of(bool b_listed, struct diff_val b, bool a_listed, struct diff_val a);
+
+#endif

@@ -1,0 +1,171 @@
+#include "views/diff_load.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Deepest [ / { nesting outside strings, stopping once over `limit`. jansson
+ * recurses per level (up to JSON_PARSER_MAX_DEPTH), so we refuse deep input first. */
+static int json_depth(const char *buf, size_t len, int limit)
+{
+	int depth = 0, max = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len && max <= limit; i++) {
+		char c = buf[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				max = depth;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+static bool only_space(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", buf[i]))
+			return false;
+	return true;
+}
+
+static json_t *parse_json(const char *buf, size_t len, char *err, size_t errn)
+{
+	json_error_t je;
+	json_t *doc;
+
+	if (only_space(buf, len)) {
+		snprintf(err, errn, "empty file, not a gputaskman snapshot");
+		return NULL;
+	}
+	if (json_depth(buf, len, DIFF_MAX_DEPTH) > DIFF_MAX_DEPTH) {
+		snprintf(err, errn, "JSON nested deeper than %d levels, not a gputaskman snapshot", DIFF_MAX_DEPTH);
+		return NULL;
+	}
+	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (doc)
+		return doc;
+	if (json_error_code(&je) == json_error_premature_end_of_input)
+		snprintf(err, errn, "truncated JSON (ends at line %d): was the snapshot cut short?", je.line);
+	else
+		snprintf(err, errn, "not valid JSON: %s (line %d, column %d)", je.text, je.line, je.column);
+	return NULL;
+}
+
+/* Is the document a snapshot this build reads? schema_version is the contract
+ * (docs/json-schema.md: "a reader must check schema_version"). */
+static bool check_snapshot(const json_t *doc, char *err, size_t errn)
+{
+	const json_t *v;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, errn, "not a gputaskman snapshot (the JSON is not an object)");
+		return false;
+	}
+	v = json_object_get(doc, "schema_version");
+	if (!v) {
+		if (json_object_get(doc, "diff_schema_version"))
+			snprintf(err, errn, "this is a gputaskman diff, not a snapshot: diff reads two `gputaskman --json` outputs");
+		else
+			snprintf(err, errn, "not a gputaskman snapshot (no schema_version): make one with `gputaskman --json > FILE`");
+		return false;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 1) {
+		snprintf(err, errn, "not a gputaskman snapshot (schema_version is not a positive integer)");
+		return false;
+	}
+	if (json_integer_value(v) > DIFF_SCHEMA_MAX) {
+		snprintf(err, errn, "schema_version %lld is newer than this gputaskman reads (%d): use the gputaskman that wrote it",
+			 (long long)json_integer_value(v), DIFF_SCHEMA_MAX);
+		return false;
+	}
+	return true;
+}
+
+json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)
+{
+	json_t *doc;
+
+	if (len > DIFF_MAX_INPUT_BYTES) {
+		snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+		return NULL;
+	}
+	doc = parse_json(buf, len, err, errn);
+	if (doc && !check_snapshot(doc, err, errn)) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+/* Reads at most DIFF_MAX_INPUT_BYTES + 1 bytes, so pipes and growing files are bounded too. */
+static char *read_bounded(FILE *f, size_t *len, bool *too_big)
+{
+	size_t cap = 64 * 1024, n = 0;
+	char *buf = malloc(cap);
+
+	*too_big = false;
+	while (buf) {
+		if (n == cap) {
+			char *grown = realloc(buf, cap * 2);
+			if (!grown)
+				break;
+			buf = grown;
+			cap *= 2;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n > DIFF_MAX_INPUT_BYTES) {
+			*too_big = true;
+			break;
+		}
+		if (got == 0) {
+			if (ferror(f))
+				break;
+			*len = n;
+			return buf;
+		}
+	}
+	free(buf);
+	return NULL;
+}
+
+json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
+{
+	bool stdin_in = !strcmp(path, "-"), too_big;
+	FILE *f = stdin_in ? stdin : fopen(path, "rb");
+	size_t len = 0;
+	char *buf;
+	json_t *doc;
+
+	if (!f) {
+		snprintf(err, errn, "%s", errno == ENOENT ? "no such file" : strerror(errno));
+		return NULL;
+	}
+	errno = 0;
+	buf = read_bounded(f, &len, &too_big);
+	if (!buf) {
+		if (too_big)
+			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+		else
+			snprintf(err, errn, "cannot read: %s", errno ? strerror(errno) : "read error");
+	}
+	if (!stdin_in)
+		fclose(f);
+	if (!buf)
+		return NULL;
+	doc = diff_snapshot_parse(buf, len, err, errn);
+	free(buf);
+	return doc;
+}

@@ -1,0 +1,22 @@
+/* Reading a `gputaskman --json` snapshot for diff: bounded in size and nesting,
+ * checked to be a snapshot of a schema this build reads. */
+#ifndef GTM_DIFF_LOAD_H
+#define GTM_DIFF_LOAD_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define DIFF_MAX_INPUT_BYTES (64u * 1024u * 1024u)
+/* A snapshot nests about 6 levels; 64 leaves room for growth, not for a stack attack. */
+#define DIFF_MAX_DEPTH 64
+#define DIFF_SCHEMA_MAX 1
+
+/* Parses a snapshot from buf[0..len). Returns the document (caller decrefs), or
+ * NULL with one line in err saying what is wrong ("truncated JSON (ends at line 3)",
+ * "not a gputaskman snapshot (no schema_version)", "schema_version 2 is newer ..."). */
+json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn);
+
+/* Reads path ("-" is standard input) and parses it as above; err does not repeat the path. */
+json_t *diff_snapshot_load(const char *path, char *err, size_t errn);
+
+#endif

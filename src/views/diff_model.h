@@ -1,0 +1,92 @@
+/* The parts of a `--json` snapshot that diff compares, read into typed rows.
+ * Strings point into the jansson document, which the snapshot keeps a reference to. */
+#ifndef GTM_DIFF_MODEL_H
+#define GTM_DIFF_MODEL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bounds on what one snapshot may hold; a larger file is refused, not truncated. */
+#define DIFF_MAX_DEVICES 64
+#define DIFF_MAX_PROCESSES 262144
+#define DIFF_MAX_PORTS 64
+#define DIFF_MAX_SEGMENTS 256
+#define DIFF_MAX_MODELS 64
+
+/* A counter: a number, or null (N/A). Never a zero standing in for unknown. */
+struct diff_val {
+	bool known;
+	uint64_t v;
+};
+
+struct diff_dev {
+	int index;
+	const char *uuid, *name, *pci_bus_id;
+	struct diff_val total, used, free, reserved, shared_total, shared_used;
+	struct diff_val processes_listed;
+};
+
+/* One process's measured use of one device. */
+struct diff_use {
+	int index;               /* gpus[].index in the same snapshot */
+	struct diff_val vram, spill, paged;
+};
+
+/* Where a non-measured figure came from. */
+enum diff_seg_kind { DIFF_SEG_REPORTED, DIFF_SEG_ESTIMATED, DIFF_SEG_OTHER };
+
+/* A runtime-reported or estimated figure, never part of a measured total. */
+struct diff_seg {
+	char *label;             /* what it is, stable across snapshots ("breakdown kv CUDA0") */
+	char *source;            /* as written: "log", "api", "estimate", ... */
+	enum diff_seg_kind kind;
+	bool is_kv;              /* a KV-cache estimate (compared with measured growth) */
+	struct diff_val bytes;
+};
+
+/* A model file the process holds, with the evidence for it (not GPU memory). */
+struct diff_model {
+	char *name;              /* friendly name, else file name, else path */
+	char *key;               /* what pairs it across snapshots: path, else name */
+	char *evidence;          /* "mapped+cmdline", or NULL */
+	char *status;            /* "confirmed", "not proven loaded", ... or NULL */
+};
+
+struct diff_proc {
+	bool has_pid, has_host_pid, has_start;
+	uint32_t pid, host_pid;
+	uint64_t start_time;
+	const char *label, *name, *owner;
+	int ports[DIFF_MAX_PORTS];  /* sorted, distinct */
+	int n_ports;
+	struct diff_val vram_total, rss;
+	struct diff_use *uses;
+	int n_uses;
+	struct diff_seg *segs;
+	int n_segs;
+	struct diff_model *models;
+	int n_models;
+};
+
+struct diff_snap {
+	json_t *doc;             /* held reference */
+	int schema_version;
+	const char *taken_at, *hostname, *version, *mode;
+	struct diff_dev *devs;
+	int n_devs;
+	struct diff_proc *procs;
+	int n_procs;
+};
+
+/* Reads a parsed snapshot (see diff_load.h). Absent keys read as null / empty;
+ * a key of the wrong type is an error naming its path ("processes[3].gpus[0].vram_bytes:
+ * expected an integer >= 0 or null"). Returns 0, or -1 with err set. */
+int diff_snap_read(json_t *doc, struct diff_snap *out, char *err, size_t errn);
+void diff_snap_free(struct diff_snap *s);
+
+/* The device's UUID as a process's gpus[].index names it, or NULL. */
+const struct diff_dev *diff_snap_dev(const struct diff_snap *s, int index);
+
+#endif

@@ -1,0 +1,440 @@
+/* diff: pairing rules, null and not-listed counters, hidden rows, devices,
+ * reported/estimated segments and the KV check, on hand-built snapshots. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff_build.h"
+
+#define P(...) b_proc((struct pspec){__VA_ARGS__})
+#define ARR(...) json_pack("[" __VA_ARGS__ "]")
+
+static json_t *gpus1(long long used)
+{
+	json_t *a = json_array();
+	json_array_append_new(a, b_gpu(0, "GPU-aaaa", used));
+	return a;
+}
+
+static json_t *procs(int n, ...)
+{
+	json_t *a = json_array();
+	va_list ap;
+	va_start(ap, n);
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, va_arg(ap, json_t *));
+	va_end(ap);
+	return a;
+}
+
+static void test_pid_and_start_time(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(1024 * MiB),
+			   procs(2, P(.pid = 100, .start = 50, .name = "llama-server", .vram = 1000 * MiB),
+				 P(.pid = 200, .name = "python", .vram = 20 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(2048 * MiB),
+			   procs(2, P(.pid = 100, .start = 50, .name = "llama-server", .vram = 2000 * MiB),
+				 P(.pid = 200, .start = 77, .name = "python", .vram = 20 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 100);
+
+	assert_non_null(row);
+	assert_int_equal(row->rule, DIFF_RULE_PID_START);
+	assert_string_equal(diff_rule_name(row->rule), "pid+start_time");
+	assert_true(row->vram_total.known);
+	assert_int_equal(row->vram_total.delta, 1000 * MiB);
+	/* start time missing on one side: PID alone pairs, and the rule says so */
+	row = b_row_b(r, 200);
+	assert_int_equal(row->rule, DIFF_RULE_PID);
+	assert_int_equal(r->devs[0].used.delta, 1024 * MiB);
+	assert_string_equal(r->devs[0].paired_by, "uuid");
+	assert_int_equal(r->n_warnings, 0);
+	b_free(r, &sb, &sa);
+}
+
+/* A reused PID (start times differ) is a different process. */
+static void test_reused_pid(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(0), procs(1, P(.pid = 100, .start = 50, .name = "python", .vram = 900 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(0), procs(1, P(.pid = 100, .start = 9000, .name = "bash", .vram = 30 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+
+	assert_int_equal(r->n_procs, 2);
+	assert_null(b_row_b(r, 100)->a);
+	assert_null(b_row_a(r, 100)->b);
+	assert_int_equal(b_row_a(r, 100)->rule, DIFF_RULE_NONE);
+	b_free(r, &sb, &sa);
+}
+
+/* A server restarted under a new PID: same name and ports, or the only one of its name. */
+static void test_restart_by_name_and_ports(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(0),
+			   procs(3, P(.pid = 100, .start = 5, .name = "llama-server", .vram = 1000 * MiB, .ports = {8080}, .n_ports = 1),
+				 P(.pid = 101, .start = 6, .name = "llama-server", .vram = 500 * MiB, .ports = {8081}, .n_ports = 1),
+				 P(.pid = 300, .start = 7, .name = "ollama", .vram = 10 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(0),
+			   procs(3, P(.pid = 400, .start = 90, .name = "llama-server", .vram = 600 * MiB, .ports = {8081}, .n_ports = 1),
+				 P(.pid = 401, .start = 91, .name = "llama-server", .vram = 1001 * MiB, .ports = {8080}, .n_ports = 1),
+				 P(.pid = 500, .start = 92, .name = "ollama", .vram = 11 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 100);
+
+	assert_int_equal(r->n_procs, 3);
+	assert_non_null(row->a);
+	assert_int_equal(row->a->pid, 401);
+	assert_int_equal(row->rule, DIFF_RULE_NAME_PORTS);
+	assert_true(diff_rule_is_restart(row->rule));
+	assert_int_equal(b_row_b(r, 101)->a->pid, 400);
+	row = b_row_b(r, 300);
+	assert_int_equal(row->a->pid, 500);
+	assert_int_equal(row->rule, DIFF_RULE_UNIQUE_NAME);
+	/* moved 1 MiB, but a restart is never hidden */
+	assert_false(row->hidden);
+	assert_false(b_row_b(r, 100)->hidden);
+	char *text = b_text(r, false);
+	assert_non_null(strstr(text, "llama-server 100 -> 401"));
+	assert_non_null(strstr(text, "restarted (same name and ports)"));
+	free(text);
+	b_free(r, &sb, &sa);
+}
+
+/* A name shared by two processes on one side decides nothing. */
+static void test_name_not_unique(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(0),
+			   procs(2, P(.pid = 10, .start = 1, .name = "python", .vram = 100 * MiB),
+				 P(.pid = 11, .start = 2, .name = "python", .vram = 200 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(0), procs(1, P(.pid = 12, .start = 3, .name = "python", .vram = 300 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+
+	assert_int_equal(r->n_procs, 3);
+	for (int i = 0; i < r->n_procs; i++)
+		assert_int_equal(r->procs[i].rule, DIFF_RULE_NONE);
+	b_free(r, &sb, &sa);
+}
+
+/* H: rows pair by host PID; unattributed rows by their device. */
+static void test_host_and_unattributed_rows(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(0),
+			   procs(2, P(.host_pid = 4242, .owner = "host", .vram = 100 * MiB),
+				 P(.owner = "unattributed", .vram = 64 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(0),
+			   procs(3, P(.host_pid = 4243, .owner = "host", .vram = 100 * MiB),
+				 P(.host_pid = 4242, .owner = "host", .vram = 300 * MiB),
+				 P(.owner = "unattributed", .vram = 96 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	int host = 0, unattr = 0, single = 0;
+
+	for (int i = 0; i < r->n_procs; i++) {
+		const struct diff_proc_row *row = &r->procs[i];
+		if (row->rule == DIFF_RULE_HOST_PID) {
+			host++;
+			assert_int_equal(row->a->host_pid, 4242);
+			assert_int_equal(row->vram_total.delta, 200 * MiB);
+		} else if (row->rule == DIFF_RULE_UNATTRIBUTED) {
+			unattr++;
+			assert_int_equal(row->vram_total.delta, 32 * MiB);
+		} else {
+			single++;
+			assert_null(row->b);
+			assert_int_equal(row->a->host_pid, 4243);
+		}
+	}
+	assert_int_equal(host, 1);
+	assert_int_equal(unattr, 1);
+	assert_int_equal(single, 1);
+	b_free(r, &sb, &sa);
+}
+
+/* null on either side: N/A, never a number; a missing row: not listed, never zero. */
+static void test_null_and_not_listed(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(NUL),
+			   procs(2, P(.pid = 100, .start = 1, .name = "a", .vram = NUL, .rss = 100 * MiB),
+				 P(.pid = 101, .start = 2, .name = "b", .vram = 4000 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(3000 * MiB),
+			   procs(2, P(.pid = 100, .start = 1, .name = "a", .vram = 2000 * MiB, .rss = 100 * MiB),
+				 P(.pid = 102, .start = 3, .name = "c", .vram = 3 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 100);
+	json_t *j;
+	char *text;
+
+	assert_false(row->vram_total.known);
+	assert_false(row->vram_total.b.known);
+	assert_true(row->vram_total.a.known);
+	/* the move cannot be sized, so the row is never hidden as small */
+	assert_false(row->movement_known);
+	assert_false(row->hidden);
+	assert_false(r->devs[0].used.known);
+	row = b_row_b(r, 101);
+	assert_null(row->a);
+	assert_false(row->vram_total.a_listed);
+	assert_false(row->vram_total.known);
+	/* appeared with 3 MiB: small, hidden in text */
+	assert_true(b_row_a(r, 102)->hidden);
+
+	j = diff_to_json(r, "b.json", "a.json");
+	json_t *procs_j = json_object_get(j, "processes");
+	size_t i;
+	json_t *p;
+	int seen = 0;
+	json_array_foreach(procs_j, i, p) {
+		json_t *before = json_object_get(p, "before"), *vt;
+		vt = json_object_get(json_object_get(p, "measured"), "vram_total_bytes");
+		if (json_is_object(before) && json_integer_value(json_object_get(before, "pid")) == 100) {
+			assert_true(json_is_null(json_object_get(vt, "before")));
+			assert_int_equal(json_integer_value(json_object_get(vt, "after")), 2000 * MiB);
+			assert_true(json_is_null(json_object_get(vt, "delta")));
+			assert_string_equal(json_string_value(json_object_get(p, "paired_by")), "pid+start_time");
+			seen++;
+		}
+		if (json_is_object(before) && json_integer_value(json_object_get(before, "pid")) == 101) {
+			assert_true(json_is_null(json_object_get(p, "after")));
+			assert_true(json_is_null(json_object_get(p, "paired_by")));
+			assert_true(json_is_null(json_object_get(vt, "delta")));
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	/* --json lists the hidden row too */
+	assert_int_equal(json_array_size(procs_j), 3);
+	json_decref(j);
+
+	text = b_text(r, false);
+	assert_non_null(strstr(text, "not listed"));
+	assert_null(strstr(text, " c 102"));
+	assert_non_null(strstr(text, "1 process moved by less than 16 MiB and is hidden"));
+	free(text);
+	b_free(r, &sb, &sa);
+}
+
+static void test_hidden_rows(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *pb = json_array(), *pa = json_array();
+	for (int i = 0; i < 5; i++) {
+		json_array_append_new(pb, P(.pid = 10 + i, .start = 1, .name = "small", .vram = 100 * MiB, .rss = 50 * MiB));
+		json_array_append_new(pa, P(.pid = 10 + i, .start = 1, .name = "small", .vram = 100 * MiB + i * MiB,
+					    .rss = 50 * MiB));
+	}
+	json_array_append_new(pb, P(.pid = 99, .start = 1, .name = "big", .vram = 100 * MiB, .rss = 50 * MiB));
+	json_array_append_new(pa, P(.pid = 99, .start = 1, .name = "big", .vram = 116 * MiB, .rss = 50 * MiB));
+	/* VRAM unchanged but RAM grew by 1 GiB: a CPU runtime loading a model is not small */
+	json_array_append_new(pb, P(.pid = 98, .start = 1, .name = "cpu", .vram = 0, .rss = 50 * MiB));
+	json_array_append_new(pa, P(.pid = 98, .start = 1, .name = "cpu", .vram = 0, .rss = 1074 * MiB));
+	struct diff_result *r = b_diff(b_snap("box", NULL, gpus1(0), pb), b_snap("box", NULL, gpus1(0), pa), &sb, &sa);
+	char *text = b_text(r, false), *all = b_text(r, true);
+
+	assert_int_equal(r->n_hidden, 5);
+	assert_false(b_row_b(r, 99)->hidden); /* exactly 16 MiB is shown */
+	assert_false(b_row_b(r, 98)->hidden);
+	/* largest movement first */
+	assert_int_equal(r->procs[0].b->pid, 98);
+	assert_int_equal(r->procs[1].b->pid, 99);
+	assert_non_null(strstr(text, "5 processes moved by less than 16 MiB and are hidden"));
+	assert_null(strstr(text, "small"));
+	assert_non_null(strstr(all, "small 14"));
+	assert_null(strstr(all, "hidden"));
+	free(text);
+	free(all);
+	b_free(r, &sb, &sa);
+}
+
+/* GPUs compare by UUID: a different GPU is a warning, and the rest goes on. */
+static void test_devices_by_uuid(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *gb = json_array(), *ga = json_array();
+	json_array_append_new(gb, b_gpu(0, "GPU-aaaa", 100 * MiB));
+	json_array_append_new(gb, b_gpu(1, "GPU-bbbb", 200 * MiB));
+	json_array_append_new(ga, b_gpu(0, "GPU-bbbb", 300 * MiB));
+	json_array_append_new(ga, b_gpu(1, "GPU-cccc", 400 * MiB));
+	struct diff_result *r = b_diff(b_snap("box", NULL, gb, json_array()), b_snap("box", NULL, ga, json_array()), &sb, &sa);
+	int paired = 0;
+
+	assert_int_equal(r->n_devs, 3);
+	for (int i = 0; i < r->n_devs; i++)
+		if (r->devs[i].b && r->devs[i].a) {
+			paired++;
+			assert_string_equal(r->devs[i].b->uuid, "GPU-bbbb");
+			assert_int_equal(r->devs[i].used.delta, 100 * MiB);
+		} else {
+			assert_false(r->devs[i].used.known);
+		}
+	assert_int_equal(paired, 1);
+	assert_int_equal(r->n_warnings, 2);
+	assert_non_null(strstr(r->warnings[0], "GPU-aaaa"));
+	assert_non_null(strstr(r->warnings[1], "GPU-cccc"));
+	b_free(r, &sb, &sa);
+}
+
+/* Per-process per-device rows follow the device pairing, not the index. */
+static void test_process_uses_follow_uuid(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *gb = json_array(), *ga = json_array();
+	json_array_append_new(gb, b_gpu(0, "GPU-aaaa", 0));
+	json_array_append_new(gb, b_gpu(1, "GPU-bbbb", 0));
+	json_array_append_new(ga, b_gpu(0, "GPU-bbbb", 0));
+	json_array_append_new(ga, b_gpu(1, "GPU-aaaa", 0));
+	struct diff_result *r = b_diff(b_snap("box", NULL, gb, procs(1, P(.pid = 7, .start = 1, .name = "x", .gpu = 1, .vram = 10 * MiB))),
+				       b_snap("box", NULL, ga, procs(1, P(.pid = 7, .start = 1, .name = "x", .gpu = 0, .vram = 50 * MiB))),
+				       &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 7);
+
+	assert_int_equal(row->n_uses, 1);
+	assert_int_equal(row->uses[0].index_b, 1);
+	assert_int_equal(row->uses[0].index_a, 0);
+	assert_int_equal(row->uses[0].vram.delta, 40 * MiB);
+	b_free(r, &sb, &sa);
+}
+
+/* Reported and estimated figures are listed, never added to the measured totals;
+ * the KV estimate is shown beside the measured growth with the ratio. */
+static json_t *with_breakdown(json_t *p, long long kv_est, long long kv_log, const char *model_path, const char *ev)
+{
+	json_t *bd = json_array(), *models = json_array();
+	json_array_append_new(bd, json_pack("{s:s, s:s, s:I, s:s}", "segment", "kv", "device", "CUDA0", "bytes",
+					    (json_int_t)kv_est, "source", "estimate"));
+	json_array_append_new(bd, json_pack("{s:s, s:s, s:I, s:s}", "segment", "kv", "device", "CUDA0", "bytes",
+					    (json_int_t)kv_log, "source", "log"));
+	json_object_set_new(p, "breakdown", bd);
+	if (model_path)
+		json_array_append_new(models, json_pack("{s:s, s:s, s:[s], s:s, s:I}", "name", "qwen3-0.6b", "path", model_path,
+							"evidence", ev, "status", "single source", "file_size_bytes",
+							(json_int_t)(639 * MiB)));
+	json_object_set_new(p, "models", models);
+	return p;
+}
+
+static void test_estimates_beside_measured(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(0),
+			   procs(1, with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = 1500 * MiB), 448 * MiB,
+						   448 * MiB, NULL, NULL)));
+	json_t *a = b_snap("box", NULL, gpus1(0),
+			   procs(1, with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = 1724 * MiB), 896 * MiB,
+						   896 * MiB, "/models/qwen3.gguf", "mapped")));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 5);
+	int reported = 0, estimated = 0;
+
+	/* measured: the process's own counter, untouched by the segments */
+	assert_int_equal(row->vram_total.delta, 224 * MiB);
+	assert_int_equal(row->n_segs, 2);
+	for (int i = 0; i < row->n_segs; i++) {
+		const struct diff_seg_row *s = &row->segs[i];
+		assert_int_equal(s->bytes.delta, 448 * MiB);
+		reported += s->a->kind == DIFF_SEG_REPORTED;
+		estimated += s->a->kind == DIFF_SEG_ESTIMATED;
+		assert_string_equal(s->a->label, "breakdown kv CUDA0");
+	}
+	assert_int_equal(reported, 1);
+	assert_int_equal(estimated, 1);
+	assert_true(row->kv.present);
+	assert_int_equal(row->kv.estimate_delta, 448 * MiB);
+	assert_int_equal(row->kv.measured_delta, 224 * MiB);
+	assert_float_equal(row->kv.ratio, 0.5, 1e-9);
+	assert_int_equal(row->n_models, 1);
+	assert_int_equal(row->models[0].change, DIFF_MODEL_ADDED);
+	assert_string_equal(row->models[0].a->evidence, "mapped");
+
+	char *text = b_text(r, false);
+	assert_non_null(strstr(text, "KV cache estimate changed by +448.00 MiB; measured VRAM changed by +224.00 MiB (0.50x"));
+	assert_non_null(strstr(text, "sliding-window attention"));
+	assert_non_null(strstr(text, "answered one request"));
+	assert_non_null(strstr(text, "+ qwen3-0.6b  [mapped, single source]  (new in after)"));
+	assert_non_null(strstr(text, "never added to the totals"));
+	/* the model file's size is not GPU growth: no 639 MiB anywhere */
+	assert_null(strstr(text, "639"));
+	free(text);
+
+	json_t *j = diff_to_json(r, "b", "a"), *p = json_array_get(json_object_get(j, "processes"), 0);
+	assert_int_equal(json_array_size(json_object_get(p, "reported")), 1);
+	assert_int_equal(json_array_size(json_object_get(p, "estimated")), 1);
+	assert_float_equal(json_real_value(json_object_get(json_object_get(p, "kv_check"), "ratio")), 0.5, 1e-9);
+	json_decref(j);
+	b_free(r, &sb, &sa);
+}
+
+/* Older or limited snapshots: absent keys read as null, not as errors or zeros. */
+static void test_absent_keys(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = json_pack("{s:i, s:[], s:[{s:i}]}", "schema_version", 1, "gpus", "processes", "pid", 9);
+	json_t *a = json_pack("{s:i, s:[], s:[{s:i, s:I}]}", "schema_version", 1, "gpus", "processes", "pid", 9,
+			      "vram_total_bytes", (json_int_t)(64 * MiB));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 9);
+
+	assert_int_equal(row->rule, DIFF_RULE_PID);
+	assert_false(row->vram_total.known);
+	assert_false(row->hidden);
+	char *text = b_text(r, false);
+	assert_non_null(strstr(text, "N/A"));
+	free(text);
+	b_free(r, &sb, &sa);
+}
+
+/* Thousands of rows pair in sorted passes (a quadratic pass would still pass, but slowly; correctness here). */
+static void test_many_rows(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *pb = json_array(), *pa = json_array();
+	for (int i = 0; i < 20000; i++) {
+		json_array_append_new(pb, P(.pid = 1 + i, .start = 1, .name = "w", .vram = MiB));
+		json_array_append_new(pa, P(.pid = 20000 - i, .start = 1, .name = "w", .vram = MiB));
+	}
+	struct diff_result *r = b_diff(b_snap("box", NULL, gpus1(0), pb), b_snap("box", NULL, gpus1(0), pa), &sb, &sa);
+	assert_int_equal(r->n_procs, 20000);
+	assert_int_equal(r->n_hidden, 20000);
+	for (int i = 0; i < r->n_procs; i++)
+		assert_int_equal(r->procs[i].b->pid, r->procs[i].a->pid);
+	b_free(r, &sb, &sa);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pid_and_start_time),
+		cmocka_unit_test(test_reused_pid),
+		cmocka_unit_test(test_restart_by_name_and_ports),
+		cmocka_unit_test(test_name_not_unique),
+		cmocka_unit_test(test_host_and_unattributed_rows),
+		cmocka_unit_test(test_null_and_not_listed),
+		cmocka_unit_test(test_hidden_rows),
+		cmocka_unit_test(test_devices_by_uuid),
+		cmocka_unit_test(test_process_uses_follow_uuid),
+		cmocka_unit_test(test_estimates_beside_measured),
+		cmocka_unit_test(test_absent_keys),
+		cmocka_unit_test(test_many_rows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

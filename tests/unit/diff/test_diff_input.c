@@ -1,0 +1,173 @@
+/* diff input: what is refused and how it is said, and that the reader reads
+ * what the real `--json` writer (views/json.c) writes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/snapshot.h"
+#include "testutil.h"
+#include "views/diff.h"
+#include "views/diff_load.h"
+#include "views/json.h"
+
+static void expect_refused(const char *text, const char *needle)
+{
+	char err[512] = "";
+	json_t *doc = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	if (doc)
+		fail_msg("accepted: %s", text);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' lacks '%s'", err, needle);
+	assert_null(strchr(err, '\n'));
+}
+
+static void test_refuses_what_is_not_a_snapshot(void **state)
+{
+	(void)state;
+	expect_refused("", "empty file");
+	expect_refused("  \n", "empty file");
+	expect_refused("{\"schema_version\": 1, \"gpus\": [", "truncated JSON");
+	expect_refused("{\"schema_version\": 1, \"gpus\": [1, 2", "truncated JSON");
+	expect_refused("hello", "not valid JSON");
+	expect_refused("[1, 2]", "not a gputaskman snapshot");
+	expect_refused("{\"name\": \"x\"}", "no schema_version");
+	expect_refused("{\"schema_version\": \"1\"}", "not a positive integer");
+	expect_refused("{\"schema_version\": 0}", "not a positive integer");
+	expect_refused("{\"schema_version\": 2, \"gpus\": []}", "schema_version 2 is newer");
+	expect_refused("{\"diff_schema_version\": 1}", "is a gputaskman diff");
+	expect_refused("{\"schema_version\": 1, \"schema_version\": 1}", "not valid JSON");
+}
+
+static void test_bounds_nesting_and_size(void **state)
+{
+	(void)state;
+	char err[256];
+	size_t n = 100000;
+	char *deep = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		deep[i] = i < n / 2 ? '[' : ']';
+	deep[n] = '\0';
+	expect_refused(deep, "nested deeper than 64");
+	/* brackets inside strings do not count */
+	memset(deep, ' ', n);
+	memcpy(deep, "{\"schema_version\":1,\"x\":\"", 25);
+	memset(deep + 25, '[', 1000);
+	memcpy(deep + 1025, "\"}", 3);
+	json_t *ok = diff_snapshot_parse(deep, strlen(deep), err, sizeof err);
+	assert_non_null(ok);
+	json_decref(ok);
+	free(deep);
+	/* the length check comes before any byte is read */
+	assert_null(diff_snapshot_parse("", (size_t)DIFF_MAX_INPUT_BYTES + 1, err, sizeof err));
+	assert_non_null(strstr(err, "larger than 64 MiB"));
+}
+
+static void expect_bad_field(const char *text, const char *needle)
+{
+	char err[512] = "";
+	struct diff_snap s;
+	json_t *doc = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	assert_non_null(doc);
+	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	if (!strstr(err, needle))
+		fail_msg("error '%s' lacks '%s'", err, needle);
+	diff_snap_free(&s);
+	json_decref(doc);
+}
+
+static void test_wrong_types_name_their_path(void **state)
+{
+	(void)state;
+	expect_bad_field("{\"schema_version\":1,\"processes\":{}}", "processes: expected an array");
+	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"pid\":1,\"gpus\":[{\"vram_bytes\":\"12\"}]}]}",
+			 "processes[0].gpus[0].vram_bytes: expected a byte count");
+	expect_bad_field("{\"schema_version\":1,\"processes\":[1]}", "processes[0]: expected an object");
+	expect_bad_field("{\"schema_version\":1,\"gpus\":[{\"memory\":{\"used_bytes\":-5}}]}",
+			 "gpus[0].memory.used_bytes");
+	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"pid\":-3}]}", "processes[0].pid");
+	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"listening_ports\":[70000]}]}", "listening_ports[0]");
+	expect_bad_field("{\"schema_version\":1,\"hostname\":5}", "hostname: expected a string");
+}
+
+static void test_load_files(void **state)
+{
+	(void)state;
+	char err[512], path[600];
+	char *dir = tu_tempdir();
+
+	snprintf(path, sizeof path, "%s/none.json", dir);
+	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_string_equal(err, "no such file");
+	assert_null(diff_snapshot_load(dir, err, sizeof err));
+	assert_non_null(strstr(err, "cannot read"));
+	snprintf(path, sizeof path, "%s/cut.json", dir);
+	tu_write_file(path, "{\"schema_version\": 1, \"proc", 27);
+	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_non_null(strstr(err, "truncated JSON"));
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* A snapshot as the real writer makes it reads back, and compared with itself
+ * nothing moved: every row pairs by PID and start time and is hidden in text. */
+static void test_reads_the_real_writer(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	char err[256];
+	struct diff_snap sb, sa;
+
+	s->schema_version = GTM_SCHEMA_VERSION;
+	snprintf(s->hostname, sizeof s->hostname, "box");
+	snprintf(d->uuid, sizeof d->uuid, "GPU-1234");
+	d->mem_used = gtm_u64_of(3 * 1073741824ull, GTM_MEASURED);
+	d->mem_total = gtm_u64_of(8 * 1073741824ull, GTM_MEASURED);
+	for (int i = 0; i < 3; i++) {
+		struct gtm_process *p = snapshot_add_process(s);
+		p->pid = (uint32_t)(100 + i);
+		p->start_time = 5000u + (unsigned)i;
+		snprintf(p->label, sizeof p->label, "%u", p->pid);
+		snprintf(p->name, sizeof p->name, "proc%d", i);
+		struct gtm_gpu_use *u = process_add_use(p);
+		u->vram = i == 2 ? GTM_U64_NA : gtm_u64_of((uint64_t)(i + 1) * 1073741824ull, GTM_MEASURED);
+	}
+	s->n_gpu_processes = 3;
+	json_t *j1 = json_snapshot(s, true), *j2 = json_snapshot(s, true);
+	assert_int_equal(diff_snap_read(j1, &sb, err, sizeof err), 0);
+	assert_int_equal(diff_snap_read(j2, &sa, err, sizeof err), 0);
+	struct diff_result *r = diff_compare(&sb, &sa, NULL);
+	assert_int_equal(r->n_procs, 3);
+	assert_int_equal(r->devs[0].used.delta, 0);
+	for (int i = 0; i < r->n_procs; i++) {
+		assert_int_equal(r->procs[i].rule, DIFF_RULE_PID_START);
+		/* the N/A row stays N/A on both sides: no delta, and nothing to size */
+		if (r->procs[i].b->pid == 102)
+			assert_false(r->procs[i].vram_total.known);
+		else
+			assert_int_equal(r->procs[i].vram_total.delta, 0);
+	}
+	diff_result_free(r);
+	diff_snap_free(&sb);
+	diff_snap_free(&sa);
+	json_decref(j1);
+	json_decref(j2);
+	snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_refuses_what_is_not_a_snapshot),
+		cmocka_unit_test(test_bounds_nesting_and_size),
+		cmocka_unit_test(test_wrong_types_name_their_path),
+		cmocka_unit_test(test_load_files),
+		cmocka_unit_test(test_reads_the_real_writer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
