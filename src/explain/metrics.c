@@ -1,0 +1,257 @@
+/* Prometheus text exposition format (prometheus.io/docs/instrumenting/exposition_formats):
+ * `name{label="v",...} value [timestamp]`, '#' comments. Metric names of
+ * llama-server (server-context.cpp:4340-4443), vLLM (v1/metrics/loggers.py) and
+ * SGLang as listed in llm-memory.md §7. */
+#include "explain/server.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+static bool name_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':' ||
+	       (!first && c >= '0' && c <= '9');
+}
+
+/* One line → sample; false for comments, blanks and malformed lines. */
+static bool parse_line(const char *p, const char *end, struct prom_sample *s)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || *p == '#' || !name_char(*p, true))
+		return false;
+	s->name = p;
+	while (p < end && name_char(*p, false))
+		p++;
+	s->name_len = (size_t)(p - s->name);
+	s->labels = NULL;
+	s->labels_len = 0;
+	if (p < end && *p == '{') {
+		const char *l = ++p;
+		bool q = false;
+		for (; p < end && (q || *p != '}'); p++) {
+			if (*p == '\\' && q && p + 1 < end)
+				p++;
+			else if (*p == '"')
+				q = !q;
+		}
+		if (p >= end)
+			return false;
+		s->labels = l;
+		s->labels_len = (size_t)(p - l);
+		p++;
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	char num[64];
+	size_t n = 0;
+	while (p < end && *p != ' ' && *p != '\t' && n + 1 < sizeof num)
+		num[n++] = *p++;
+	num[n] = 0;
+	if (!n)
+		return false;
+	char *e;
+	double v = strtod(num, &e);
+	if (*e || isnan(v))
+		return false;
+	s->value = v;
+	return true;
+}
+
+int prom_each(const char *buf, size_t len, bool (*fn)(const struct prom_sample *, void *), void *arg)
+{
+	int count = 0;
+	const char *p = buf, *end = buf + (len > EX_MAX_BODY ? EX_MAX_BODY : len);
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		struct prom_sample s;
+		if (parse_line(p, le, &s)) {
+			count++;
+			if (!fn(&s, arg))
+				break;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return count ? count : -1;
+}
+
+struct find_arg {
+	const char *name;
+	double v;
+	bool found;
+};
+
+static bool find_fn(const struct prom_sample *s, void *a)
+{
+	struct find_arg *f = a;
+	if (strlen(f->name) == s->name_len && memcmp(f->name, s->name, s->name_len) == 0) {
+		f->v = s->value;
+		f->found = true;
+		return false;
+	}
+	return true;
+}
+
+bool prom_value(const char *buf, size_t len, const char *name, double *out)
+{
+	struct find_arg f = {name, 0, false};
+	prom_each(buf, len, find_fn, &f);
+	if (f.found)
+		*out = f.v;
+	return f.found;
+}
+
+bool prom_label(const struct prom_sample *s, const char *key, char *out, size_t cap)
+{
+	const char *p = s->labels, *end = s->labels ? s->labels + s->labels_len : NULL;
+	size_t kl = strlen(key);
+	while (p && p < end) {
+		while (p < end && (*p == ' ' || *p == ','))
+			p++;
+		const char *k = p;
+		while (p < end && *p != '=')
+			p++;
+		if (p + 1 >= end || p[1] != '"')
+			return false;
+		bool match = (size_t)(p - k) == kl && memcmp(k, key, kl) == 0;
+		p += 2;
+		size_t o = 0;
+		for (; p < end && *p != '"'; p++) {
+			if (*p == '\\' && p + 1 < end)
+				p++;
+			if (match && o + 1 < cap)
+				out[o++] = *p;
+		}
+		if (match) {
+			if (cap)
+				out[o] = 0;
+			return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+/* Gauges and counters we keep, by metric name. */
+enum mkey {
+	MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_REQ_PROCESSING, MK_REQ_DEFERRED,
+	MK_VLLM_KV, MK_VLLM_KV_OLD, MK_VLLM_RUNNING, MK_VLLM_WAITING, MK_VLLM_CACHE_CFG,
+	MK_VLLM_GEN, MK_VLLM_PROMPT,
+	MK_SG_USAGE, MK_SG_USED, MK_SG_MAX, MK_SG_RUNNING, MK_SG_QUEUE, MK_SG_GEN, MK_SG_PROMPT,
+	MK_COUNT
+};
+
+static const struct {
+	const char *name;
+	enum mkey key;
+	const char *kind; /* server kind the name proves */
+} metric_names[] = {
+	{"llamacpp:tokens_predicted_total", MK_GEN_TOKENS, "llama-server"},
+	{"llamacpp:prompt_tokens_total", MK_PROMPT_TOKENS, "llama-server"},
+	{"llamacpp:requests_processing", MK_REQ_PROCESSING, "llama-server"},
+	{"llamacpp:requests_deferred", MK_REQ_DEFERRED, "llama-server"},
+	{"vllm:kv_cache_usage_perc", MK_VLLM_KV, "vllm"},
+	{"vllm:gpu_cache_usage_perc", MK_VLLM_KV_OLD, "vllm"}, /* deprecated in 0.9 */
+	{"vllm:num_requests_running", MK_VLLM_RUNNING, "vllm"},
+	{"vllm:num_requests_waiting", MK_VLLM_WAITING, "vllm"},
+	{"vllm:cache_config_info", MK_VLLM_CACHE_CFG, "vllm"},
+	{"vllm:generation_tokens_total", MK_VLLM_GEN, "vllm"},
+	{"vllm:prompt_tokens_total", MK_VLLM_PROMPT, "vllm"},
+	{"sglang:token_usage", MK_SG_USAGE, "sglang"},
+	{"sglang:num_used_tokens", MK_SG_USED, "sglang"},
+	{"sglang:max_total_num_tokens", MK_SG_MAX, "sglang"},
+	{"sglang:num_running_reqs", MK_SG_RUNNING, "sglang"},
+	{"sglang:num_queue_reqs", MK_SG_QUEUE, "sglang"},
+	{"sglang:generation_tokens_total", MK_SG_GEN, "sglang"},
+	{"sglang:prompt_tokens_total", MK_SG_PROMPT, "sglang"},
+};
+
+struct collect {
+	double v[MK_COUNT];
+	bool have[MK_COUNT];
+	const char *kind;
+	uint64_t blocks, block_size; /* vllm:cache_config_info labels */
+};
+
+static bool collect_fn(const struct prom_sample *s, void *a)
+{
+	struct collect *c = a;
+	for (size_t i = 0; i < ARRAY_LEN(metric_names); i++) {
+		const char *n = metric_names[i].name;
+		if (strlen(n) != s->name_len || memcmp(n, s->name, s->name_len) != 0)
+			continue;
+		enum mkey k = metric_names[i].key;
+		/* counters with labels (per model / engine) are summed */
+		c->v[k] = c->have[k] ? c->v[k] + s->value : s->value;
+		c->have[k] = true;
+		c->kind = metric_names[i].kind;
+		if (k == MK_VLLM_CACHE_CFG) {
+			char b[32];
+			if (prom_label(s, "num_gpu_blocks", b, sizeof b))
+				c->blocks = strtoull(b, NULL, 10);
+			if (prom_label(s, "block_size", b, sizeof b))
+				c->block_size = strtoull(b, NULL, 10);
+		}
+	}
+	return true;
+}
+
+static gtm_u64 count_of(const struct collect *c, enum mkey k)
+{
+	if (!c->have[k] || !(c->v[k] >= 0) || c->v[k] > 1.8e19)
+		return GTM_U64_NA;
+	return gtm_u64_of((uint64_t)c->v[k], GTM_REPORTED);
+}
+
+static void apply_rates(struct ex_server *s, double gen, double prompt, bool have, uint64_t now_ns)
+{
+	if (!have)
+		return;
+	if (s->m_valid && now_ns > s->m_at_ns && gen >= s->m_gen_tokens && prompt >= s->m_prompt_tokens) {
+		double dt = (double)(now_ns - s->m_at_ns) / 1e9;
+		s->gen_tps = gtm_f64_of((gen - s->m_gen_tokens) / dt, GTM_REPORTED);
+		s->prompt_tps = gtm_f64_of((prompt - s->m_prompt_tokens) / dt, GTM_REPORTED);
+	}
+	/* a counter going back means the server restarted: start again */
+	s->m_valid = true;
+	s->m_gen_tokens = gen;
+	s->m_prompt_tokens = prompt;
+	s->m_at_ns = now_ns;
+}
+
+bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct ex_server *s)
+{
+	struct collect c;
+	memset(&c, 0, sizeof c);
+	if (prom_each(buf, len, collect_fn, &c) < 0 || !c.kind)
+		return false;
+	if (!s->kind[0])
+		str_copy(s->kind, c.kind, sizeof s->kind);
+	if (c.have[MK_GEN_TOKENS]) {
+		apply_rates(s, c.v[MK_GEN_TOKENS], c.v[MK_PROMPT_TOKENS], true, now_ns);
+		s->requests_running = count_of(&c, MK_REQ_PROCESSING);
+		s->requests_waiting = count_of(&c, MK_REQ_DEFERRED);
+	} else if (strcmp(c.kind, "vllm") == 0) {
+		enum mkey kv = c.have[MK_VLLM_KV] ? MK_VLLM_KV : MK_VLLM_KV_OLD;
+		if (c.have[kv] && c.v[kv] >= 0 && c.v[kv] <= 1.0)
+			s->kv_usage = gtm_f64_of(c.v[kv], GTM_REPORTED);
+		if (c.blocks && c.block_size && c.blocks < (1ull << 40) && c.block_size < (1ull << 20))
+			s->kv_capacity_tokens = gtm_u64_of(c.blocks * c.block_size, GTM_REPORTED);
+		s->requests_running = count_of(&c, MK_VLLM_RUNNING);
+		s->requests_waiting = count_of(&c, MK_VLLM_WAITING);
+		apply_rates(s, c.v[MK_VLLM_GEN], c.v[MK_VLLM_PROMPT], c.have[MK_VLLM_GEN], now_ns);
+	} else {
+		if (c.have[MK_SG_USAGE] && c.v[MK_SG_USAGE] >= 0 && c.v[MK_SG_USAGE] <= 1.0)
+			s->kv_usage = gtm_f64_of(c.v[MK_SG_USAGE], GTM_REPORTED);
+		s->kv_used_tokens = count_of(&c, MK_SG_USED);
+		s->kv_capacity_tokens = count_of(&c, MK_SG_MAX);
+		s->requests_running = count_of(&c, MK_SG_RUNNING);
+		s->requests_waiting = count_of(&c, MK_SG_QUEUE);
+		apply_rates(s, c.v[MK_SG_GEN], c.v[MK_SG_PROMPT], c.have[MK_SG_GEN], now_ns);
+	}
+	return true;
+}

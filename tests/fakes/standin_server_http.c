@@ -1,0 +1,201 @@
+#include "standin_server_http.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct replay_server {
+	int fd;
+	uint16_t port;
+	pthread_t th;
+	atomic_bool stop;
+	atomic_int hits;
+	struct replay_route *routes;
+	int n;
+};
+
+static void write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		if (w <= 0)
+			return;
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static const struct replay_route *route_for(const struct replay_server *s, const char *path)
+{
+	const struct replay_route *fallback = NULL;
+	for (int i = 0; i < s->n; i++) {
+		if (!s->routes[i].path)
+			fallback = &s->routes[i];
+		else if (strcmp(s->routes[i].path, path) == 0)
+			return &s->routes[i];
+	}
+	return fallback;
+}
+
+static void answer(struct replay_server *s, int c, const char *path)
+{
+	static const struct replay_route not_found = {NULL, 404, "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}", REPLAY_NORMAL};
+	const struct replay_route *r = route_for(s, path);
+	char head[256];
+	if (!r)
+		r = &not_found;
+	switch (r->mode) {
+	case REPLAY_GARBAGE:
+	{
+		static const char junk[] = "\x01\x02 this is not http \xff\xfe\r\n\r\n";
+		write_all(c, junk, sizeof junk - 1);
+	}
+		return;
+	case REPLAY_HANG:
+		while (!atomic_load(&s->stop)) {
+			struct pollfd p = {c, POLLIN, 0};
+			char b[256];
+			if (poll(&p, 1, 50) > 0 && recv(c, b, sizeof b, 0) <= 0)
+				return;
+		}
+		return;
+	case REPLAY_HUGE: {
+		size_t n = 2u << 20;
+		snprintf(head, sizeof head, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", n);
+		write_all(c, head, strlen(head));
+		char *big = malloc(n);
+		memset(big, ' ', n);
+		write_all(c, big, n);
+		free(big);
+		return;
+	}
+	case REPLAY_REDIRECT:
+		snprintf(head, sizeof head, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/props\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+		write_all(c, head, strlen(head));
+		return;
+	case REPLAY_NORMAL:
+		break;
+	}
+	size_t bl = r->body ? strlen(r->body) : 0;
+	snprintf(head, sizeof head, "HTTP/1.1 %d X\r\nServer: standin\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n", r->status, bl);
+	write_all(c, head, strlen(head));
+	if (bl)
+		write_all(c, r->body, bl);
+}
+
+/* Reads the request head (bounded) and returns the path of "GET /path HTTP/1.1". */
+static bool read_request(int c, char *path, size_t cap)
+{
+	char buf[4096];
+	size_t n = 0;
+	while (n + 1 < sizeof buf) {
+		struct pollfd p = {c, POLLIN, 0};
+		if (poll(&p, 1, 2000) <= 0)
+			return false;
+		ssize_t r = recv(c, buf + n, sizeof buf - 1 - n, 0);
+		if (r <= 0)
+			return false;
+		n += (size_t)r;
+		buf[n] = 0;
+		if (strstr(buf, "\r\n\r\n"))
+			break;
+	}
+	if (strncmp(buf, "GET ", 4) != 0)
+		return false; /* anything but GET is refused: the probe must never send one */
+	const char *p = buf + 4, *e = strchr(p, ' ');
+	if (!e || (size_t)(e - p) >= cap)
+		return false;
+	memcpy(path, p, (size_t)(e - p));
+	path[e - p] = 0;
+	return true;
+}
+
+static void *serve(void *arg)
+{
+	struct replay_server *s = arg;
+	while (!atomic_load(&s->stop)) {
+		struct pollfd p = {s->fd, POLLIN, 0};
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		int c = accept(s->fd, NULL, NULL);
+		if (c < 0)
+			continue;
+		char path[256];
+		if (read_request(c, path, sizeof path)) {
+			atomic_fetch_add(&s->hits, 1);
+			answer(s, c, path);
+		}
+		close(c);
+	}
+	return NULL;
+}
+
+static int listen_on(bool ipv6, uint16_t port, uint16_t *bound)
+{
+	int fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+	int one = 1;
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	struct sockaddr_storage ss;
+	socklen_t len;
+	memset(&ss, 0, sizeof ss);
+	if (ipv6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+		a->sin6_family = AF_INET6;
+		a->sin6_addr = in6addr_loopback;
+		a->sin6_port = htons(port);
+		len = sizeof *a;
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+		a->sin_family = AF_INET;
+		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		a->sin_port = htons(port);
+		len = sizeof *a;
+	}
+	if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 16) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
+		close(fd);
+		return -1;
+	}
+	*bound = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
+	return fd;
+}
+
+struct replay_server *replay_start(const struct replay_route *routes, int n, bool ipv6, uint16_t port)
+{
+	struct replay_server *s = calloc(1, sizeof *s);
+	s->fd = listen_on(ipv6, port, &s->port);
+	if (s->fd < 0) {
+		free(s);
+		return NULL;
+	}
+	s->routes = calloc((size_t)(n ? n : 1), sizeof *s->routes);
+	memcpy(s->routes, routes, sizeof *routes * (size_t)n);
+	s->n = n;
+	pthread_create(&s->th, NULL, serve, s);
+	return s;
+}
+
+uint16_t replay_port(const struct replay_server *s) { return s->port; }
+int replay_hits(const struct replay_server *s) { return atomic_load(&((struct replay_server *)s)->hits); }
+
+void replay_join(struct replay_server *s) { pthread_join(s->th, NULL); }
+
+void replay_stop(struct replay_server *s)
+{
+	if (!s)
+		return;
+	atomic_store(&s->stop, true);
+	pthread_join(s->th, NULL);
+	close(s->fd);
+	free(s->routes);
+	free(s);
+}
