@@ -103,6 +103,7 @@ static const struct runtime_pattern runtime_patterns[] = {
 	{"sglang", RT_COMM, "sglang::*"},
 	{"llama.cpp", RT_LIB, "libllama.so*"},
 	{"llama.cpp", RT_LIB, "libllama-*.so*"},
+	{"llama.cpp", RT_LIB, "libmtmd.so*"},
 	{"llama.cpp", RT_EXE, "llama-*"},
 	{"llama.cpp", RT_CMD, "llama_cpp.server*"},
 	{"whisper.cpp", RT_LIB, "libwhisper.so*"},
@@ -350,9 +351,10 @@ void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id)
 {
 	struct rt_hits *h = xcalloc(1, sizeof *h);
 
+	/* the command first: a runtime with many libraries keeps its executable among the evidence */
+	match_command(p, h);
 	if (p->detail)
 		match_maps(p->detail, h);
-	match_command(p, h);
 	emit(h, id);
 	free(h);
 }
