@@ -32,8 +32,8 @@ static void resolve_offload(const struct llama_flags *f, struct estimate *e)
 
 static void totals(struct estimate *e)
 {
-	e->gpu_total = e->weights_gpu + e->kv_gpu + e->rs_gpu;
-	e->host_total = e->weights_host + e->kv_host + e->rs_host;
+	e->gpu_total = sat_add(sat_add(e->weights_gpu, e->kv_gpu), e->rs_gpu);
+	e->host_total = sat_add(sat_add(e->weights_host, e->kv_host), e->rs_host);
 }
 
 bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, struct estimate *e, char *err,
@@ -67,13 +67,13 @@ uint64_t estimate_max_ctx(const struct gguf_header *h, const struct llama_flags 
 	uint64_t lo = 0, hi;
 	if (!estimate_plan(h, f, &e, err, sizeof err) || !arch_model_load(h, &m, err, sizeof err))
 		return 0;
-	hi = (e.n_ctx_train ? e.n_ctx_train : (1u << 20)) / 256;
+	hi = (e.n_ctx_train && e.n_ctx_train < ESTIMATE_MAX_CTX ? e.n_ctx_train : ESTIMATE_MAX_CTX) / 256;
 	/* weights do not depend on the context: search only the KV part */
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo + 1) / 2;
 		probe.n_ctx = mid * 256;
 		estimate_kv(&m, &probe, &e);
-		if (e.weights_gpu + e.kv_gpu + e.rs_gpu <= free_bytes)
+		if (sat_add(sat_add(e.weights_gpu, e.kv_gpu), e.rs_gpu) <= free_bytes)
 			lo = mid;
 		else
 			hi = mid - 1;

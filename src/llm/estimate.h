@@ -13,6 +13,8 @@
 #include "llm/llama_flags.h"
 
 #define ESTIMATE_MAX_NOTES 6
+#define ESTIMATE_MAX_SEQ 256          /* LLAMA_MAX_SEQ (llama-cparams.h) */
+#define ESTIMATE_MAX_CTX (1ull << 30) /* contexts beyond this are clamped */
 
 struct estimate {
 	/* launch layout as resolved */

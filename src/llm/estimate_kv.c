@@ -20,12 +20,10 @@ static bool on_gpu(const struct estimate *e, uint32_t il)
 	return il >= e->n_layer - e->gpu_layers;
 }
 
-/* V width per layer: per layer with flash attention, else the widest layer's (:208). */
-static uint64_t v_width(const struct arch_model *m, const struct estimate *e, uint32_t il)
+/* The widest V row over the KV layers. */
+static uint64_t v_width_max(const struct arch_model *m)
 {
 	uint64_t w = 0;
-	if (e->flash_attn)
-		return (uint64_t)m->layers[il].head_v * m->layers[il].n_head_kv;
 	for (uint32_t j = 0; j < m->n_layer; j++) {
 		uint64_t x = (uint64_t)m->layers[j].head_v * m->layers[j].n_head_kv;
 		if (m->layers[j].has_kv && x > w)
@@ -60,6 +58,10 @@ static void kv_layout(const struct arch_model *m, const struct llama_flags *f, s
 	uint32_t n_batch;
 	e->n_ctx_train = m->n_ctx_train;
 	e->n_seq = f->n_parallel > 0 ? (uint32_t)f->n_parallel : 4; /* auto: 4 slots (server.cpp:146-151) */
+	if (e->n_seq > ESTIMATE_MAX_SEQ)
+		e->n_seq = ESTIMATE_MAX_SEQ; /* LLAMA_MAX_SEQ */
+	if (ctx > ESTIMATE_MAX_CTX)
+		ctx = ESTIMATE_MAX_CTX;
 	e->unified = f->kv_unified;
 	e->n_stream = e->unified ? 1 : e->n_seq;
 	ctx = pad256(ctx ? ctx : KV_PAD);
@@ -80,29 +82,32 @@ static void kv_layout(const struct arch_model *m, const struct llama_flags *f, s
 	}
 }
 
-static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il)
+/* V is per layer with flash attention, else the widest layer's (llama-kv-cache.cpp:208). */
+static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il, uint64_t v_max)
 {
 	const struct arch_layer *l = &m->layers[il];
 	uint64_t k = 0, v = 0, cells = l->is_swa ? e->swa_cells : e->kv_cells, bytes;
+	uint64_t v_width = e->flash_attn ? (uint64_t)l->head_v * l->n_head_kv : v_max;
 	if (!ggml_row_bytes(e->type_k, (uint64_t)l->head_k * l->n_head_kv, &k) ||
-	    !ggml_row_bytes(e->type_v, v_width(m, e, il), &v)) {
+	    !ggml_row_bytes(e->type_v, v_width, &v)) {
 		e->refused = true;
 		return;
 	}
+	uint64_t *dev = on_gpu(e, il) ? &e->kv_gpu : &e->kv_host;
 	e->n_kv_layers++;
 	e->n_swa_layers += l->is_swa;
-	e->kv_bytes_per_token += k + v;
-	e->kv_full_bytes += e->n_stream * e->kv_cells * (k + v);
-	e->kv_k_bytes += e->n_stream * cells * k;
-	e->kv_v_bytes += e->n_stream * cells * v;
-	bytes = e->n_stream * cells * (k + v);
-	e->kv_bytes += bytes;
-	*(on_gpu(e, il) ? &e->kv_gpu : &e->kv_host) += bytes;
+	e->kv_bytes_per_token = sat_add(e->kv_bytes_per_token, k + v);
+	e->kv_full_bytes = sat_add(e->kv_full_bytes, sat_mul(e->n_stream * e->kv_cells, k + v));
+	e->kv_k_bytes = sat_add(e->kv_k_bytes, sat_mul(e->n_stream * cells, k));
+	e->kv_v_bytes = sat_add(e->kv_v_bytes, sat_mul(e->n_stream * cells, v));
+	bytes = sat_mul(e->n_stream * cells, k + v);
+	e->kv_bytes = sat_add(e->kv_bytes, bytes);
+	*dev = sat_add(*dev, bytes);
 }
 
 void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct estimate *e)
 {
-	uint64_t rs_layer;
+	uint64_t rs_layer, v_max;
 	e->type_k = f->type_k;
 	e->type_v = f->type_v;
 	e->flash_attn = f->flash_attn != LLAMA_FA_OFF;
@@ -113,14 +118,16 @@ void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct
 	kv_layout(m, f, e);
 	check_cache_types(m, e);
 	/* one state per sequence, F32 (llama-memory-recurrent.cpp:99-101) */
-	rs_layer = (m->rs_r + m->rs_s) * 4 * e->n_seq;
+	rs_layer = sat_mul(sat_add(m->rs_r, m->rs_s), 4ull * e->n_seq);
+	v_max = v_width_max(m);
 	for (uint32_t il = 0; il < m->n_layer; il++) {
 		if (m->layers[il].has_kv)
-			kv_layer(m, e, il);
+			kv_layer(m, e, il, v_max);
 		if (m->layers[il].recurrent) {
 			e->n_rs_layers++;
-			e->rs_bytes += rs_layer;
-			*(on_gpu(e, il) ? &e->rs_gpu : &e->rs_host) += rs_layer;
+			uint64_t *dev = on_gpu(e, il) ? &e->rs_gpu : &e->rs_host;
+			e->rs_bytes = sat_add(e->rs_bytes, rs_layer);
+			*dev = sat_add(*dev, rs_layer);
 		}
 	}
 	e->has_kv = e->n_kv_layers > 0;

@@ -268,6 +268,14 @@ bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int f
 	return f->error[0] == '\0';
 }
 
+bool llama_flags_known(const char *arg, bool *takes_value)
+{
+	const char *eq = arg[0] == '-' ? strchr(arg, '=') : NULL;
+	const struct flag_def *d = find_flag(arg, eq ? (size_t)(eq - arg) : strlen(arg));
+	*takes_value = d && d->takes_value && !eq;
+	return d != NULL;
+}
+
 void llama_flags_free(struct llama_flags *f)
 {
 	for (size_t i = 0; i < f->n_ot; i++) {

@@ -57,6 +57,10 @@ void llama_flags_init(struct llama_flags *f);
  * false when a value was invalid (f->error says which); f stays usable. */
 bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first);
 void llama_flags_free(struct llama_flags *f);
+/* Whether arg ("-c", "--ctx-size=4096") is an option this parser knows;
+ * *takes_value says whether it consumes the next argument (false for the
+ * "=value" form and for switches). */
+bool llama_flags_known(const char *arg, bool *takes_value);
 /* "-c (trained context), -ngl (all layers), ..." list of the defaulted flags. */
 void llama_flags_describe_defaults(const struct llama_flags *f, char *out, size_t n);
 

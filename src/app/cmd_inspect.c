@@ -1,0 +1,159 @@
+/* inspect: argument handling, model loading and the GPU fit check. */
+#include "app/cmd_inspect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/util.h"
+
+#if __has_include("app/inspect_pid.h")
+#include "app/inspect_pid.h"
+#define HAVE_INSPECT_PID 1
+#endif
+
+static cmd_inspect_gpu_query_fn gpu_query;
+
+void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn)
+{
+	gpu_query = fn;
+}
+
+static void check_fit(struct inspect_model *m)
+{
+	if (!gpu_query || gpu_query(&m->gpu_free, &m->gpu_total, m->gpu_name, sizeof m->gpu_name) != 0)
+		return;
+	m->have_gpu = true;
+	if (!m->plan_ok)
+		return;
+	m->fits = m->est.gpu_total <= m->gpu_free && !m->est.refused;
+	m->max_ctx = estimate_max_ctx(m->h, m->flags, m->gpu_free);
+}
+
+bool inspect_model_load(struct inspect_model *m, const char *path, const char *store_name,
+			const struct llama_flags *f, char *err, size_t n)
+{
+	memset(m, 0, sizeof *m);
+	m->path = path;
+	m->flags = f;
+	m->h = gguf_cache_get(path, err, n);
+	if (!m->h)
+		return false;
+	gguf_model_info_get(m->h, path, store_name, &m->info);
+	m->plan_ok = estimate_plan(m->h, f, &m->est, m->plan_err, sizeof m->plan_err);
+	check_fit(m);
+	return true;
+}
+
+void inspect_model_release(struct inspect_model *m)
+{
+	gguf_header_unref(m->h);
+	m->h = NULL;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "gputaskman inspect: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, " (usage: gputaskman inspect MODEL.gguf|PID [-c N] [-ngl N] [-ctk T] [-ctv T] "
+			"[-fa on|off] [-np N] [-kvu] [-ub N] [--swa-full] [--json])\n");
+	return 2;
+}
+
+/* Splits argv into the operand, --json and llama flags (kept in `flags`). */
+static int split_args(int argc, char **argv, const char **operand, bool *json, char **flags, int *n_flags)
+{
+	*n_flags = 0;
+	for (int i = 1; i < argc; i++) {
+		bool takes;
+		if (strcmp(argv[i], "--json") == 0) {
+			*json = true;
+		} else if (argv[i][0] == '-' && argv[i][1] && llama_flags_known(argv[i], &takes)) {
+			flags[(*n_flags)++] = argv[i];
+			if (takes) {
+				if (i + 1 >= argc)
+					return usage_error("%s needs a value", argv[i]);
+				flags[(*n_flags)++] = argv[++i];
+			}
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			return usage_error("unknown option %s", argv[i]);
+		} else if (*operand) {
+			return usage_error("more than one model or PID given (%s)", argv[i]);
+		} else {
+			*operand = argv[i];
+		}
+	}
+	if (!*operand)
+		return usage_error("%s", "no model file or PID given");
+	return 0;
+}
+
+static int inspect_pid(const char *operand, int argc, char **argv)
+{
+	unsigned long long pid = strtoull(operand, NULL, 10);
+	if (pid == 0 || pid > UINT32_MAX)
+		return usage_error("%s is not a valid PID", operand);
+#ifdef HAVE_INSPECT_PID
+	return inspect_pid_main((uint32_t)pid, argc, argv);
+#else
+	(void)argc;
+	(void)argv;
+	fprintf(stderr, "gputaskman inspect: inspect PID is not part of this build\n");
+	return 2;
+#endif
+}
+
+static int print_model(const char *path, const struct llama_flags *f, bool json)
+{
+	struct inspect_model m;
+	char err[256];
+	if (!inspect_model_load(&m, path, NULL, f, err, sizeof err)) {
+		fprintf(stderr, "gputaskman inspect: %s: %s\n", path, err);
+		return 2;
+	}
+	if (json) {
+		json_t *j = inspect_model_json(&m);
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		inspect_model_print(stdout, &m);
+	}
+	inspect_model_release(&m);
+	return 0;
+}
+
+int cmd_inspect(int argc, char **argv)
+{
+	const char *operand = NULL;
+	bool json = false;
+	int n_flags = 0, rc;
+	char **flags = xcalloc((size_t)argc + 1, sizeof *flags);
+	struct llama_flags f;
+
+	rc = split_args(argc, argv, &operand, &json, flags, &n_flags);
+	if (rc == 0 && all_digits(operand)) {
+		free(flags);
+		return inspect_pid(operand, argc, argv);
+	}
+	llama_flags_init(&f);
+	if (rc == 0 && !llama_flags_parse(&f, n_flags, flags, 0)) {
+		fprintf(stderr, "gputaskman inspect: %s\n", f.error);
+		rc = 2;
+	}
+	if (rc == 0)
+		rc = print_model(operand, &f, json);
+	llama_flags_free(&f);
+	free(flags);
+	return rc;
+}
