@@ -1,0 +1,16 @@
+/* A DRM device's hwmon readings (Documentation/hwmon/sysfs-interface.rst;
+ * amdgpu: Documentation/gpu/amdgpu/thermal.rst; i915/xe hwmon on discrete
+ * parts): temperature, power and its cap, fan. */
+#ifndef GTM_DRM_HWMON_H
+#define GTM_DRM_HWMON_H
+
+#include <stdbool.h>
+
+#include "core/snapshot.h"
+
+/* Fills temp_c, power_w, power_limit_w, fan_pct from
+ * /sys/class/drm/<card>/device/hwmon/hwmon*. Returns false when the device has
+ * no hwmon folder. */
+bool drm_hwmon_read(const char *card, struct gtm_device *d);
+
+#endif

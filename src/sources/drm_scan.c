@@ -1,0 +1,334 @@
+#include "sources/drm_scan.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/sysroot.h"
+#include "core/util.h"
+
+/* A cached list is re-read after this many refreshes even when nothing
+ * signalled a change (an fd swapped for another keeps the count). */
+#define RELIST_EVERY 10u
+
+enum drm_fd_kind drm_fd_classify(const char *target, char *node, size_t cap)
+{
+	static const struct {
+		const char *prefix;
+		enum drm_fd_kind kind;
+	} kinds[] = {
+		{"/dev/dri/renderD", DRM_FD_RENDER},
+		{"/dev/dri/card", DRM_FD_PRIMARY},
+	};
+
+	if (cap)
+		node[0] = '\0';
+	if (strcmp(target, "/dev/kfd") == 0)
+		return DRM_FD_KFD;
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++) {
+		size_t pl = strlen(kinds[i].prefix);
+		if (strncmp(target, kinds[i].prefix, pl) != 0)
+			continue;
+		const char *num = target + pl;
+		size_t nd = strspn(num, "0123456789");
+		/* digits only: "/dev/dri/card0 (deleted)" is a removed device */
+		if (nd == 0 || nd > 6 || num[nd] != '\0')
+			return DRM_FD_NONE;
+		const char *base = target + strlen("/dev/dri/");
+		if (strlen(base) >= cap)
+			return DRM_FD_NONE;
+		strcpy(node, base);
+		return kinds[i].kind;
+	}
+	return DRM_FD_NONE;
+}
+
+bool proc_stat_start_time(const char *buf, size_t len, uint64_t *out)
+{
+	const char *p = NULL;
+	for (size_t i = len; i > 0; i--)
+		if (buf[i - 1] == ')') {
+			p = buf + i;
+			break;
+		}
+	if (!p)
+		return false;
+	const char *end = buf + len;
+	/* after ')': field 3 (state) ... field 22 (starttime) is the 20th */
+	for (int field = 3; field <= 22; field++) {
+		while (p < end && *p == ' ')
+			p++;
+		if (p == end)
+			return false;
+		if (field == 22) {
+			uint64_t v = 0;
+			if (*p < '0' || *p > '9')
+				return false;
+			for (; p < end && *p >= '0' && *p <= '9'; p++) {
+				if (v > (UINT64_MAX - 9) / 10)
+					return false;
+				v = v * 10 + (uint64_t)(*p - '0');
+			}
+			*out = v;
+			return true;
+		}
+		while (p < end && *p != ' ')
+			p++;
+	}
+	return false;
+}
+
+void drm_scan_init(struct drm_scan *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+static void proc_clear(struct drm_proc *p)
+{
+	free(p->fds);
+	p->fds = NULL;
+	p->n_fds = p->cap_fds = 0;
+}
+
+void drm_scan_free(struct drm_scan *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		proc_clear(&s->procs[i]);
+	free(s->procs);
+	memset(s, 0, sizeof *s);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The numeric entries of /proc, sorted. */
+static uint32_t *list_pids(size_t *n)
+{
+	DIR *d = sysroot_opendir("/proc");
+	struct dirent *e;
+	uint32_t *pids = NULL;
+	size_t cap = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((e = readdir(d))) {
+		const char *s = e->d_name;
+		if (*s < '1' || *s > '9' || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
+			continue;
+		pids = grow_array(pids, sizeof *pids, &cap, *n);
+		pids[(*n)++] = (uint32_t)strtoul(s, NULL, 10);
+	}
+	closedir(d);
+	if (!pids)
+		pids = xmalloc(sizeof *pids);
+	qsort(pids, *n, sizeof *pids, cmp_u32);
+	return pids;
+}
+
+/* Rebuilds the process table from this refresh's PIDs, keeping cached
+ * entries whose PID is still present. */
+static void merge_pids(struct drm_scan *s, const uint32_t *pids, size_t n)
+{
+	struct drm_proc *np = xcalloc(n ? n : 1, sizeof *np);
+	size_t j = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		while (j < s->n && s->procs[j].pid < pids[i])
+			proc_clear(&s->procs[j++]);
+		if (j < s->n && s->procs[j].pid == pids[i]) {
+			np[i] = s->procs[j++];
+		} else {
+			np[i].pid = pids[i];
+			np[i].fd_count = -1;
+		}
+	}
+	while (j < s->n)
+		proc_clear(&s->procs[j++]);
+	free(s->procs);
+	s->procs = np;
+	s->n = s->cap = n;
+}
+
+static void fd_add(struct drm_proc *p, int fd, enum drm_fd_kind kind, const char *node)
+{
+	if (p->n_fds == p->cap_fds) {
+		size_t cap = (size_t)p->cap_fds;
+		p->fds = grow_array(p->fds, sizeof *p->fds, &cap, (size_t)p->n_fds);
+		p->cap_fds = (int)cap;
+	}
+	struct drm_fd_ref *r = &p->fds[p->n_fds++];
+	r->fd = fd;
+	r->kind = kind;
+	str_copy(r->node, node, sizeof r->node);
+	if (kind == DRM_FD_KFD)
+		p->kfd = true;
+}
+
+/* Reads start time and fd count; false when the process is gone. */
+static bool refresh_identity(struct drm_proc *p)
+{
+	char buf[1024], path[64];
+	uint64_t start;
+	struct stat st;
+	ssize_t n = sysroot_read(buf, sizeof buf, "/proc/%u/stat", p->pid);
+
+	if (n <= 0 || !proc_stat_start_time(buf, (size_t)n, &start))
+		return false;
+	if (p->listed_gen && start != p->start_time) {
+		/* the PID was reused: nothing cached belongs to this process */
+		proc_clear(p);
+		p->listed_gen = 0;
+		p->unlistable = p->kfd = false;
+		p->fd_count = -1;
+	}
+	p->start_time = start;
+	if (sysroot_path(path, sizeof path, "/proc/%u/fd", p->pid) == 0 && stat(path, &st) == 0 &&
+	    st.st_size > 0) {
+		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
+			p->stale = true;
+		p->fd_count = (int64_t)st.st_size;
+	}
+	return true;
+}
+
+/* Re-reads the links of the cached DRM fds; one that moved marks the list stale
+ * and is dropped. */
+static void verify_cached(struct drm_proc *p)
+{
+	char target[256], node[16];
+	int kept = 0;
+
+	for (int i = 0; i < p->n_fds; i++) {
+		struct drm_fd_ref *r = &p->fds[i];
+		if (sysroot_readlink(target, sizeof target, "/proc/%u/fd/%d", p->pid, r->fd) > 0 &&
+		    drm_fd_classify(target, node, sizeof node) == r->kind && strcmp(node, r->node) == 0)
+			p->fds[kept++] = *r;
+		else
+			p->stale = true;
+	}
+	p->n_fds = kept;
+	p->kfd = false;
+	for (int i = 0; i < kept; i++)
+		p->kfd |= p->fds[i].kind == DRM_FD_KFD;
+}
+
+/* Lists /proc/PID/fd, keeping DRM and KFD fds. */
+static void list_fds(struct drm_proc *p, uint32_t gen)
+{
+	DIR *d = sysroot_opendir("/proc/%u/fd", p->pid);
+	struct dirent *e;
+	char target[256], node[16];
+
+	p->listed_gen = gen;
+	p->stale = false;
+	p->n_fds = 0;
+	p->kfd = false;
+	if (!d) {
+		/* ENOENT: it exited; anything else (EACCES) hides its fds from us */
+		p->unlistable = errno != ENOENT;
+		return;
+	}
+	p->unlistable = false;
+	int dfd = dirfd(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		ssize_t n = readlinkat(dfd, e->d_name, target, sizeof target - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		/* cheap reject: everything we want lives under /dev */
+		if (n < 8 || memcmp(target, "/dev/", 5) != 0)
+			continue;
+		enum drm_fd_kind k = drm_fd_classify(target, node, sizeof node);
+		if (k != DRM_FD_NONE)
+			fd_add(p, atoi(e->d_name), k, node);
+	}
+	closedir(d);
+}
+
+struct list_job {
+	int priority;     /* 0 never listed, 1 stale, 2 due for a periodic re-list */
+	uint32_t listed_gen;
+	size_t idx;
+};
+
+/* Listing order: never listed, then stale, then oldest listing. */
+static int by_priority(const void *a, const void *b)
+{
+	const struct list_job *x = a, *y = b;
+	if (x->priority != y->priority)
+		return x->priority - y->priority;
+	return (x->listed_gen > y->listed_gen) - (x->listed_gen < y->listed_gen);
+}
+
+static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
+{
+	return one_shot || p->listed_gen == 0 || p->stale || gen - p->listed_gen >= RELIST_EVERY;
+}
+
+static void list_within_budget(struct drm_scan *s, bool one_shot, uint64_t budget_ns)
+{
+	struct list_job *jobs = xmalloc((s->n ? s->n : 1) * sizeof *jobs);
+	size_t m = 0;
+	uint64_t t0 = now_monotonic_ns();
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct drm_proc *p = &s->procs[i];
+		if (needs_listing(p, s->gen, one_shot))
+			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : 2, p->listed_gen, i};
+	}
+	qsort(jobs, m, sizeof *jobs, by_priority);
+	for (size_t k = 0; k < m; k++) {
+		struct drm_proc *p = &s->procs[jobs[k].idx];
+		if (!one_shot && budget_ns && now_monotonic_ns() - t0 > budget_ns) {
+			p->skipped = p->listed_gen == 0;
+			s->n_skipped += p->skipped;
+			continue;
+		}
+		list_fds(p, s->gen);
+		s->n_listed++;
+	}
+	s->listing_ns = now_monotonic_ns() - t0;
+	free(jobs);
+}
+
+int drm_scan_refresh(struct drm_scan *s, bool one_shot, uint64_t budget_ns)
+{
+	size_t n;
+	uint32_t *pids = list_pids(&n);
+
+	if (!pids)
+		return -1;
+	s->gen++;
+	if (s->gen == 0)
+		s->gen = 1;
+	s->n_unlistable = s->n_skipped = s->n_listed = 0;
+	merge_pids(s, pids, n);
+	free(pids);
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		struct drm_proc *p = &s->procs[i];
+		p->skipped = false;
+		if (!refresh_identity(p)) {
+			proc_clear(p);
+			continue;
+		}
+		if (p->listed_gen)
+			verify_cached(p);
+		s->procs[kept++] = *p;
+	}
+	s->n = kept;
+	list_within_budget(s, one_shot, budget_ns);
+	for (size_t i = 0; i < s->n; i++)
+		s->n_unlistable += s->procs[i].unlistable;
+	return 0;
+}
