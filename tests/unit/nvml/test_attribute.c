@@ -1,0 +1,355 @@
+/* Owner attribution on synthetic snapshots: local, '*' matched, '?' guessed,
+ * H: host rows, unattributed bytes, pinning by start, PID coincidence, order. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collect/attribute.h"
+#include "core/util.h"
+
+#define CUDA "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15"
+
+/* A local process row as the /proc scan leaves it (owner NONE). */
+static void add_local(struct gtm_snapshot *s, uint32_t pid, uint64_t start, const char *map)
+{
+	struct gtm_process *p = snapshot_add_process(s);
+	p->pid = pid;
+	p->start_time = start;
+	p->owner = GTM_OWNER_NONE;
+	p->rss = gtm_u64_of(4096, GTM_MEASURED);
+	snprintf(p->label, sizeof p->label, "%u", pid);
+	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
+	atomic_init(&d->refs, 1);
+	const char *maps[] = {"/usr/bin/python3.11", map};
+	d->n_maps = map ? 2 : 1;
+	d->maps = xcalloc(d->n_maps, sizeof *d->maps);
+	for (size_t i = 0; i < d->n_maps; i++)
+		d->maps[i] = xstrdup(maps[i]);
+	p->detail = d;
+}
+
+static struct gtm_raw_use *add_raw(struct gtm_raw_uses *u, uint32_t pid, int dev, uint64_t vram)
+{
+	struct gtm_raw_use *r = raw_uses_add(u);
+	r->pid = pid;
+	r->use.dev_index = dev;
+	r->use.source_pid = pid;
+	r->use.compute = true;
+	r->use.vram = gtm_u64_of(vram, GTM_MEASURED);
+	return r;
+}
+
+static const struct gtm_process *row(const struct gtm_snapshot *s, const char *label)
+{
+	for (int i = 0; i < s->n_processes; i++)
+		if (strcmp(s->processes[i].label, label) == 0)
+			return &s->processes[i];
+	fail_msg("no row labelled %s", label);
+	return NULL;
+}
+
+static struct gtm_snapshot *snap_in(enum gtm_mode mode)
+{
+	struct gtm_snapshot *s = snapshot_new();
+	s->mode = mode;
+	return s;
+}
+
+static void test_local_and_order(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_NATIVE);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 1, 1, NULL);
+	add_local(s, 100, 50, CUDA);
+	add_local(s, 200, 60, CUDA);
+	add_local(s, 300, 70, CUDA);
+	add_raw(&u, 100, 0, 1 << 20);
+	add_raw(&u, 200, 0, 8 << 20);
+	add_raw(&u, 200, 1, 8 << 20);
+	struct gtm_raw_use *na = add_raw(&u, 300, 0, 0);
+	na->use.vram = GTM_U64_NA;
+	attribute_uses(st, s, &u);
+	assert_int_equal(s->n_gpu_processes, 3);
+	assert_int_equal(s->n_processes, 4);
+	assert_string_equal(s->processes[0].label, "200"); /* 16 MiB over two GPUs */
+	assert_int_equal(s->processes[0].n_uses, 2);
+	assert_string_equal(s->processes[1].label, "100");
+	assert_string_equal(s->processes[2].label, "300"); /* unavailable sorts after measured */
+	assert_string_equal(s->processes[3].label, "1");   /* the non-GPU row keeps its place after */
+	assert_int_equal(s->processes[0].owner, GTM_OWNER_LOCAL);
+	assert_int_equal(s->processes[0].host_pid, 0);
+	assert_string_equal(s->processes[0].owner_reason, "PID is this process");
+	assert_int_equal(s->processes[3].owner, GTM_OWNER_NONE);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+static void test_unattributed_and_host(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_NATIVE);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 10, 5, CUDA);
+	add_raw(&u, 0, 0, 100);
+	add_raw(&u, 0, 0, 50);
+	add_raw(&u, 0, 1, 7);
+	add_raw(&u, 4000001, 0, 1000); /* outside a container: not ours, not paired */
+	attribute_uses(st, s, &u);
+	assert_int_equal(s->n_gpu_processes, 3);
+	const struct gtm_process *h = row(s, "H:4000001");
+	assert_int_equal(h->owner, GTM_OWNER_HOST);
+	assert_int_equal(h->pid, 0);
+	assert_int_equal(h->host_pid, 4000001);
+	assert_null(h->detail);
+	assert_int_equal(h->uses[0].vram.v, 1000);
+	assert_string_equal(h->owner_reason, "not in this /proc: exited, or hidden from this user");
+	int n_un = 0;
+	for (int i = 0; i < s->n_processes; i++) {
+		const struct gtm_process *p = &s->processes[i];
+		if (p->owner != GTM_OWNER_UNATTRIBUTED)
+			continue;
+		n_un++;
+		assert_string_equal(p->label, "unattributed");
+		assert_int_equal(p->n_uses, 1);
+		assert_int_equal(p->uses[0].vram.v, p->uses[0].dev_index == 0 ? 150 : 7);
+	}
+	assert_int_equal(n_un, 2);
+	assert_int_equal(row(s, "10")->owner, GTM_OWNER_NONE);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* Equal counts: paired in creation order, certain; load follows the match. */
+static void test_container_matched(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 10, 500, CUDA);
+	add_local(s, 11, 100, CUDA);
+	add_local(s, 12, 50, NULL); /* maps no libcuda: never a candidate */
+	add_raw(&u, 4000002, 0, 2 << 20);
+	struct gtm_raw_use *r = add_raw(&u, 4000001, 0, 1 << 20);
+	r->use.sm_pct = gtm_f64_of(40, GTM_MEASURED);
+	attribute_uses(st, s, &u);
+	const struct gtm_process *p = row(s, "*11"); /* oldest local ↔ lowest host PID */
+	assert_int_equal(p->owner, GTM_OWNER_MATCHED);
+	assert_int_equal(p->pid, 11);
+	assert_int_equal(p->host_pid, 4000001);
+	assert_int_equal(p->uses[0].source_pid, 4000001);
+	assert_true(p->uses[0].sm_pct.v == 40 && p->uses[0].vram.v == 1 << 20);
+	assert_string_equal(p->owner_reason, "paired by creation order: 2 host PIDs, 2 CUDA processes here");
+	p = row(s, "*10");
+	assert_int_equal(p->host_pid, 4000002);
+	assert_int_equal(row(s, "12")->owner, GTM_OWNER_NONE);
+	assert_int_equal(s->n_gpu_processes, 2);
+	assert_string_equal(s->processes[0].label, "*10"); /* more VRAM first */
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* NVML lists more than the container has: '?' and the rest H:. */
+static void test_container_guessed(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 20, 100, CUDA);
+	add_local(s, 21, 200, CUDA);
+	add_raw(&u, 4000001, 0, 1);
+	add_raw(&u, 4000002, 0, 2);
+	add_raw(&u, 4000003, 0, 3);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "?20")->host_pid, 4000001);
+	assert_int_equal(row(s, "?21")->host_pid, 4000002);
+	assert_int_equal(row(s, "?21")->owner, GTM_OWNER_GUESSED);
+	assert_string_equal(row(s, "?20")->owner_reason, "guessed by creation order: 3 host PIDs for 2 CUDA processes here");
+	const struct gtm_process *h = row(s, "H:4000003");
+	assert_string_equal(h->owner_reason, "host PID: no process of this container to pair it with");
+	assert_int_equal(s->n_gpu_processes, 3);
+	raw_uses_free(&u);
+	snapshot_free(s);
+
+	/* fewer NVML PIDs than CUDA processes here: not certain either */
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 20, 100, CUDA);
+	add_local(s, 21, 200, CUDA);
+	add_raw(&u, 4000009, 0, 1);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "?20")->owner, GTM_OWNER_GUESSED);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* Refresh 1: A paired by guess with X, Z left as H:. Refresh 2: B and Y
+ * appear together and pin each other; X stays with A; Z stays H:. */
+static void test_pinned_by_start(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 30, 100, CUDA);
+	add_raw(&u, 4000001, 0, 1); /* X */
+	add_raw(&u, 4000002, 0, 2); /* Z */
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "?30")->host_pid, 4000001);
+	row(s, "H:4000002");
+	raw_uses_free(&u);
+	snapshot_free(s);
+
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 30, 100, CUDA);
+	add_local(s, 31, 900, CUDA); /* B, new */
+	add_raw(&u, 4000001, 0, 1);
+	add_raw(&u, 4000002, 0, 2);
+	add_raw(&u, 4000007, 0, 3); /* Y, new */
+	attribute_uses(st, s, &u);
+	const struct gtm_process *b = row(s, "*31");
+	assert_int_equal(b->host_pid, 4000007);
+	assert_string_equal(b->owner_reason, "pinned: this process and the host PID appeared in the same refresh");
+	assert_int_equal(row(s, "?30")->host_pid, 4000001); /* kept */
+	row(s, "H:4000002");
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* A pairing holds while both sides remain, even when the order would change. */
+static void test_pairing_is_sticky(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 40, 100, CUDA);
+	add_local(s, 41, 200, CUDA);
+	add_raw(&u, 4000010, 0, 1);
+	add_raw(&u, 4000020, 0, 2);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "*40")->host_pid, 4000010);
+	raw_uses_free(&u);
+	snapshot_free(s);
+
+	/* process 40 is gone, a new one started: 4000020 must stay with 41 */
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 41, 200, CUDA);
+	add_local(s, 42, 50, CUDA); /* an older start, but 41's pairing holds */
+	add_raw(&u, 4000020, 0, 2);
+	add_raw(&u, 4000030, 0, 3);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "*41")->host_pid, 4000020);
+	assert_int_equal(row(s, "*42")->host_pid, 4000030);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* A host PID equal to an unrelated container PID (a shell mapping no
+ * libcuda) is paired, not charged to the shell; outside containers it is. */
+static void test_pid_coincidence(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 50, 10, NULL);
+	add_local(s, 60, 20, CUDA);
+	add_local(s, 61, 30, CUDA);
+	add_raw(&u, 50, 0, 5);
+	add_raw(&u, 4000002, 0, 6);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "50")->owner, GTM_OWNER_NONE);
+	assert_int_equal(row(s, "*60")->host_pid, 50);
+	assert_int_equal(row(s, "*61")->host_pid, 4000002);
+	raw_uses_free(&u);
+	snapshot_free(s);
+
+	/* a graphics user mapping no libcuda is still itself */
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 50, 10, NULL);
+	add_local(s, 60, 20, CUDA);
+	add_raw(&u, 50, 0, 5)->use.graphics = true;
+	add_raw(&u, 4000002, 0, 6);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "50")->owner, GTM_OWNER_LOCAL);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+
+	st = attribute_state_new();
+	s = snap_in(GTM_MODE_NATIVE);
+	add_local(s, 50, 10, NULL);
+	add_raw(&u, 50, 0, 5);
+	add_raw(&u, 4000002, 0, 6);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "50")->owner, GTM_OWNER_LOCAL);
+	row(s, "H:4000002");
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+/* A source that knows start times (DRM) never charges a reused PID. */
+static void test_start_time_must_match(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_NATIVE);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 70, 1234, NULL);
+	add_raw(&u, 70, 0, 5)->start_time = 999;
+	add_raw(&u, 70, 1, 6)->start_time = 1234;
+	attribute_uses(st, s, &u);
+	const struct gtm_process *p = row(s, "70");
+	assert_int_equal(p->n_uses, 1);
+	assert_int_equal(p->uses[0].dev_index, 1);
+	assert_string_equal(p->owner_reason, "PID and start time are this process");
+	row(s, "H:70");
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
+static void test_no_uses(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_CONTAINER);
+	struct gtm_raw_uses u = {0};
+	attribute_uses(st, s, &u);
+	assert_int_equal(s->n_processes, 0);
+	add_local(s, 1, 1, CUDA);
+	attribute_uses(st, s, &u);
+	assert_int_equal(s->n_gpu_processes, 0);
+	assert_int_equal(s->n_processes, 1);
+	snapshot_free(s);
+	attribute_state_free(st);
+	attribute_state_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_local_and_order),     cmocka_unit_test(test_unattributed_and_host),
+		cmocka_unit_test(test_container_matched),   cmocka_unit_test(test_container_guessed),
+		cmocka_unit_test(test_pinned_by_start),     cmocka_unit_test(test_pairing_is_sticky),
+		cmocka_unit_test(test_pid_coincidence),     cmocka_unit_test(test_start_time_must_match),
+		cmocka_unit_test(test_no_uses),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

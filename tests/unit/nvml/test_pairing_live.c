@@ -1,0 +1,195 @@
+/* Container pairing with real processes: stand-ins that map a library named
+ * libcuda.so.1 (tests/fakes/cuda), the fake NVML listing host PIDs that do not
+ * exist here, the real /proc scan, the NVML source and owner attribution.
+ * argv[1] = cuda_standin, argv[2] = the stand-in libcuda.so.1. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "collect/attribute.h"
+#include "nvml_test_util.h"
+#include "proc/proc.h"
+#include "sources/nvml.h"
+
+static const char *standin_exe, *libcuda_path;
+
+struct standin {
+	pid_t pid;
+	int in_fd; /* closing it ends the stand-in */
+};
+
+static struct standin start_standin(void)
+{
+	int in[2], out[2];
+	char buf[16] = "";
+	struct standin s;
+
+	/* close-on-exec: a later stand-in must not hold this one's stdin open */
+	if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0)
+		abort();
+	s.pid = fork();
+	if (s.pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(standin_exe, standin_exe, libcuda_path, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	if (read(out[0], buf, sizeof buf - 1) < 5 || strncmp(buf, "ready", 5) != 0)
+		fail_msg("stand-in did not start");
+	close(out[0]);
+	s.in_fd = in[1];
+	usleep(30 * 1000); /* distinct start times (clock ticks) for creation order */
+	return s;
+}
+
+static void stop_standin(struct standin *s)
+{
+	close(s->in_fd);
+	waitpid(s->pid, NULL, 0);
+}
+
+/* Host PIDs that are no process here. */
+static uint32_t absent_pid(uint32_t from)
+{
+	for (uint32_t p = from;; p++)
+		if (kill((pid_t)p, 0) != 0)
+			return p;
+}
+
+static const struct gtm_process *row_of_pid(const struct gtm_snapshot *s, pid_t pid)
+{
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].pid == (uint32_t)pid)
+			return &s->processes[i];
+	fail_msg("no row for pid %d", (int)pid);
+	return NULL;
+}
+
+static const struct gtm_process *row_of_host(const struct gtm_snapshot *s, uint32_t host)
+{
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].host_pid == host)
+			return &s->processes[i];
+	fail_msg("no row for host pid %u", host);
+	return NULL;
+}
+
+/* One refresh as the collector does it, in container mode. */
+static struct gtm_snapshot *refresh(void *nvml, struct proc_cache *pc, struct attribute_state *as,
+				    struct gtm_raw_uses *uses)
+{
+	struct gtm_snapshot *s = snapshot_new();
+	struct gtm_source_status st = {0};
+	s->mode = GTM_MODE_CONTAINER;
+	raw_uses_clear(uses);
+	assert_int_equal(nvml_source_ops.sample(nvml, s, uses, &st), 0);
+	assert_int_equal(proc_cache_scan(pc, s, NULL), 0);
+	attribute_uses(as, s, uses);
+	return s;
+}
+
+static int others_map_libcuda(const struct gtm_snapshot *s, pid_t a, pid_t b)
+{
+	int n = 0;
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].pid != (uint32_t)a && s->processes[i].pid != (uint32_t)b &&
+		    attribute_maps_libcuda(s->processes[i].detail))
+			n++;
+	return n;
+}
+
+static void test_pairing_with_standins(void **state)
+{
+	(void)state;
+	char text[1024];
+	struct standin a = start_standin(), b = start_standin();
+	uint32_t h1 = absent_pid(4000001), h2 = absent_pid(h1 + 1), h4 = absent_pid(h2 + 1);
+
+	/* Refresh 1: three host PIDs for two CUDA processes here → '?', '?', H:. */
+	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 sm=5\n"
+		 "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300\n", h1, h2, h4);
+	nt_write_scenario(text);
+	struct gtm_source_status st;
+	void *nvml = nt_open(&st);
+	assert_non_null(nvml);
+	struct proc_cache *pc = proc_cache_new();
+	struct attribute_state *as = attribute_state_new();
+	struct gtm_raw_uses uses = {0};
+	struct gtm_snapshot *s = refresh(nvml, pc, as, &uses);
+	if (others_map_libcuda(s, a.pid, b.pid)) {
+		printf("other processes here map libcuda: pairing cannot be shown in isolation: skipped\n");
+		exit(77);
+	}
+	const struct gtm_process *p = row_of_pid(s, a.pid);
+	assert_int_equal(p->owner, GTM_OWNER_GUESSED);
+	assert_int_equal(p->host_pid, h1); /* creation order */
+	assert_int_equal(p->uses[0].vram.v, 100);
+	assert_int_equal(row_of_pid(s, b.pid)->host_pid, h2);
+	assert_int_equal(row_of_host(s, h4)->owner, GTM_OWNER_HOST);
+	snapshot_free(s);
+
+	/* Refresh 2: a third stand-in and a new host PID appear together: pinned. */
+	struct standin c = start_standin();
+	uint32_t h3 = absent_pid(h4 + 1);
+	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 sm=5\n"
+		 "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300\nprocess dev=0 pid=%u mem=400\n",
+		 h1, h2, h4, h3);
+	nt_write_scenario(text);
+	s = refresh(nvml, pc, as, &uses);
+	p = row_of_pid(s, c.pid);
+	assert_int_equal(p->owner, GTM_OWNER_MATCHED);
+	assert_int_equal(p->host_pid, h3);
+	char label[24];
+	snprintf(label, sizeof label, "*%d", (int)c.pid);
+	assert_string_equal(p->label, label);
+	assert_int_equal(p->uses[0].vram.v, 400);
+	p = row_of_pid(s, a.pid);
+	assert_int_equal(p->host_pid, h1);
+	assert_true(p->uses[0].sm_pct.prov == GTM_MEASURED && p->uses[0].sm_pct.v == 5); /* load follows the match */
+	assert_int_equal(row_of_host(s, h4)->pid, 0);
+	snapshot_free(s);
+
+	/* Refresh 3: stand-in a exits and NVML drops h1: counts match → '*'. */
+	stop_standin(&a);
+	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=200\n"
+		 "process dev=0 pid=%u mem=400\n", h2, h3);
+	nt_write_scenario(text);
+	s = refresh(nvml, pc, as, &uses);
+	assert_int_equal(row_of_pid(s, b.pid)->host_pid, h2);
+	assert_int_equal(row_of_pid(s, c.pid)->host_pid, h3);
+	assert_int_equal(s->n_gpu_processes, 2);
+	snapshot_free(s);
+
+	raw_uses_free(&uses);
+	attribute_state_free(as);
+	proc_cache_free(pc);
+	nvml_source_ops.close(nvml);
+	stop_standin(&b);
+	stop_standin(&c);
+	nt_cleanup();
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: test_pairing_live cuda_standin libcuda.so.1\n");
+		return 2;
+	}
+	standin_exe = argv[1];
+	libcuda_path = argv[2];
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pairing_with_standins)};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
