@@ -1,7 +1,7 @@
 /* Fuzzes the /proc parsers. The first byte picks the parser, the rest is the
  * file content: 0 stat, 1 status, 2 maps (whole file into a path list),
  * 3 net/tcp(6) (whole file into a listener table), 4 cmdline/environ split,
- * 5 passwd lookup, 6 fd link targets. */
+ * 5 passwd lookup, 6 fd link targets, 7 a sock_diag netlink reply. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +71,20 @@ static void fuzz_link(const char *b, size_t n)
 	(void)proc_socket_inode(b, n);
 }
 
+static void fuzz_diag(const char *b, size_t n)
+{
+	struct proc_listeners t = {0};
+	(void)proc_diag_parse(b, n, &t);
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].inode == 0)
+			abort();
+	proc_listeners_free(&t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static void (*const targets[])(const char *, size_t) = {
-		fuzz_stat, fuzz_status, fuzz_maps, fuzz_tcp, fuzz_split, fuzz_passwd, fuzz_link,
+		fuzz_stat, fuzz_status, fuzz_maps, fuzz_tcp, fuzz_split, fuzz_passwd, fuzz_link, fuzz_diag,
 	};
 	if (size == 0)
 		return 0;

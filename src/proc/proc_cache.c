@@ -16,6 +16,7 @@ struct proc_cache *proc_cache_new(void)
 
 	c->io = xmalloc(PROC_IO_BUF);
 	c->page_size = ps > 0 ? ps : 4096;
+	c->clock = now_monotonic_ns;
 	return c;
 }
 

@@ -36,7 +36,8 @@ void proc_maps_parse(const char *buf, size_t len, struct proc_path_list *l);
 char **proc_path_list_take(struct proc_path_list *l, size_t *n);
 void proc_path_list_free(struct proc_path_list *l);
 
-/* ---- listening loopback sockets (proc_ports.c) ---- */
+/* ---- listening loopback sockets (proc_ports.c, proc_diag.c) ---- */
+#define PROC_MAX_LISTENERS 65536 /* bounds a hostile or huge table */
 struct proc_listener {
 	uint64_t inode;
 	uint16_t port;
@@ -51,8 +52,16 @@ struct proc_listeners {
 void proc_listeners_add_line(struct proc_listeners *t, const char *line, size_t len);
 void proc_listeners_finish(struct proc_listeners *t);
 int proc_listeners_port(const struct proc_listeners *t, uint64_t inode);
-/* Reads <procfd>/net/tcp and tcp6 into t (cleared first). */
+/* Fills t (cleared first): through sock_diag under the real root, else (or
+ * when that fails) from <procfd>/net/tcp and tcp6. */
 void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t cap);
+void proc_listeners_load_files(struct proc_listeners *t, int procfd, char *io, size_t cap);
+/* sock_diag (proc_diag.c): 0, or -1 when unavailable (t then empty). */
+int proc_listeners_load_diag(struct proc_listeners *t, char *io, size_t cap);
+/* Parses one recv() of a sock_diag dump into t: 1 at NLMSG_DONE, 0 for more,
+ * -1 on an error message or a malformed buffer. */
+#define PROC_DIAG_SEQ 0x67746d31u /* "gtm1": our requests' sequence number */
+int proc_diag_parse(const void *buf, size_t len, struct proc_listeners *t);
 void proc_listeners_free(struct proc_listeners *t);
 /* Joins PID's socket fds with t: sorted distinct ports. Returns 0, or -1 with
  * errno (ENOENT when the fd folder is gone, EACCES when refused). */
@@ -100,6 +109,7 @@ struct proc_cache {
 	struct proc_users users;
 	char *io;                /* PROC_IO_BUF bytes for streamed reads */
 	long page_size;
+	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);

@@ -57,6 +57,10 @@ bool proc_maps_path_deleted(const char *path, size_t len);
 /* Address classes of a TCP socket's local address. */
 enum proc_addr_class { PROC_ADDR_OTHER = 0, PROC_ADDR_LOOPBACK, PROC_ADDR_ANY };
 
+/* The class of an address given in network byte order: 4 bytes (IPv4) or 16
+ * (IPv6, v4-mapped addresses classed as their IPv4 part). */
+enum proc_addr_class proc_addr_classify(const uint8_t *addr, size_t len);
+
 /* One row of /proc/net/tcp or /proc/net/tcp6. */
 struct proc_tcp_row {
 	enum proc_addr_class addr;  /* local address */

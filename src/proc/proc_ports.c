@@ -10,11 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "proc/proc_internal.h"
 
-/* A machine has few listeners; this bounds a hostile or huge table. */
-#define MAX_LISTENERS 65536
 /* fds looked at per process: listeners are opened early, so low fds. */
 #define MAX_FDS_READ 65536
 
@@ -22,7 +21,7 @@ void proc_listeners_add_line(struct proc_listeners *t, const char *line, size_t 
 {
 	struct proc_tcp_row r;
 
-	if (t->n >= MAX_LISTENERS || proc_tcp_line_parse(line, len, &r) != 0)
+	if (t->n >= PROC_MAX_LISTENERS || proc_tcp_line_parse(line, len, &r) != 0)
 		return;
 	if (!proc_tcp_row_is_loopback_listener(&r))
 		return;
@@ -64,7 +63,7 @@ static void add_line(const char *line, size_t len, void *ctx)
 	proc_listeners_add_line(ctx, line, len);
 }
 
-void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t cap)
+void proc_listeners_load_files(struct proc_listeners *t, int procfd, char *io, size_t cap)
 {
 	static const char *const files[] = {"net/tcp", "net/tcp6"};
 
@@ -77,6 +76,14 @@ void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t 
 		close(fd);
 	}
 	proc_listeners_finish(t);
+}
+
+void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t cap)
+{
+	if (!sysroot_prefix()[0] && proc_listeners_load_diag(t, io, cap) == 0)
+		proc_listeners_finish(t);
+	else
+		proc_listeners_load_files(t, procfd, io, cap);
 }
 
 void proc_listeners_free(struct proc_listeners *t)

@@ -17,7 +17,8 @@ struct scan_state {
 	struct proc_cache *c;
 	struct gtm_snapshot *snap;
 	int procfd;
-	uint64_t t0, budget_ns;
+	uint64_t now;            /* the cache's clock, for the rescan rule */
+	uint64_t t0, budget_ns;  /* real monotonic time, for the budget */
 	bool over_budget;
 };
 
@@ -67,12 +68,15 @@ static int read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
 
 static bool rescan_due(const struct proc_entry *e, uint64_t rss, uint64_t now)
 {
-	uint64_t delta;
+	uint64_t delta, age;
 
 	if (!e->detailed)
 		return true;
-	if (now - e->detail_at_ns >= PROC_RESCAN_AGE_NS)
+	age = now - e->detail_at_ns;
+	if (age >= PROC_RESCAN_AGE_NS)
 		return true;
+	if (age < PROC_RESCAN_MIN_INTERVAL_NS)
+		return false;
 	delta = rss > e->detail_rss ? rss - e->detail_rss : e->detail_rss - rss;
 	if (delta >= PROC_RESCAN_RSS_BYTES)
 		return true;
@@ -82,7 +86,7 @@ static bool rescan_due(const struct proc_entry *e, uint64_t rss, uint64_t now)
 /* Reads the detail when due and the budget allows. false: the process exited. */
 static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const struct proc_stat *st, uint64_t rss)
 {
-	if (!rescan_due(e, rss, s->t0))
+	if (!rescan_due(e, rss, s->now))
 		return true;
 	if (s->budget_ns && !s->over_budget && now_monotonic_ns() - s->t0 > s->budget_ns)
 		s->over_budget = true;
@@ -93,7 +97,7 @@ static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const str
 	if (proc_detail_read(s->c, s->procfd, e, (st->flags & PROC_PF_KTHREAD) != 0) != PROC_DETAIL_OK)
 		return false;
 	e->detail_rss = rss;
-	e->detail_at_ns = s->t0;
+	e->detail_at_ns = s->now;
 	return true;
 }
 
@@ -160,6 +164,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		return -1;
 	s.procfd = dirfd(d);
 	s.t0 = now_monotonic_ns();
+	s.now = c->clock();
 	c->gen++;
 	while ((de = readdir(d)))
 		if (parse_pid(de->d_name, &pid))

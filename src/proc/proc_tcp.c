@@ -41,6 +41,13 @@ static enum proc_addr_class v6_class(const uint8_t a[16])
 	return a[15] == 0 ? PROC_ADDR_ANY : PROC_ADDR_OTHER;
 }
 
+enum proc_addr_class proc_addr_classify(const uint8_t *addr, size_t len)
+{
+	if (len == 4)
+		return v4_class(addr);
+	return len == 16 ? v6_class(addr) : PROC_ADDR_OTHER;
+}
+
 /* "HHHHHHHH:PPPP" (v4) or 32 hex digits ":PPPP" (v6). */
 static bool parse_endpoint(struct lex *l, enum proc_addr_class *cls, uint16_t *port)
 {
@@ -67,7 +74,7 @@ static bool parse_endpoint(struct lex *l, enum proc_addr_class *cls, uint16_t *p
 	}
 	if (!lex_char(l, ':') || !lex_hex_fixed(l, 4, &p))
 		return false;
-	*cls = words == 1 ? v4_class(bytes) : v6_class(bytes);
+	*cls = proc_addr_classify(bytes, words == 1 ? 4 : 16);
 	*port = (uint16_t)p;
 	return true;
 }

@@ -8,6 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/tcp.h>
 
 #include "core/util.h"
 #include "proc/proc.h"
@@ -274,6 +280,57 @@ static void test_tcp_lines(void **state)
 		assert_int_equal(proc_tcp_line_parse(bad[i], strlen(bad[i]), &r), -1);
 }
 
+/* Appends one netlink message of a sock_diag dump. */
+static size_t put_diag(unsigned char *buf, size_t off, uint8_t family, uint8_t state, uint16_t port,
+		       const uint8_t *src, size_t srclen, uint32_t inode, uint32_t seq)
+{
+	struct nlmsghdr h = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct inet_diag_msg)), .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+			     .nlmsg_seq = seq};
+	struct inet_diag_msg m = {.idiag_family = family, .idiag_state = state, .idiag_inode = inode};
+	m.id.idiag_sport = htons(port);
+	memcpy(m.id.idiag_src, src, srclen);
+	memcpy(buf + off, &h, sizeof h);
+	memcpy(buf + off + NLMSG_HDRLEN, &m, sizeof m);
+	return off + NLMSG_ALIGN(h.nlmsg_len);
+}
+
+static void test_diag_parse(void **state)
+{
+	(void)state;
+	static const uint8_t lo4[4] = {127, 0, 0, 1}, any4[4] = {0}, lo6[16] = {[15] = 1}, net4[4] = {10, 0, 0, 5};
+	unsigned char buf[2048] __attribute__((aligned(8)));
+	struct proc_listeners t = {0};
+	const uint32_t seq = PROC_DIAG_SEQ;
+	size_t n = 0;
+	n = put_diag(buf, n, AF_INET, TCP_LISTEN, 8080, lo4, 4, 1234, seq);
+	n = put_diag(buf, n, AF_INET, TCP_LISTEN, 22, any4, 4, 99, seq);       /* wildcard */
+	n = put_diag(buf, n, AF_INET, TCP_LISTEN, 9000, net4, 4, 98, seq);     /* another address */
+	n = put_diag(buf, n, AF_INET6, TCP_LISTEN, 11434, lo6, 16, 4444, seq);
+	n = put_diag(buf, n, AF_INET, TCP_LISTEN, 7, lo4, 4, 97, seq + 1);     /* another request's */
+	n = put_diag(buf, n, AF_INET, 1 /* ESTABLISHED */, 8081, lo4, 4, 96, seq);
+	assert_int_equal(proc_diag_parse(buf, n, &t), 0); /* no DONE yet: more to come */
+	struct nlmsghdr done = {.nlmsg_len = NLMSG_LENGTH(4), .nlmsg_type = NLMSG_DONE, .nlmsg_seq = seq};
+	memcpy(buf, &done, sizeof done);
+	memset(buf + sizeof done, 0, 4);
+	assert_int_equal(proc_diag_parse(buf, NLMSG_LENGTH(4), &t), 1);
+	proc_listeners_finish(&t);
+	assert_int_equal(t.n, 2);
+	assert_int_equal(proc_listeners_port(&t, 1234), 8080);
+	assert_int_equal(proc_listeners_port(&t, 4444), 11434);
+	assert_int_equal(proc_listeners_port(&t, 99), -1);
+	/* an error reply, and a length that runs past the buffer */
+	struct nlmsghdr eh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct nlmsgerr)), .nlmsg_type = NLMSG_ERROR, .nlmsg_seq = seq};
+	struct nlmsgerr e = {.error = -ENOENT};
+	memcpy(buf, &eh, sizeof eh);
+	memcpy(buf + NLMSG_HDRLEN, &e, sizeof e);
+	assert_int_equal(proc_diag_parse(buf, eh.nlmsg_len, &t), -1);
+	assert_int_equal(errno, ENOENT);
+	eh.nlmsg_len = 4000;
+	memcpy(buf, &eh, sizeof eh);
+	assert_int_equal(proc_diag_parse(buf, 64, &t), -1);
+	proc_listeners_free(&t);
+}
+
 static void test_socket_inode(void **state)
 {
 	(void)state;
@@ -372,7 +429,7 @@ int main(void)
 		cmocka_unit_test(test_stat_malformed),   cmocka_unit_test(test_status),
 		cmocka_unit_test(test_maps_lines),       cmocka_unit_test(test_maps_distinct),
 		cmocka_unit_test(test_maps_real_captures), cmocka_unit_test(test_tcp_lines),
-		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_split_nul),
+		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_diag_parse),     cmocka_unit_test(test_split_nul),
 		cmocka_unit_test(test_passwd),           cmocka_unit_test(test_stream_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "core/snapshot.h"
 #include "core/sysroot.h"
 #include "proc/proc.h"
+#include "proc/proc_internal.h"
 #include "testutil.h"
 
 #define KTHREAD_FLAGS 0x00208040u
@@ -379,47 +381,73 @@ static void test_tree_vanished(void **state)
 	proc_cache_free(c);
 }
 
+static uint64_t fake_now_ns;
+static uint64_t fake_clock(void) { return fake_now_ns; }
+#define SEC 1000000000ull
+
+/* Every detail seen stays referenced until the test ends, so a freed one's
+ * address cannot come back and make two details look the same. */
+static struct gtm_proc_detail *held[64];
+static int n_held;
+
+static struct gtm_proc_detail *detail_after_scan(struct proc_cache *c, uint32_t pid, uint64_t at_s)
+{
+	fake_now_ns = at_s * SEC;
+	struct gtm_snapshot *s = scan(c, 0);
+	struct gtm_proc_detail *d = find_row(s, pid)->detail;
+	assert_true(n_held < 64);
+	held[n_held++] = proc_detail_ref(d);
+	snapshot_free(s);
+	return d;
+}
+
+static void release_held(void)
+{
+	while (n_held > 0)
+		proc_detail_unref(held[--n_held]);
+}
+
 static void test_tree_rescan_rule(void **state)
 {
 	(void)state;
 	static const char cmd[] = "/opt/llama.cpp/bin/llama-server\0";
 	struct proc_cache *c = proc_cache_new();
-	struct gtm_snapshot *s = scan(c, 0);
-	struct gtm_proc_detail *d = find_row(s, 100)->detail;
-	snapshot_free(s);
+	c->clock = fake_clock;
+	struct gtm_proc_detail *d = detail_after_scan(c, 100, 1000), *d2;
 
-	/* +5% resident: below the rule, the detail is kept */
+	/* +5% resident: below the rule, the detail (and the old cmdline) is kept */
 	fx_proc(100, "srv", 1, 4000, 15750, cmd, sizeof cmd - 1, 0);
-	s = scan(c, 0);
-	assert_ptr_equal(find_row(s, 100)->detail, d);
-	assert_int_equal(find_row(s, 100)->detail->argc, 5); /* the old cmdline, cached */
-	snapshot_free(s);
+	assert_ptr_equal(detail_after_scan(c, 100, 1010), d);
+	assert_int_equal(d->argc, 5);
 
 	/* +10% of the resident size at the last read: maps and cmdline are read again */
 	fx_proc(100, "srv", 1, 4000, 16500, cmd, sizeof cmd - 1, 0);
-	s = scan(c, 0);
-	struct gtm_proc_detail *d2 = find_row(s, 100)->detail;
+	d2 = detail_after_scan(c, 100, 1011);
 	assert_ptr_not_equal(d2, d);
 	assert_int_equal(d2->argc, 1);
 	assert_true(has_map(d2, "/usr/bin/srv"));
-	snapshot_free(s);
+
+	/* another +10%, but not twice within 5 s */
+	fx_proc(100, "srv", 1, 4000, 18150, cmd, sizeof cmd - 1, 0);
+	assert_ptr_equal(detail_after_scan(c, 100, 1015), d2);
+	d = detail_after_scan(c, 100, 1016);
+	assert_ptr_not_equal(d, d2);
+
+	/* nothing changed for 2 minutes: read again */
+	assert_ptr_equal(detail_after_scan(c, 100, 1135), d);
+	assert_ptr_not_equal(detail_after_scan(c, 100, 1136), d);
 
 	/* a big process: +63 MiB is under 10% and under 64 MiB; +64 MiB fires */
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned long long big = 40ull * 1024 * 1024 * 1024 / (unsigned long long)page;
 	fx_stat(1, "init", 0, 0, 5, big);
-	s = scan(c, 0);
-	d = find_row(s, 1)->detail;
-	snapshot_free(s);
+	d = detail_after_scan(c, 1, 1200);
 	fx_stat(1, "init", 0, 0, 5, big + 63ull * 1024 * 1024 / (unsigned long long)page);
-	s = scan(c, 0);
-	assert_ptr_equal(find_row(s, 1)->detail, d);
-	snapshot_free(s);
+	assert_ptr_equal(detail_after_scan(c, 1, 1210), d);
 	fx_stat(1, "init", 0, 0, 5, big + 64ull * 1024 * 1024 / (unsigned long long)page);
-	s = scan(c, 0);
-	assert_ptr_not_equal(find_row(s, 1)->detail, d);
-	snapshot_free(s);
+	assert_ptr_not_equal(detail_after_scan(c, 1, 1220), d);
 	proc_cache_free(c);
+	release_held();
 }
 
 static void test_tree_budget(void **state)
@@ -670,6 +698,39 @@ static void test_live_late_listener(void **state)
 	proc_cache_free(c);
 }
 
+static bool listeners_have_port(const struct proc_listeners *t, uint16_t port)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].port == port && proc_listeners_port(t, t->v[i].inode) == port)
+			return true;
+	return false;
+}
+
+/* Under the real root listeners come from sock_diag; /proc/net/tcp says the same. */
+static void test_live_diag_matches_files(void **state)
+{
+	(void)state;
+	struct child ch = spawn_listener(false);
+	uint16_t port = child_port(&ch);
+	struct proc_listeners diag = {0}, files = {0};
+	char *io = malloc(PROC_IO_BUF);
+	int procfd = open("/proc", O_RDONLY | O_DIRECTORY);
+	assert_true(procfd >= 0);
+	proc_listeners_load_files(&files, procfd, io, PROC_IO_BUF);
+	assert_true(listeners_have_port(&files, port));
+	if (proc_listeners_load_diag(&diag, io, PROC_IO_BUF) == 0) {
+		proc_listeners_finish(&diag);
+		assert_true(listeners_have_port(&diag, port));
+	} else {
+		printf("sock_diag unavailable here: only the /proc/net/tcp path was checked\n");
+	}
+	close(procfd);
+	free(io);
+	proc_listeners_free(&diag);
+	proc_listeners_free(&files);
+	child_end(&ch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_no_proc),
 		cmocka_unit_test(test_live_listener),
 		cmocka_unit_test(test_live_late_listener),
+		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
