@@ -134,7 +134,6 @@ static void print_flags(FILE *out, const struct llama_flags *f, const char *inde
 
 void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *indent)
 {
-	char sum[256];
 	fprintf(out, "%scategory  %s (%s)\n", indent, ident_category_text(id->category), id->category_reason);
 	if (id->n_runtimes == 0)
 		fprintf(out, "%sruntimes  none recognised\n", indent);
@@ -158,8 +157,10 @@ void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *in
 				fprintf(out, "%s          %s: %s\n", indent, model_evidence_name((enum model_evidence)e),
 					m->evidence_detail[e]);
 		if (m->have_info && m->info.name[0])
-			fprintf(out, "%s          header name \"%s\"  %s\n", indent, m->info.name,
-				ident_text_gguf_summary(&m->info, sum, sizeof sum));
+			fprintf(out, "%s          header name \"%s\"\n", indent, m->info.name);
+		if (m->have_info && m->info.kind_hint[0])
+			fprintf(out, "%s          hint: %s (a hint from the name, not the header)\n", indent,
+				m->info.kind_hint);
 	}
 	if (id->n_installed_omitted > 0)
 		fprintf(out, "%s          (%d more installed, not listed)\n", indent, id->n_installed_omitted);

@@ -1,0 +1,154 @@
+/* inspect PID: one collector refresh, the row of that PID, and for each LLM
+ * model it holds the plan from its own flags (the estimator, through the
+ * model inspector of cmd_inspect.h). Headers come from the shared cache, so a
+ * 150k-token vocabulary is parsed once. */
+#include "app/inspect_pid.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/cmd_inspect.h"
+#include "collect/collector.h"
+#include "core/format.h"
+#include "identify/ident.h"
+#include "views/ident_json.h"
+#include "views/ident_text.h"
+#include "views/json.h"
+#include "views/json_util.h"
+
+/* Models worth a plan: held (not merely installed) LLM-family files of a
+ * process whose llama.cpp flags we parsed. */
+static bool model_plannable(const struct gtm_ident *id, const struct ident_model *m)
+{
+	return id->has_flags && m->path && m->have_info && !ident_model_unproven(m) &&
+	       (m->role == MODEL_ROLE_MODEL || m->role == MODEL_ROLE_DRAFT) &&
+	       (m->info.kind == GGUF_KIND_LLM || m->info.kind == GGUF_KIND_EMBEDDING ||
+		m->info.kind == GGUF_KIND_RERANKER || m->info.kind == GGUF_KIND_DECISION);
+}
+
+static const struct gtm_process *find_pid(const struct gtm_snapshot *s, uint32_t pid)
+{
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].pid == pid)
+			return &s->processes[i];
+	return NULL;
+}
+
+static void print_header(FILE *out, const struct gtm_process *p)
+{
+	const struct gtm_proc_detail *d = p->detail;
+	char rss[32], vram[32];
+
+	fprintf(out, "Process %u  %s  user %s\n", p->pid, p->name[0] ? p->name : "?", p->user[0] ? p->user : "?");
+	fprintf(out, "  command   ");
+	if (!d || d->argc == 0)
+		fprintf(out, "N/A (not readable)");
+	for (int i = 0; d && i < d->argc; i++)
+		fprintf(out, "%s%s", i ? " " : "", d->argv[i]);
+	fprintf(out, "\n  exe       %s\n  cwd       %s\n", d && d->exe ? d->exe : "N/A", d && d->cwd ? d->cwd : "N/A");
+	fprintf(out, "  rss       %s\n", fmt_bytes(rss, sizeof rss, p->rss));
+	for (int i = 0; i < p->n_uses; i++)
+		fprintf(out, "  GPU %d     vram %s%s%s\n", p->uses[i].dev_index, fmt_bytes(vram, sizeof vram, p->uses[i].vram),
+			gtm_u64_ok(p->uses[i].vram) ? " (measured)" : "", p->uses[i].compute ? "  compute" : "");
+	if (p->n_uses == 0)
+		fprintf(out, "  GPU       no GPU use reported for this process\n");
+}
+
+static int print_text(const struct gtm_process *p)
+{
+	const struct gtm_ident *id = p->ident;
+	print_header(stdout, p);
+	if (!id) {
+		puts("  identity  N/A");
+		return 0;
+	}
+	ident_text_print_full(stdout, id, "  ");
+	for (int i = 0; i < id->n_models; i++) {
+		const struct ident_model *m = &id->models[i];
+		struct inspect_model im;
+		char err[256];
+		if (!model_plannable(id, m))
+			continue;
+		printf("\nMemory plan of %s from the process's flags\n", m->name ? m->name : m->path);
+		if (!inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+					sizeof err)) {
+			printf("  N/A (%s)\n", err);
+			continue;
+		}
+		inspect_model_print(stdout, &im);
+		inspect_model_release(&im);
+	}
+	return 0;
+}
+
+static int print_json(const struct gtm_process *p)
+{
+	json_t *j = json_process(p), *plans = json_array();
+	const struct gtm_ident *id = p->ident;
+
+	for (int i = 0; id && i < id->n_models; i++) {
+		const struct ident_model *m = &id->models[i];
+		struct inspect_model im;
+		char err[256];
+		if (!model_plannable(id, m))
+			continue;
+		json_t *plan = json_object();
+		json_put(plan, "model_path", json_of_str(m->path));
+		if (inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+				       sizeof err)) {
+			json_put(plan, "plan", inspect_model_json(&im));
+			inspect_model_release(&im);
+		} else {
+			json_put(plan, "plan", json_null());
+			json_put(plan, "error", json_of_str(err));
+		}
+		json_array_append_new(plans, plan);
+	}
+	json_put(j, "memory_plans", plans);
+	int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(j);
+	return rc == 0 ? 0 : 1;
+}
+
+static int parse_args(uint32_t pid, int argc, char **argv, bool *json)
+{
+	char pid_s[16];
+	snprintf(pid_s, sizeof pid_s, "%u", pid);
+	*json = false;
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			*json = true;
+		else if (strcmp(argv[i], "inspect") != 0 && strcmp(argv[i], pid_s) != 0 &&
+			 strspn(argv[i], "0123456789") != strlen(argv[i])) {
+			fprintf(stderr, "gputaskman inspect: unknown argument for inspect PID: %s\n", argv[i]);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+int inspect_pid_main(uint32_t pid, int argc, char **argv)
+{
+	bool json;
+	int rc = parse_args(pid, argc, argv, &json);
+	if (rc)
+		return rc;
+	struct collector *c = collector_new(&(struct collector_opts){.one_shot = true, .gpu_filter = -1});
+	struct gtm_snapshot *s = collector_refresh(c);
+	const struct gtm_process *p = find_pid(s, pid);
+
+	if (!p) {
+		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
+		rc = 2;
+	} else {
+		rc = json ? print_json(p) : print_text(p);
+	}
+	snapshot_free(s);
+	collector_free(c);
+	if (fflush(stdout) != 0)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,214 @@
+/* e2e: `gputaskman inspect PID --json` on a stand-in llama-server that maps
+ * a generated GGUF (named .bin, opened relative to its cwd) and libraries
+ * named libllama.so and libggml-cuda.so. Every failed check prints why.
+ * Args: gputaskman stand-in libllama.so libggml-cuda.so */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+static char tmp[] = "/tmp/gtm-e2e-ident-XXXXXX";
+static pid_t standin = -1;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+	if (standin > 0) {
+		kill(standin, SIGKILL);
+		waitpid(standin, NULL, 0);
+	}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp);
+}
+
+/* Runs cmd, returns its stdout (malloc'd) and exit status. */
+static char *run(const char *cmd, int *status, double *ms)
+{
+	struct timespec a, b;
+	size_t len = 0, cap = 1 << 16;
+	char *out = malloc(cap);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	FILE *p = popen(cmd, "r");
+	if (!p || !out)
+		abort();
+	size_t n;
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap && !(out = realloc(out, cap *= 2)))
+			abort();
+	}
+	out[len] = '\0';
+	*status = pclose(p);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+	return out;
+}
+
+static json_t *find_runtime(json_t *proc, const char *id)
+{
+	size_t i;
+	json_t *r;
+	json_array_foreach(json_object_get(proc, "runtimes"), i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "id")) ?: "", id))
+			return r;
+	return NULL;
+}
+
+static int has_evidence(json_t *r, const char *prefix)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(r, "evidence"), i, e)
+		if (!strncmp(json_string_value(e) ?: "", prefix, strlen(prefix)))
+			return 1;
+	return 0;
+}
+
+static void check_json(const char *out)
+{
+	json_error_t err;
+	json_t *j = json_loads(out, 0, &err);
+	check(j != NULL, "inspect --json is not JSON: %s (output: %.200s)", err.text, out);
+	if (!j)
+		return;
+	json_t *rt = find_runtime(j, "llama.cpp");
+	check(rt && has_evidence(rt, "executable llama-server"), "llama.cpp runtime by its executable missing");
+	check(rt && has_evidence(rt, "mapped libllama.so"), "llama.cpp runtime by mapped libllama.so missing");
+	rt = find_runtime(j, "ggml-cuda");
+	check(rt && has_evidence(rt, "mapped libggml-cuda.so"), "ggml CUDA backend by mapped libggml-cuda.so missing");
+	check(!strcmp(json_string_value(json_object_get(j, "category")) ?: "", "ai"), "category is not ai");
+	json_t *models = json_object_get(j, "models");
+	check(json_array_size(models) == 1, "expected exactly one model, got %zu", json_array_size(models));
+	json_t *m = json_array_get(models, 0);
+	const char *path = json_string_value(json_object_get(m, "path")) ?: "";
+	check(strstr(path, tmp) && strstr(path, "/models/tiny.bin"), "model path %s is not the cwd-resolved file", path);
+	json_t *ev = json_object_get(m, "evidence");
+	check(!strcmp(json_string_value(json_array_get(ev, 0)) ?: "", "mapped") &&
+		      !strcmp(json_string_value(json_array_get(ev, 1)) ?: "", "cmdline"),
+	      "model evidence is not [mapped, cmdline]");
+	check(json_is_true(json_object_get(m, "confirmed")), "mapped + named model is not confirmed");
+	json_t *g = json_object_get(m, "gguf");
+	check(!strcmp(json_string_value(json_object_get(g, "arch")) ?: "", "qwen3"), "GGUF arch is not qwen3");
+	check(json_integer_value(json_object_get(g, "layers")) == 4, "GGUF layers is not 4");
+	json_t *fl = json_object_get(j, "llama_flags");
+	check(json_integer_value(json_object_get(fl, "ctx_size")) == 4096, "flags: -c 4096 not parsed");
+	check(json_integer_value(json_object_get(fl, "n_gpu_layers")) == 99, "flags: -ngl 99 not parsed");
+	json_t *plan = json_object_get(json_array_get(json_object_get(j, "memory_plans"), 0), "plan");
+	json_t *est = json_object_get(plan, "estimate");
+	check(!strcmp(json_string_value(json_object_get(est, "provenance")) ?: "", "estimated"),
+	      "no estimated memory plan from the process's flags");
+	/* 2 (K,V) x 4 layers x 2 KV heads x 64 dims x 2 bytes (f16) per token, 4096 cells */
+	json_t *kv = json_object_get(est, "kv");
+	check(json_integer_value(json_object_get(kv, "bytes_per_token")) == 2048, "KV bytes per token is not 2048");
+	check(json_integer_value(json_object_get(kv, "bytes")) == 2048 * 4096, "KV bytes at -c 4096 is not 8 MiB");
+	json_decref(j);
+}
+
+static int wait_ready(const char *ready)
+{
+	struct stat st;
+	for (int i = 0; i < 200; i++) {
+		if (stat(ready, &st) == 0)
+			return 0;
+		if (waitpid(standin, NULL, WNOHANG) == standin) {
+			standin = -1;
+			return -1;
+		}
+		usleep(50000);
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	char cmd[8192], model[256], ready[256];
+	int status;
+	double ms;
+
+	if (argc != 5) {
+		fprintf(stderr, "usage: %s gputaskman stand-in libllama.so libggml-cuda.so\n", argv[0]);
+		return 2;
+	}
+	/* meson passes paths relative to the build folder; the stand-in runs elsewhere */
+	for (int i = 1; i < 5; i++) {
+		char *abs = realpath(argv[i], NULL);
+		if (!abs) {
+			fprintf(stderr, "FAIL: %s: %s\n", argv[i], strerror(errno));
+			return 1;
+		}
+		argv[i] = abs;
+	}
+	if (!mkdtemp(tmp))
+		return 1;
+	atexit(cleanup);
+	snprintf(model, sizeof model, "%s/models", tmp);
+	mkdir(model, 0755);
+	snprintf(model, sizeof model, "%s/models/tiny.bin", tmp);
+	snprintf(ready, sizeof ready, "%s/ready", tmp);
+	snprintf(cmd, sizeof cmd, "'%s' --write-gguf '%s'", argv[2], model);
+	check(system(cmd) == 0, "stand-in could not write the GGUF");
+	standin = fork();
+	if (standin == 0) {
+		if (chdir(tmp) != 0)
+			_exit(1);
+		execl(argv[2], argv[2], "-m", "models/tiny.bin", "-c", "4096", "-ngl", "99", "--lib", argv[3], "--lib",
+		      argv[4], "--ready", ready, (char *)NULL);
+		_exit(127);
+	}
+	if (standin < 0 || wait_ready(ready) != 0) {
+		fprintf(stderr, "FAIL: the stand-in did not start\n");
+		return 1;
+	}
+
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d --json", argv[1], (int)standin);
+	char *out = run(cmd, &status, &ms);
+	check(status == 0, "inspect PID --json exited %d", status);
+	check_json(out);
+	printf("inspect %d --json: %.1f ms wall (informational)\n", (int)standin, ms);
+	free(out);
+
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d", argv[1], (int)standin);
+	out = run(cmd, &status, &ms);
+	check(status == 0, "inspect PID exited %d", status);
+	check(strstr(out, "[mapped+cmdline, confirmed]") != NULL, "text: model evidence line missing:\n%s", out);
+	check(strstr(out, "Memory plan of tiny.bin") != NULL, "text: memory plan missing:\n%s", out);
+	free(out);
+
+	/* a PID that is no process: one line, exit 2 */
+	kill(standin, SIGKILL);
+	waitpid(standin, NULL, 0);
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d 2>&1", argv[1], (int)standin);
+	out = run(cmd, &status, &ms);
+	check(status == 2, "inspect of an exited PID exited %d, not 2", status);
+	check(strstr(out, "no process with PID") && strchr(out, '\n') == out + strlen(out) - 1,
+	      "inspect of an exited PID did not print one clear line: %s", out);
+	free(out);
+	standin = -1;
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
