@@ -92,10 +92,12 @@ static void proc_title(char *buf, size_t n, const struct diff_proc_row *row)
 	const char *lb = row->b && row->b->label ? row->b->label : "?";
 	const char *la = row->a && row->a->label ? row->a->label : "?";
 
+	const char *name = p->name ? p->name : "", *sep = p->name ? " " : "";
+
 	if (row->b && row->a && strcmp(lb, la))
-		snprintf(buf, n, "%s %s -> %s", p->name ? p->name : "", lb, la);
+		snprintf(buf, n, "%s%s%s -> %s", name, sep, lb, la);
 	else
-		snprintf(buf, n, "%s %s", p->name ? p->name : "", row->a ? la : lb);
+		snprintf(buf, n, "%s%s%s", name, sep, row->a ? la : lb);
 }
 
 static const char *rule_text(const struct diff_proc_row *row)
