@@ -112,9 +112,12 @@ static void client_engines(struct client *c, const struct drm_dev_ctx *dx, struc
 			c->cls[k] = (struct drm_class_load){true, pct[i].pct};
 	}
 	if (had_prev && drm_driver_omits_idle_engines(driver))
-		for (int k = 1; k < DRM_ENG_N; k++)
-			if (!present[k])
+		for (int k = 1; k < DRM_ENG_N; k++) {
+			/* a unified video ring has no encode or decode of its own */
+			bool absent_class = dx->vcn_unified && (k == DRM_ENG_ENC || k == DRM_ENG_DEC);
+			if (!present[k] && !absent_class)
 				c->cls[k] = (struct drm_class_load){true, 0};
+		}
 }
 
 /* Groups the reads (sorted by client) into clients; client_of[i] is the

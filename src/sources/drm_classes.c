@@ -89,7 +89,7 @@ enum drm_engine_class drm_engine_class(const char *driver, const char *engine, b
 			 * (amdgpu_drm.h, AMDGPU_HW_IP_VCN_ENC), so neither key
 			 * means what its name says. */
 			if (vcn_unified && strcmp(driver, "amdgpu") == 0 &&
-			    (r->cls == DRM_ENG_ENC || (r->cls == DRM_ENG_DEC && strcmp(engine, "jpeg") != 0)))
+			    (r->cls == DRM_ENG_ENC || r->cls == DRM_ENG_DEC))
 				return DRM_ENG_VIDEO;
 			return r->cls;
 		}
