@@ -12,13 +12,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "collect/attribute.h"
+#include "core/sysroot.h"
 #include "nvml_test_util.h"
 #include "proc/proc.h"
 #include "sources/nvml.h"
+#include "testutil.h"
 
 static const char *standin_exe, *libcuda_path;
 
@@ -101,14 +105,44 @@ static struct gtm_snapshot *refresh(void *nvml, struct proc_cache *pc, struct at
 	return s;
 }
 
-static int others_map_libcuda(const struct gtm_snapshot *s, pid_t a, pid_t b)
+/* The container's view of /proc: GPUTASKMAN_ROOT holds proc/ with /proc's
+ * non-PID entries and only the chosen PIDs (symlinks into the real /proc), so
+ * other processes of this machine that map libcuda stay out of the test. */
+static char *view_root;
+
+static void view_add_pid(pid_t pid)
 {
-	int n = 0;
-	for (int i = 0; i < s->n_processes; i++)
-		if (s->processes[i].pid != (uint32_t)a && s->processes[i].pid != (uint32_t)b &&
-		    attribute_maps_libcuda(s->processes[i].detail))
-			n++;
-	return n;
+	char from[64], to[512];
+	snprintf(from, sizeof from, "/proc/%d", (int)pid);
+	snprintf(to, sizeof to, "%s/proc/%d", view_root, (int)pid);
+	if (symlink(from, to) != 0)
+		fail_msg("symlink %s", to);
+}
+
+static void make_view(void)
+{
+	char path[512], from[300];
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	view_root = tu_tempdir();
+	snprintf(path, sizeof path, "%s/proc", view_root);
+	tu_mkdirs(path);
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.' || (e->d_name[0] >= '0' && e->d_name[0] <= '9'))
+			continue;
+		snprintf(from, sizeof from, "/proc/%s", e->d_name);
+		snprintf(path, sizeof path, "%s/proc/%s", view_root, e->d_name);
+		if (symlink(from, path) != 0)
+			fail_msg("symlink %s", path);
+	}
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof path, "%s/etc", view_root);
+	if (symlink("/etc", path) != 0)
+		fail_msg("symlink %s", path);
+	setenv("GPUTASKMAN_ROOT", view_root, 1);
+	sysroot_reset();
 }
 
 static void test_pairing_with_standins(void **state)
@@ -116,6 +150,10 @@ static void test_pairing_with_standins(void **state)
 	(void)state;
 	char text[1024];
 	struct standin a = start_standin(), b = start_standin();
+	make_view();
+	view_add_pid(a.pid);
+	view_add_pid(b.pid);
+	view_add_pid(getpid()); /* a process of the container that maps no libcuda */
 	uint32_t h1 = absent_pid(4000001), h2 = absent_pid(h1 + 1), h4 = absent_pid(h2 + 1);
 
 	/* Refresh 1: three host PIDs for two CUDA processes here → '?', '?', H:. */
@@ -129,10 +167,7 @@ static void test_pairing_with_standins(void **state)
 	struct attribute_state *as = attribute_state_new();
 	struct gtm_raw_uses uses = {0};
 	struct gtm_snapshot *s = refresh(nvml, pc, as, &uses);
-	if (others_map_libcuda(s, a.pid, b.pid)) {
-		printf("other processes here map libcuda: pairing cannot be shown in isolation: skipped\n");
-		exit(77);
-	}
+	assert_int_equal(row_of_pid(s, getpid())->owner, GTM_OWNER_NONE);
 	const struct gtm_process *p = row_of_pid(s, a.pid);
 	assert_int_equal(p->owner, GTM_OWNER_GUESSED);
 	assert_int_equal(p->host_pid, h1); /* creation order */
@@ -143,6 +178,7 @@ static void test_pairing_with_standins(void **state)
 
 	/* Refresh 2: a third stand-in and a new host PID appear together: pinned. */
 	struct standin c = start_standin();
+	view_add_pid(c.pid);
 	uint32_t h3 = absent_pid(h4 + 1);
 	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 sm=5\n"
 		 "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300\nprocess dev=0 pid=%u mem=400\n",
@@ -180,6 +216,8 @@ static void test_pairing_with_standins(void **state)
 	stop_standin(&b);
 	stop_standin(&c);
 	nt_cleanup();
+	tu_rmrf(view_root);
+	free(view_root);
 }
 
 int main(int argc, char **argv)
