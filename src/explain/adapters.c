@@ -1,0 +1,197 @@
+/* App adapters as data: where an app keeps its settings and log, which
+ * settings key names its selected model, and which log lines are model
+ * events. The next app is one more table entry.
+ *
+ * Handy (github.com/cjpais/Handy), read from its sources: settings in the
+ * Tauri store `settings_store.json` under the app data folder
+ * (identifier com.pais.handy → ~/.local/share/com.pais.handy on Linux), key
+ * "settings" → "selected_model" (settings.rs); model events from
+ * managers/transcription.rs ("Starting to load model: ID", "Successfully
+ * loaded transcription model: ID", "Model unloaded ...", "Immediately
+ * unloading model after ..."). The log folder (`logs/` under the data folder,
+ * tauri-plugin-log) and the streaming/preview wording are unverified.
+ * A selection is not load evidence; log events are history, not residency;
+ * transcription text is never read into the snapshot. */
+#include <dirent.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "explain/explain_internal.h"
+#include "explain/logfile.h"
+#include "identify/ident.h"
+#include "llm/log_scan.h"
+#include "llm/ollama_log.h"
+
+#define SETTINGS_MAX (1u << 20)
+
+struct app_event_pattern {
+	const char *needle;     /* substring of the message */
+	const char *kind;       /* "load", "stream-start", "preview", "unload" */
+	bool detail_follows;    /* the model id follows the needle */
+};
+
+struct app_adapter {
+	const char *id;
+	const char *comms[4];           /* process names (comm or exe base name) */
+	const char *data_dir;           /* relative to HOME */
+	const char *settings_file;      /* in data_dir */
+	const char *settings_keys[3];   /* path to the selected model in the JSON */
+	const char *log_dir;            /* in data_dir; the newest *.log is read */
+	const struct app_event_pattern *events;
+	size_t n_events;
+};
+
+static const struct app_event_pattern handy_events[] = {
+	{"Starting to load model: ", "load", true},
+	{"Successfully loaded transcription model: ", "load", true},
+	{"Model unloaded", "unload", false},
+	{"Immediately unloading model", "unload", false},
+	{"Starting streaming", "stream-start", false},  /* unverified wording */
+	{"streaming transcription started", "stream-start", false}, /* unverified wording */
+	{"preview", "preview", false},                  /* unverified wording */
+};
+
+static const struct app_adapter adapters[] = {
+	{"handy", {"handy", "Handy", NULL}, ".local/share/com.pais.handy", "settings_store.json",
+	 {"settings", "selected_model", NULL}, "logs", handy_events, ARRAY_LEN(handy_events)},
+};
+
+static const struct app_adapter *adapter_for(const struct gtm_process *p)
+{
+	const char *exe = p->detail && p->detail->exe ? path_base(p->detail->exe) : "";
+	for (size_t i = 0; i < ARRAY_LEN(adapters); i++)
+		for (int k = 0; k < 4 && adapters[i].comms[k]; k++)
+			if (!strcmp(p->name, adapters[i].comms[k]) || !strcmp(exe, adapters[i].comms[k]))
+				return &adapters[i];
+	return NULL;
+}
+
+static void read_selected(const struct app_adapter *a, struct ex_app *app)
+{
+	struct tail_file tf = {0};
+	if (tail_read(&tf, app->settings_path, SETTINGS_MAX) < 0) {
+		snprintf(app->message, sizeof app->message, "settings not readable");
+		return;
+	}
+	json_t *j = tf.cut ? NULL : json_loadb(tf.buf, tf.len, 0, NULL);
+	const json_t *v = j;
+	for (int i = 0; i < 3 && a->settings_keys[i] && v; i++)
+		v = json_object_get(v, a->settings_keys[i]);
+	if (json_is_string(v))
+		str_copy(app->selected_model, json_string_value(v), sizeof app->selected_model);
+	json_decref(j);
+	tail_free(&tf);
+}
+
+/* "[2025-06-01][10:15:30][module][LEVEL] msg" (tauri-plugin-log) → Unix seconds, taken as UTC. */
+static int64_t line_time(const char *p, const char *end)
+{
+	char iso[32];
+	int64_t t;
+	if (end - p < 22 || p[0] != '[' || p[11] != ']' || p[12] != '[' || p[21] != ']')
+		return -1;
+	snprintf(iso, sizeof iso, "%.10sT%.8sZ", p + 1, p + 13);
+	return ollama_parse_time(iso, strlen(iso), &t) ? t : -1;
+}
+
+static void add_event(struct ex_app *app, const struct app_event_pattern *pat, const char *hit, const char *end,
+		      int64_t t)
+{
+	if (app->n_events == EX_MAX_APP_EVENTS) {
+		memmove(&app->events[0], &app->events[1], sizeof app->events[0] * (EX_MAX_APP_EVENTS - 1));
+		app->n_events--;
+	}
+	struct ex_app_event *ev = &app->events[app->n_events++];
+	memset(ev, 0, sizeof *ev);
+	ev->at_s = t;
+	str_copy(ev->kind, pat->kind, sizeof ev->kind);
+	if (pat->detail_follows) {
+		const char *d = hit + strlen(pat->needle), *de = d;
+		while (de < end && *de != ' ' && *de != '\t')
+			de++;
+		ls_copy(ev->detail, sizeof ev->detail, d, (size_t)(de - d));
+	}
+}
+
+/* Only the listed patterns are looked at; every other line (transcriptions
+ * included) is skipped unread. */
+static void scan_events(const struct app_adapter *a, const char *buf, size_t len, struct ex_app *app)
+{
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break;
+		for (size_t i = 0; i < a->n_events; i++) {
+			const char *hit = ls_find(p, nl, a->events[i].needle);
+			if (hit) {
+				add_event(app, &a->events[i], hit, nl, line_time(p, nl));
+				break;
+			}
+		}
+		p = nl + 1;
+	}
+}
+
+static bool newest_log(const char *dir, char *out, size_t n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int64_t best = -1;
+	int seen = 0;
+	if (!d)
+		return false;
+	while ((e = readdir(d)) && seen++ < 256) {
+		char path[1024];
+		struct stat st;
+		if (!str_ends(e->d_name, ".log"))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime > best) {
+			best = st.st_mtime;
+			str_copy(out, path, n);
+		}
+	}
+	closedir(d);
+	return best >= 0;
+}
+
+void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e)
+{
+	const struct app_adapter *a = adapter_for(p);
+	const char *home = proc_detail_getenv(p->detail, "HOME");
+	if (!a || !home || home[0] != '/')
+		return;
+	struct ex_app *app = &e->app;
+	app->present = true;
+	str_copy(app->app, a->id, sizeof app->app);
+	snprintf(app->settings_path, sizeof app->settings_path, "%s/%s/%s", home, a->data_dir, a->settings_file);
+	read_selected(a, app);
+	char dir[768];
+	snprintf(dir, sizeof dir, "%s/%s/%s", home, a->data_dir, a->log_dir);
+	if (!newest_log(dir, app->log_path, sizeof app->log_path))
+		return;
+	int rc = tail_read(&c->app_log, app->log_path, LOG_TAIL_MAX);
+	if (rc < 0) {
+		tail_free(&c->app_log);
+		snprintf(app->message, sizeof app->message, "log not readable");
+		return;
+	}
+	if (rc == 1) {
+		app->n_events = 0;
+		scan_events(a, c->app_log.buf, c->app_log.len, app);
+		memcpy(c->app_events, app->events, sizeof app->events);
+		c->n_app_events = app->n_events;
+		/* the text is not kept: only the events were taken from it */
+		free(c->app_log.buf);
+		c->app_log.buf = NULL;
+		c->app_log.len = 0;
+	} else {
+		memcpy(app->events, c->app_events, sizeof app->events);
+		app->n_events = c->n_app_events;
+	}
+}

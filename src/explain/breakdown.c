@@ -1,0 +1,235 @@
+/* The breakdown: what the runtime reported, per device; what remains of the
+ * measured VRAM (runtime overhead/unknown, never an exact CUDA context); and
+ * the estimate beside them. Reported and estimated bytes are never added into
+ * measured totals: the remainder is the only figure derived from a measured one. */
+#include "explain/breakdown.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/format.h"
+#include "core/util.h"
+#include "llm/estimate.h"
+
+/* "0000:01:00.0" and NVML's "00000000:01:00.0" name the same function. */
+static bool pci_same(const char *a, const char *b)
+{
+	unsigned da, ba, sa, fa, db, bb, sb, fb;
+	if (sscanf(a, "%x:%x:%x.%x", &da, &ba, &sa, &fa) != 4 || sscanf(b, "%x:%x:%x.%x", &db, &bb, &sb, &fb) != 4)
+		return false;
+	return da == db && ba == bb && sa == sb && fa == fb;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
+			 const struct llog_load *load, const char *device)
+{
+	if (llog_device_is_host(device))
+		return -1;
+	/* the log's own `using device CUDA0 (...) (PCI)` line is exact */
+	for (int i = 0; load && i < load->n_devices; i++) {
+		if (strcmp(load->devices[i].name, device) != 0 || !load->devices[i].pci[0])
+			continue;
+		for (int d = 0; d < snap->n_devices; d++)
+			if (pci_same(snap->devices[d].pci_bus_id, load->devices[i].pci))
+				return snap->devices[d].index;
+	}
+	int used[16], n = 0;
+	for (int i = 0; i < p->n_uses && n < 16; i++) {
+		bool dup = false;
+		for (int k = 0; k < n; k++)
+			dup |= used[k] == p->uses[i].dev_index;
+		if (!dup)
+			used[n++] = p->uses[i].dev_index;
+	}
+	if (n == 1)
+		return used[0];
+	/* CUDA1 → the process's second device in index order (no remapping env assumed) */
+	size_t len = strlen(device), k = len;
+	while (k > 0 && device[k - 1] >= '0' && device[k - 1] <= '9')
+		k--;
+	if (k == len || n == 0)
+		return -1;
+	qsort(used, (size_t)n, sizeof used[0], cmp_int);
+	long idx = strtol(device + k, NULL, 10);
+	return idx < n ? used[idx] : -1;
+}
+
+bool breakdown_disagree(uint64_t a, uint64_t b)
+{
+	uint64_t d = a > b ? a - b : b - a, big = a > b ? a : b;
+	return d > MIB && d * 50 > big;
+}
+
+static const enum ex_seg seg_of_log[LLOG_SEG_COUNT] = {
+	[LLOG_WEIGHTS] = EX_SEG_WEIGHTS, [LLOG_KV] = EX_SEG_KV, [LLOG_RS] = EX_SEG_RS,
+	[LLOG_COMPUTE] = EX_SEG_COMPUTE, [LLOG_OUTPUT] = EX_SEG_OUTPUT,
+};
+
+static int single_gpu(const struct gtm_process *p)
+{
+	int g = -1;
+	for (int i = 0; i < p->n_uses; i++) {
+		if (g >= 0 && p->uses[i].dev_index != g)
+			return -1;
+		g = p->uses[i].dev_index;
+	}
+	return g;
+}
+
+static void log_segments(struct gtm_explain *e, const struct bd_input *in)
+{
+	const struct llog_load *l = in->load;
+	for (int i = 0; i < l->n_buffers; i++) {
+		const struct llog_buffer *b = &l->buffers[i];
+		struct ex_segment *s = ex_add_seg(e, seg_of_log[b->seg], EX_SRC_LOG, b->device);
+		if (!s)
+			return;
+		s->host = llog_device_is_host(b->device);
+		s->gpu = s->host ? -1 : breakdown_map_device(in->snap, in->p, l, b->device);
+		s->bytes = gtm_u64_of(b->bytes, GTM_REPORTED);
+		s->approx = b->approx;
+		if (l->runtime_estimate)
+			str_copy(s->note, "Ollama's own estimate before loading", sizeof s->note);
+		else if (!strcmp(b->device, "CPU_Mapped"))
+			str_copy(s->note, "file span mapped from disk (mmap), not a copy", sizeof s->note);
+	}
+}
+
+static void api_segments(struct gtm_explain *e, const struct bd_input *in)
+{
+	const struct ex_server_model *m = in->api;
+	if (!gtm_u64_ok(m->size_vram) && !gtm_u64_ok(m->size))
+		return;
+	if (gtm_u64_ok(m->size_vram)) {
+		struct ex_segment *s = ex_add_seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "GPU");
+		if (s) {
+			s->gpu = single_gpu(in->p);
+			s->bytes = m->size_vram;
+			snprintf(s->note, sizeof s->note, "%.40s: weights + KV + compute on the GPU (size_vram)", m->name);
+		}
+	}
+	if (gtm_u64_ok(m->size) && gtm_u64_ok(m->size_vram) && m->size.v >= m->size_vram.v) {
+		struct ex_segment *s = ex_add_seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "Host");
+		if (s) {
+			s->host = true;
+			s->gpu = -1;
+			s->bytes = gtm_u64_of(m->size.v - m->size_vram.v, GTM_REPORTED);
+			snprintf(s->note, sizeof s->note, "%.40s: size - size_vram", m->name);
+		}
+	}
+}
+
+/* Measured VRAM on each device minus what the runtime reported there. */
+static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
+{
+	int n_reported = e->n_segs;
+	for (int u = 0; u < in->p->n_uses; u++) {
+		const struct gtm_gpu_use *use = &in->p->uses[u];
+		uint64_t rep = 0;
+		bool any = false;
+		for (int i = 0; i < n_reported; i++) {
+			const struct ex_segment *s = &e->segs[i];
+			if (s->gpu == use->dev_index && !s->host && (s->src == EX_SRC_LOG || s->src == EX_SRC_API)) {
+				rep += s->bytes.v;
+				any = true;
+			}
+		}
+		if (!any || !gtm_u64_ok(use->vram))
+			continue;
+		if (use->vram.v < rep) {
+			char a[32], b[32];
+			ex_add_note(e, "GPU %d: reported %s exceeds the measured %s (load-time allocations vs now)",
+				    use->dev_index, fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, use->vram.v));
+			continue;
+		}
+		char name[32];
+		snprintf(name, sizeof name, "GPU%d", use->dev_index);
+		struct ex_segment *s = ex_add_seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, name);
+		if (!s)
+			return;
+		s->gpu = use->dev_index;
+		s->bytes = gtm_u64_of(use->vram.v - rep, GTM_ESTIMATED);
+		str_copy(s->note, "measured minus reported: runtime overhead/unknown, not an exact CUDA context",
+			 sizeof s->note);
+	}
+}
+
+static void est_seg(struct gtm_explain *e, enum ex_seg seg, bool host, uint64_t bytes, int gpu)
+{
+	if (!bytes)
+		return;
+	struct ex_segment *s = ex_add_seg(e, seg, EX_SRC_ESTIMATE, host ? "Host" : "GPU");
+	if (!s)
+		return;
+	s->host = host;
+	s->gpu = host ? -1 : gpu;
+	s->bytes = gtm_u64_of(bytes, GTM_ESTIMATED);
+}
+
+static uint64_t reported_sum(const struct gtm_explain *e, enum ex_seg seg, bool host)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < e->n_segs; i++)
+		if (e->segs[i].src == EX_SRC_LOG && e->segs[i].seg == seg && e->segs[i].host == host)
+			sum += e->segs[i].bytes.v;
+	return sum;
+}
+
+static void compare(struct gtm_explain *e, const char *what, enum ex_seg seg, bool host, uint64_t est)
+{
+	uint64_t rep = reported_sum(e, seg, host);
+	if (!rep || !est || !breakdown_disagree(rep, est))
+		return;
+	char a[32], b[32];
+	e->estimate_disagrees = true;
+	ex_add_note(e, "%s: the log says %s, the estimate %s; both are shown", what,
+		    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, est));
+}
+
+static void estimate_segments(struct gtm_explain *e, const struct bd_input *in)
+{
+	const struct estimate *x = in->est;
+	int gpu = single_gpu(in->p);
+	est_seg(e, EX_SEG_WEIGHTS, false, x->weights_gpu, gpu);
+	est_seg(e, EX_SEG_WEIGHTS, true, x->weights_host, gpu);
+	est_seg(e, EX_SEG_KV, false, x->kv_gpu, gpu);
+	est_seg(e, EX_SEG_KV, true, x->kv_host, gpu);
+	est_seg(e, EX_SEG_RS, false, x->rs_gpu, gpu);
+	est_seg(e, EX_SEG_RS, true, x->rs_host, gpu);
+	if (!in->load || in->load->runtime_estimate)
+		return;
+	compare(e, "weights on the GPU", EX_SEG_WEIGHTS, false, x->weights_gpu);
+	compare(e, "weights in host memory", EX_SEG_WEIGHTS, true, x->weights_host);
+	uint64_t kv_log = reported_sum(e, EX_SEG_KV, false) + reported_sum(e, EX_SEG_KV, true);
+	if (kv_log && x->kv_bytes && breakdown_disagree(kv_log, x->kv_bytes)) {
+		char a[32], b[32];
+		e->estimate_disagrees = true;
+		ex_add_note(e, "KV cache: the log says %s, the estimate %s; both are shown",
+			    fmt_bytes_raw(a, sizeof a, kv_log), fmt_bytes_raw(b, sizeof b, x->kv_bytes));
+	}
+}
+
+void breakdown_build(struct gtm_explain *e, const struct bd_input *in)
+{
+	if (in->load && in->load->n_buffers)
+		log_segments(e, in);
+	else if (in->api)
+		api_segments(e, in);
+	remainder_segments(e, in);
+	if (in->est)
+		estimate_segments(e, in);
+	bool reported = false;
+	for (int i = 0; i < e->n_segs; i++)
+		reported |= e->segs[i].src == EX_SRC_LOG;
+	if (reported)
+		ex_add_note(e, "log sizes are what the runtime allocated at load time, not proof of what is resident now");
+	if (e->n_models > 1)
+		ex_add_note(e, "%d models in one process: per-model KV accounting inside one process is not known",
+			    e->n_models);
+}

@@ -1,0 +1,31 @@
+/* Per-process, per-device breakdown: reported segments (log, else API), the
+ * remainder of the measured VRAM after them, and the estimate beside them. */
+#ifndef GTM_BREAKDOWN_H
+#define GTM_BREAKDOWN_H
+
+#include "core/snapshot.h"
+#include "explain/explain.h"
+#include "llm/llama_log.h"
+
+struct estimate;
+
+struct bd_input {
+	const struct gtm_snapshot *snap;
+	const struct gtm_process *p;
+	const struct llog_load *load;          /* the current log load, or NULL */
+	const struct ex_server_model *api;     /* an API's memory figures for the process's model, or NULL */
+	const struct estimate *est;            /* or NULL */
+};
+
+/* Appends segments and notes to e. */
+void breakdown_build(struct gtm_explain *e, const struct bd_input *in);
+
+/* The snapshot device index a runtime device name ("CUDA0") stands for, or -1
+ * (host memory, or no reliable mapping). */
+int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
+			 const struct llog_load *load, const char *device);
+
+/* Whether two figures differ by more than max(1 MiB, 2 %). */
+bool breakdown_disagree(uint64_t a, uint64_t b);
+
+#endif

@@ -1,0 +1,154 @@
+/* Explain: what an AI runtime says about itself (its log, its local API) and
+ * what the header arithmetic says (the estimate), turned into a per-process,
+ * per-device breakdown where every segment names its source.
+ *
+ * Rules kept here (issue 4): log and API figures are what the runtime
+ * reported (allocated at load time; not proof of residency now); estimates and
+ * reported segments are never added into measured totals; the remainder of the
+ * measured VRAM after reported segments is "runtime overhead/unknown", not an
+ * exact CUDA context. */
+#ifndef GTM_EXPLAIN_H
+#define GTM_EXPLAIN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/reading.h"
+#include "core/snapshot.h"
+#include "explain/server.h"
+
+#define EX_MAX_SEGS 48
+#define EX_MAX_SERVERS 4
+#define EX_MAX_NOTES 8
+#define EX_MAX_HISTORY 6
+#define EX_MAX_KV 4
+#define EX_MAX_APP_EVENTS 8
+
+enum ex_seg {
+	EX_SEG_WEIGHTS = 0,
+	EX_SEG_KV,
+	EX_SEG_RS,         /* recurrent state */
+	EX_SEG_COMPUTE,
+	EX_SEG_OUTPUT,
+	EX_SEG_RUNTIME_TOTAL, /* a runtime's one figure for everything (Ollama's size / size_vram) */
+	EX_SEG_OVERHEAD,   /* measured VRAM minus reported segments: runtime overhead/unknown */
+	EX_SEG_COUNT
+};
+/* "weights", "kv_cache", "recurrent_state", "compute", "output", "runtime_total", "overhead" */
+const char *ex_seg_name(enum ex_seg s);
+
+enum ex_src {
+	EX_SRC_LOG = 0,    /* the runtime's log (allocated at load time) */
+	EX_SRC_API,        /* the runtime's local API */
+	EX_SRC_ESTIMATE,   /* from the GGUF header and the launch flags */
+	EX_SRC_REMAINDER,  /* measured VRAM on the device minus the reported segments there */
+};
+const char *ex_src_name(enum ex_src s); /* "log", "api", "estimate", "remainder" */
+
+struct ex_segment {
+	enum ex_seg seg;
+	enum ex_src src;
+	char device[32];   /* the runtime's name: "CUDA0", "CPU_Mapped", "Host"; "GPU" when it gave none */
+	int gpu;           /* snapshot device index; -1 host memory or not known */
+	bool host;         /* host (system) memory rather than a GPU's */
+	gtm_u64 bytes;     /* REPORTED (log/api), ESTIMATED (estimate, remainder) */
+	bool approx;       /* from a coarse figure ("19.9 GiB") */
+	char note[96];
+};
+
+/* One llama.cpp KV cache as the log describes it. */
+struct ex_kv {
+	uint64_t bytes, cells;
+	uint32_t layers, seqs_used, seqs_max;
+	char type_k[12], type_v[12];
+	int swa;           /* -1, 0 non-SWA part, 1 SWA part */
+};
+
+struct ex_log_history {
+	char model[256];
+	int64_t at_s;      /* Unix seconds, -1 unknown */
+	double rel_s;      /* seconds after its process started, -1 unknown */
+	uint64_t total_bytes; /* its reported buffers summed (0 when none) */
+	bool other_run;    /* written by an earlier process */
+};
+
+struct ex_log {
+	bool present;      /* a log was found for this process */
+	char kind[16];     /* "llama.cpp", "ollama" */
+	char path[512];
+	char state[24];    /* "current", "history-only", "unreadable", "no-load-lines", "ambiguous" */
+	char message[160];
+	int verbosity;     /* -1 unknown */
+	bool has_buffers;  /* buffer lines present (needs -lv 4 on current llama-server) */
+	/* the current load (valid when state is "current") */
+	char model[512];
+	int64_t loaded_at_s;   /* Unix seconds, -1 unknown */
+	int64_t n_ctx, n_seq_max, n_slots, n_ctx_slot;   /* -1 unknown */
+	int kv_unified, flash_attn;                      /* -1 unknown */
+	int64_t layers_offloaded, layers_total;          /* -1 unknown */
+	bool runtime_estimate;  /* Ollama's pre-load estimate, not allocations */
+	struct ex_kv kv[EX_MAX_KV];
+	int n_kv;
+	bool has_bd;            /* the memory-breakdown table (final, else the fitting projection) */
+	bool bd_is_projection;
+	struct {
+		char device[32];
+		int64_t total, free, self, model, context, compute, unaccounted; /* MiB, -1 N/A */
+	} bd[8];
+	int n_bd;
+	struct ex_log_history history[EX_MAX_HISTORY];
+	int n_history;
+};
+
+/* An app adapter's findings (Handy and the next apps: explain/adapters.c). */
+struct ex_app_event {
+	int64_t at_s;      /* Unix seconds (UTC), -1 unknown */
+	char kind[16];     /* "load", "stream-start", "preview", "unload" */
+	char detail[96];   /* the model, when the line names one */
+};
+
+struct ex_app {
+	bool present;
+	char app[24];              /* "handy" */
+	char settings_path[512];
+	char selected_model[128];  /* a setting: not load evidence */
+	char log_path[512];
+	struct ex_app_event events[EX_MAX_APP_EVENTS]; /* most recent last; history, not residency */
+	int n_events;
+	char message[160];
+};
+
+struct gtm_explain {
+	char runtime[24];          /* "llama.cpp", "ollama", "lmstudio", "vllm", "sglang", "sd.cpp", "" */
+	struct ex_log log;
+	struct ex_server servers[EX_MAX_SERVERS];
+	int n_servers;
+	struct ex_segment segs[EX_MAX_SEGS]; /* reported, then remainder, then estimate */
+	int n_segs;
+	bool estimate_disagrees;   /* estimate and log differ by more than the tolerance somewhere */
+	int n_models;              /* models the process holds (ident), for the per-model KV note */
+	struct ex_app app;
+	char notes[EX_MAX_NOTES][192];
+	int n_notes;
+};
+
+struct explain_ctx;
+
+/* allow_probe false: never touch a port (--no-probe). Caches: logs by
+ * (path, inode, size, mtime); probe results per (pid, start time, port set). */
+struct explain_ctx *explain_ctx_new(bool allow_probe);
+void explain_ctx_free(struct explain_ctx *c);
+/* Fills p->explain for AI processes (after identify_process ran): log
+ * segments, server facts, breakdown. Sets gtm_explain_free_hook. Runs on the
+ * collection thread; probes are bounded per refresh (EXPLAIN_PROBE_BUDGET_MS). */
+void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gtm_process *p);
+
+void explain_free(struct gtm_explain *e);
+void ex_add_note(struct gtm_explain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct ex_segment *ex_add_seg(struct gtm_explain *e, enum ex_seg seg, enum ex_src src, const char *device);
+
+/* Tunables, overridable by the environment for tests and slow machines. */
+#define EXPLAIN_PROBE_BUDGET_MS 600   /* GTM_PROBE_BUDGET_MS */
+#define EXPLAIN_PROBE_INTERVAL_MS 10000 /* GTM_PROBE_INTERVAL_MS */
+
+#endif

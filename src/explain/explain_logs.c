@@ -1,0 +1,275 @@
+/* Which log speaks for a process, and which of its load blocks is current:
+ * llama.cpp's --log-file (resolved against the process's cwd, or its stderr
+ * when that is a regular file), Ollama's server.log for a runner. A block is
+ * current only when written after the process started (file mtime and start
+ * time; relative timestamps count from process start); older ones are history. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/sysroot.h"
+#include "core/util.h"
+#include "explain/explain_internal.h"
+#include "identify/ident.h"
+#include "llm/ollama_log.h"
+
+#define START_SLACK_S 2 /* clock ticks vs file times */
+
+/* The path as the process sees it: through /proc/PID/root when readable
+ * (containers), else as is. Relative paths join the process's cwd. */
+static bool resolve_path(const struct gtm_process *p, const char *path, char *out, size_t n)
+{
+	char abs[1024];
+	if (path[0] == '/')
+		str_copy(abs, path, sizeof abs);
+	else if (p->detail && p->detail->cwd && p->detail->cwd[0] == '/')
+		snprintf(abs, sizeof abs, "%s/%s", p->detail->cwd, path);
+	else
+		return false;
+	if (p->pid && sysroot_path(out, n, "/proc/%u/root%s", p->pid, abs) == 0 && access(out, R_OK) == 0)
+		return true;
+	str_copy(out, abs, n);
+	return true;
+}
+
+static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool ollama, int *err)
+{
+	struct log_entry *e = NULL, *lru = &c->logs[0];
+	for (int i = 0; i < EXC_LOGS; i++) {
+		if (c->logs[i].tf.valid && strcmp(c->logs[i].tf.path, path) == 0 && c->logs[i].ollama == ollama)
+			e = &c->logs[i];
+		if (c->logs[i].used < lru->used)
+			lru = &c->logs[i];
+	}
+	if (!e) {
+		e = lru;
+		tail_free(&e->tf);
+		e->ollama = ollama;
+	}
+	int rc = tail_read(&e->tf, path, LOG_TAIL_MAX);
+	if (rc < 0) {
+		*err = errno;
+		tail_free(&e->tf);
+		return NULL;
+	}
+	e->used = c->refresh;
+	if (rc == 1 || !e->lg) {
+		if (!e->lg)
+			e->lg = xmalloc(sizeof *e->lg);
+		llama_log_init(e->lg);
+		if (ollama)
+			ollama_log_parse(e->lg, e->tf.buf, e->tf.len);
+		else
+			llama_log_parse(e->lg, e->tf.buf, e->tf.len);
+	}
+	return e;
+}
+
+void ex_log_entries_free(struct explain_ctx *c)
+{
+	for (int i = 0; i < EXC_LOGS; i++) {
+		tail_free(&c->logs[i].tf);
+		free(c->logs[i].lg);
+		c->logs[i].lg = NULL;
+	}
+}
+
+static uint64_t load_total(const struct llog_load *l)
+{
+	uint64_t t = 0;
+	for (int i = 0; i < l->n_buffers; i++)
+		t += l->buffers[i].bytes;
+	return t;
+}
+
+static int64_t load_time(const struct llog_load *l, int64_t run_start_s)
+{
+	if (l->t_wall_s >= 0)
+		return l->t_wall_s;
+	if (run_start_s >= 0 && l->t_rel_s >= 0)
+		return run_start_s + (int64_t)l->t_rel_s;
+	return -1;
+}
+
+static void add_history(struct gtm_explain *e, const struct llog_load *l, bool other_run, int64_t run_start_s)
+{
+	if (e->log.n_history == EX_MAX_HISTORY)
+		return;
+	struct ex_log_history *h = &e->log.history[e->log.n_history++];
+	str_copy(h->model, l->model, sizeof h->model);
+	h->at_s = load_time(l, other_run ? -1 : run_start_s);
+	h->rel_s = l->t_rel_s;
+	h->total_bytes = load_total(l);
+	h->other_run = other_run;
+}
+
+static void fill_current(struct gtm_explain *e, const struct llog_load *l, int64_t start_s)
+{
+	struct ex_log *g = &e->log;
+	str_copy(g->state, "current", sizeof g->state);
+	str_copy(g->model, l->model, sizeof g->model);
+	g->loaded_at_s = load_time(l, start_s);
+	g->n_ctx = l->n_ctx, g->n_seq_max = l->n_seq_max;
+	g->n_slots = l->n_slots, g->n_ctx_slot = l->n_ctx_slot;
+	g->kv_unified = l->kv_unified, g->flash_attn = l->flash_attn;
+	g->layers_offloaded = l->layers_offloaded, g->layers_total = l->layers_total;
+	g->runtime_estimate = l->runtime_estimate;
+	g->has_buffers = l->n_buffers > 0;
+	for (int i = 0; i < l->n_kv && g->n_kv < EX_MAX_KV; i++) {
+		struct ex_kv *k = &g->kv[g->n_kv++];
+		k->bytes = l->kv[i].bytes, k->cells = l->kv[i].cells, k->layers = l->kv[i].layers;
+		k->seqs_used = l->kv[i].seqs_used, k->seqs_max = l->kv[i].seqs_max, k->swa = l->kv[i].swa;
+		str_copy(k->type_k, l->kv[i].type_k, sizeof k->type_k);
+		str_copy(k->type_v, l->kv[i].type_v, sizeof k->type_v);
+	}
+	const struct llog_bd_table *t = l->bd_final.n_rows ? &l->bd_final : &l->bd_fit;
+	g->has_bd = t->n_rows > 0;
+	g->bd_is_projection = t == &l->bd_fit;
+	for (int i = 0; i < t->n_rows && g->n_bd < 8; i++) {
+		const struct llog_bd_row *r = &t->rows[i];
+		str_copy(g->bd[g->n_bd].device, r->device, sizeof g->bd[0].device);
+		g->bd[g->n_bd].total = r->total, g->bd[g->n_bd].free = r->free, g->bd[g->n_bd].self = r->self;
+		g->bd[g->n_bd].model = r->model, g->bd[g->n_bd].context = r->context;
+		g->bd[g->n_bd].compute = r->compute, g->bd[g->n_bd].unaccounted = r->unaccounted;
+		g->n_bd++;
+	}
+}
+
+/* llama.cpp: the last run's latest block is current when the file was written
+ * after the process started. */
+static const struct llog_load *classify_llama(struct explain_ctx *c, const struct gtm_process *p,
+					      const struct log_entry *le, struct gtm_explain *e)
+{
+	const struct llama_log *lg = le->lg;
+	int64_t start = ex_process_start_s(c, p), mtime = le->tf.mtime_ns / 1000000000;
+	const struct llog_load *cur = NULL;
+	e->log.verbosity = lg->verbosity;
+	bool stale = start >= 0 && mtime + START_SLACK_S < start;
+	for (int i = lg->n_loads - 1; i >= 0; i--) {
+		const struct llog_load *l = &lg->loads[i];
+		bool last_run = l->run == lg->n_runs - 1;
+		if (!cur && last_run && !stale)
+			cur = l;
+		else
+			add_history(e, l, !last_run || stale, start);
+	}
+	if (cur)
+		fill_current(e, cur, start);
+	else
+		str_copy(e->log.state, lg->n_loads ? "history-only" : "no-load-lines", sizeof e->log.state);
+	if (stale)
+		snprintf(e->log.message, sizeof e->log.message, "the log was last written before this process started");
+	if (cur && !cur->n_buffers && !strcmp(e->log.kind, "llama.cpp"))
+		snprintf(e->log.message, sizeof e->log.message,
+			 "no buffer sizes at this verbosity: -lv 4 adds the buffer lines");
+	return cur;
+}
+
+static long arg_port(const struct gtm_process *p)
+{
+	for (int i = 0; p->detail && i + 1 < p->detail->argc; i++)
+		if (p->detail->argv[i] && !strcmp(p->detail->argv[i], "--port") && p->detail->argv[i + 1])
+			return strtol(p->detail->argv[i + 1], NULL, 10);
+	return -1;
+}
+
+static int count_runners(const struct gtm_snapshot *snap, const struct gtm_process *p)
+{
+	int n = 0;
+	for (int i = 0; i < snap->n_processes; i++)
+		if (snap->processes[i].ppid == p->ppid && ex_is_ollama_runner(&snap->processes[i]))
+			n++;
+	return n;
+}
+
+/* Ollama: the runner's block by --port, else the latest block after the
+ * runner started when it is the only runner. */
+static const struct llog_load *classify_ollama(struct explain_ctx *c, const struct gtm_snapshot *snap,
+					       const struct gtm_process *p, const struct log_entry *le,
+					       struct gtm_explain *e)
+{
+	const struct llama_log *lg = le->lg;
+	int64_t start = ex_process_start_s(c, p);
+	long port = arg_port(p);
+	const struct llog_load *cur = NULL;
+	for (int i = lg->n_loads - 1; i >= 0 && !cur; i--) {
+		const struct llog_load *l = &lg->loads[i];
+		bool after = start < 0 || l->t_wall_s < 0 || l->t_wall_s + START_SLACK_S >= start;
+		if (after && port > 0 && l->port == port)
+			cur = l;
+	}
+	int runners = count_runners(snap, p);
+	for (int i = lg->n_loads - 1; i >= 0 && !cur && runners <= 1; i--) {
+		const struct llog_load *l = &lg->loads[i];
+		if (start >= 0 && l->t_wall_s >= 0 && l->t_wall_s + START_SLACK_S >= start)
+			cur = l;
+	}
+	for (int i = lg->n_loads - 1; i >= 0; i--)
+		if (&lg->loads[i] != cur)
+			add_history(e, &lg->loads[i], true, -1);
+	if (cur)
+		fill_current(e, cur, start);
+	else {
+		str_copy(e->log.state, runners > 1 ? "ambiguous" : "history-only", sizeof e->log.state);
+		if (runners > 1)
+			snprintf(e->log.message, sizeof e->log.message,
+				 "%d runners and no block names this one's port: not attributed", runners);
+	}
+	return cur;
+}
+
+static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n)
+{
+	const char *o = proc_detail_getenv(p->detail, "OLLAMA_LOGS");
+	const char *home = proc_detail_getenv(p->detail, "HOME");
+	char path[768];
+	if (o && o[0])
+		snprintf(path, sizeof path, str_ends(o, ".log") ? "%s" : "%s/server.log", o);
+	else if (home && home[0] == '/')
+		snprintf(path, sizeof path, "%s/.ollama/logs/server.log", home);
+	else
+		return false;
+	return resolve_path(p, path, out, n);
+}
+
+static bool llama_log_path(const struct gtm_process *p, char *out, size_t n)
+{
+	const struct gtm_ident *id = p->ident;
+	if (id && id->has_flags && id->flags.log_file && id->flags.log_file[0])
+		return resolve_path(p, id->flags.log_file, out, n);
+	/* stderr redirected into a file is the same log */
+	char fd2[512];
+	if (!p->pid || sysroot_readlink(fd2, sizeof fd2, "/proc/%u/fd/2", p->pid) <= 0)
+		return false;
+	if (fd2[0] != '/' || str_starts(fd2, "/dev/") || strstr(fd2, " (deleted)"))
+		return false;
+	return resolve_path(p, fd2, out, n);
+}
+
+const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_snapshot *snap,
+					const struct gtm_process *p, struct gtm_explain *e)
+{
+	bool ollama = ex_is_ollama_runner(p);
+	char path[1024];
+	e->log.verbosity = -1;
+	if (!p->detail || !(ollama ? ollama_log_path(p, path, sizeof path) : llama_log_path(p, path, sizeof path)))
+		return NULL;
+	if (!ollama && !ident_find_runtime(p->ident, "llama.cpp"))
+		return NULL;
+	e->log.present = true;
+	str_copy(e->log.kind, ollama ? "ollama" : "llama.cpp", sizeof e->log.kind);
+	str_copy(e->log.path, path, sizeof e->log.path);
+	int err = 0;
+	const struct log_entry *le = log_get(c, path, ollama, &err);
+	if (!le) {
+		str_copy(e->log.state, "unreadable", sizeof e->log.state);
+		snprintf(e->log.message, sizeof e->log.message, "%s", strerror(err));
+		return NULL;
+	}
+	const struct llog_load *cur = ollama ? classify_ollama(c, snap, p, le, e) : classify_llama(c, p, le, e);
+	if (cur && cur->model[0] && p->ident)
+		ident_add_model_evidence_detail(p->ident, cur->model, MODEL_EV_LOG, ollama ? "server.log" : "log");
+	return cur;
+}

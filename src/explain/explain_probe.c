@@ -1,0 +1,179 @@
+/* When and what to probe: a process's listening loopback ports (and, for an
+ * Ollama runner, its parent's API port), again only when the port or model
+ * set changes or the steady interval passed, within a per-refresh budget.
+ * Cached per (PID, start time). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sysroot.h"
+#include "core/util.h"
+#include "explain/explain_internal.h"
+#include "explain/probe.h"
+#include "identify/ident.h"
+
+#define OLLAMA_DEFAULT_PORT 11434
+
+bool ex_is_ollama_runner(const struct gtm_process *p)
+{
+	if (!p->ident || !p->detail || !ident_find_runtime(p->ident, "ollama"))
+		return false;
+	for (int i = 1; i < p->detail->argc; i++)
+		if (p->detail->argv[i] && !strcmp(p->detail->argv[i], "runner"))
+			return true;
+	/* llama-server launched by `ollama serve` (current Ollama) */
+	return p->detail->argc > 0 && p->detail->argv[0] && str_starts(path_base(p->detail->argv[0]), "llama-server");
+}
+
+/* The server kind the process's runtime speaks, or NULL when unknown. */
+static const char *kind_hint(const struct gtm_process *p)
+{
+	static const struct { const char *rt, *kind; } kinds[] = {
+		{"ollama", "ollama"}, {"lmstudio", "lmstudio"}, {"vllm", "vllm"}, {"sglang", "sglang"},
+	};
+	if (ex_is_ollama_runner(p))
+		return "llama-server";
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if (ident_find_runtime(p->ident, kinds[i].rt))
+			return kinds[i].kind;
+	const char *a0 = p->detail && p->detail->argc ? p->detail->argv[0] : NULL;
+	if (a0 && str_starts(path_base(a0), "llama-server"))
+		return "llama-server";
+	return NULL;
+}
+
+/* Ollama's API port for a runner: OLLAMA_HOST from its environment (inherited
+ * from `ollama serve`), else the default. */
+static uint16_t ollama_api_port(const struct gtm_process *p)
+{
+	const char *h = proc_detail_getenv(p->detail, "OLLAMA_HOST");
+	if (h && h[0]) {
+		const char *colon = strrchr(h, ':');
+		long port = colon ? strtol(colon + 1, NULL, 10) : 0;
+		if (port > 0 && port < 65536)
+			return (uint16_t)port;
+	}
+	return OLLAMA_DEFAULT_PORT;
+}
+
+struct target {
+	uint16_t port;
+	const char *kind;
+};
+
+static int targets_of(const struct gtm_process *p, struct target *t)
+{
+	int n = 0;
+	const char *k = kind_hint(p);
+	for (int i = 0; i < p->n_ports && n < EX_MAX_SERVERS; i++)
+		t[n++] = (struct target){p->ports[i], k};
+	if (ex_is_ollama_runner(p) && n < EX_MAX_SERVERS) {
+		uint16_t api = ollama_api_port(p);
+		bool have = false;
+		for (int i = 0; i < n; i++)
+			have |= t[i].port == api;
+		if (!have)
+			t[n++] = (struct target){api, "ollama"};
+	}
+	return n;
+}
+
+static uint64_t model_key(const struct gtm_process *p)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; p->ident && i < p->ident->n_models; i++) {
+		const char *s = p->ident->models[i].path ? p->ident->models[i].path : p->ident->models[i].name;
+		for (; s && *s; s++)
+			h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	}
+	return h;
+}
+
+static struct probe_entry *entry_for(struct explain_ctx *c, const struct gtm_process *p)
+{
+	struct probe_entry *lru = &c->probes[0];
+	for (int i = 0; i < EXC_PROBES; i++) {
+		if (c->probes[i].pid == p->pid && c->probes[i].start_time == p->start_time && c->probes[i].used)
+			return &c->probes[i];
+		if (c->probes[i].used < lru->used)
+			lru = &c->probes[i];
+	}
+	memset(lru, 0, sizeof *lru);
+	lru->pid = p->pid;
+	lru->start_time = p->start_time;
+	return lru;
+}
+
+static bool same_ports(const struct probe_entry *pe, const struct target *t, int n)
+{
+	if (pe->n_ports != n)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (pe->ports[i] != t[i].port)
+			return false;
+	return true;
+}
+
+static void probe_targets(struct explain_ctx *c, struct probe_entry *pe, const struct target *t, int n)
+{
+	struct ex_server old[EX_MAX_SERVERS];
+	int n_old = pe->n_servers;
+	memcpy(old, pe->servers, sizeof old);
+	pe->n_servers = 0;
+	for (int i = 0; i < n; i++) {
+		struct ex_server *s = &pe->servers[pe->n_servers++];
+		ex_server_init(s, t[i].port);
+		for (int k = 0; k < n_old; k++) /* keep the /metrics counters for rates */
+			if (old[k].port == t[i].port)
+				*s = old[k];
+		probe_server(s, "127.0.0.1", t[i].kind, c->timeout_ms, c->deadline_ns);
+		if (s->n_eps && s->eps[0].state == EP_REFUSED && now_monotonic_ns() < c->deadline_ns)
+			probe_server(s, "::1", t[i].kind, c->timeout_ms, c->deadline_ns);
+	}
+	pe->n_ports = n;
+	for (int i = 0; i < n; i++)
+		pe->ports[i] = t[i].port;
+	pe->probed_ns = now_monotonic_ns();
+}
+
+static void add_api_evidence(const struct gtm_process *p, const struct ex_server *s)
+{
+	char detail[48];
+	for (int i = 0; p->ident && i < s->n_models; i++) {
+		const struct ex_server_model *m = &s->models[i];
+		if (!m->loaded)
+			continue;
+		snprintf(detail, sizeof detail, "%s :%u", s->kind[0] ? s->kind : "api", s->port);
+		const char *key = m->path[0] ? m->path : m->name;
+		if (key[0])
+			ident_add_model_evidence_detail(p->ident, key, MODEL_EV_API, detail);
+	}
+}
+
+void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
+		       struct gtm_explain *e)
+{
+	struct target t[EX_MAX_SERVERS];
+	int n = targets_of(p, t);
+	(void)snap;
+	if (!n || !p->pid)
+		return;
+	if (!c->allow_probe) {
+		ex_add_note(e, "local API not probed (--no-probe)");
+		return;
+	}
+	struct probe_entry *pe = entry_for(c, p);
+	uint64_t now = now_monotonic_ns(), key = model_key(p);
+	bool due = !pe->used || !same_ports(pe, t, n) || pe->model_key != key ||
+		   now - pe->probed_ns >= (uint64_t)c->interval_ms * 1000000u;
+	pe->used = c->refresh;
+	if (due && now < c->deadline_ns) {
+		probe_targets(c, pe, t, n);
+		pe->model_key = key;
+	} else if (due)
+		ex_add_note(e, "local API probe deferred: this refresh's probe budget is spent");
+	for (int i = 0; i < pe->n_servers && e->n_servers < EX_MAX_SERVERS; i++) {
+		e->servers[e->n_servers++] = pe->servers[i];
+		add_api_evidence(p, &pe->servers[i]);
+	}
+}

@@ -1,0 +1,75 @@
+#include "explain/logfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/util.h"
+
+void tail_free(struct tail_file *t)
+{
+	free(t->buf);
+	memset(t, 0, sizeof *t);
+}
+
+static ssize_t pread_all(int fd, char *buf, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+int tail_read(struct tail_file *t, const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	if (t->valid && strcmp(t->path, path) == 0 && t->dev == st.st_dev && t->ino == st.st_ino &&
+	    t->size == st.st_size && t->mtime_ns == mt) {
+		close(fd);
+		return 0;
+	}
+	/* new, rotated (other inode), truncated or grown: read the tail again */
+	size_t want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	off_t off = st.st_size - (off_t)want;
+	char *buf = xmalloc(want + 1);
+	ssize_t got = pread_all(fd, buf, want, off);
+	close(fd);
+	if (got < 0)
+		got = 0;
+	size_t start = 0;
+	if (off > 0) { /* the first line is cut: skip to the next one */
+		char *nl = memchr(buf, '\n', (size_t)got);
+		start = nl ? (size_t)(nl - buf) + 1 : (size_t)got;
+	}
+	free(t->buf);
+	t->buf = buf;
+	memmove(buf, buf + start, (size_t)got - start);
+	t->len = (size_t)got - start;
+	buf[t->len] = 0;
+	t->cut = off > 0;
+	str_copy(t->path, path, sizeof t->path);
+	t->dev = st.st_dev;
+	t->ino = st.st_ino;
+	t->size = st.st_size;
+	t->mtime_ns = mt;
+	t->valid = true;
+	return 1;
+}

@@ -1,0 +1,29 @@
+/* The tail of a log file, re-read only when the file changed (inode, size,
+ * mtime): at most the last `max` bytes, starting at a line boundary. */
+#ifndef GTM_LOGFILE_H
+#define GTM_LOGFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define LOG_TAIL_MAX (512u * 1024u)
+
+struct tail_file {
+	char path[512];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime_ns;
+	char *buf;          /* whole lines only after the first newline when cut */
+	size_t len;
+	bool cut;           /* the file is longer than the tail: older lines were skipped */
+	bool valid;
+};
+
+/* 1: (re)read, 0: unchanged since the last call, -1: cannot read (errno). */
+int tail_read(struct tail_file *t, const char *path, size_t max);
+void tail_free(struct tail_file *t);
+
+#endif
