@@ -20,6 +20,7 @@
 
 #define OLLAMA_MAX_INDEXES 8
 #define OLLAMA_RECHECK_NS 2000000000ull
+#define OLLAMA_MAX_LAYERS 16
 
 static const struct {
 	const char *media_type;
@@ -127,29 +128,40 @@ static void index_add(struct ollama_index *ix, const char hex[65], const char *n
 	e->role = role;
 }
 
+size_t ollama_manifest_layers(const char *buf, size_t len, struct ollama_layer *out, size_t max)
+{
+	json_t *root = json_loadb(buf, len, 0, NULL), *layer;
+	size_t i, n = 0;
+
+	json_array_foreach(json_object_get(root, "layers"), i, layer) {
+		const char *mt = json_string_value(json_object_get(layer, "mediaType"));
+		const char *dg = json_string_value(json_object_get(layer, "digest"));
+		if (n >= max)
+			break;
+		if (!mt || !dg || strncmp(dg, "sha256:", 7) != 0 || !ollama_digest_hex(dg + 7, out[n].hex))
+			continue;
+		for (size_t k = 0; k < ARRAY_LEN(layer_roles); k++)
+			if (!strcmp(mt, layer_roles[k].media_type)) {
+				out[n++].role = layer_roles[k].role;
+				break;
+			}
+	}
+	json_decref(root);
+	return n;
+}
+
 static void index_manifest(struct ollama_index *ix, const char *path, const char *name)
 {
-	size_t len;
+	struct ollama_layer layers[OLLAMA_MAX_LAYERS];
+	size_t len, n;
 	char *buf = read_small(path, STORES_MAX_MANIFEST_BYTES, &len);
-	json_t *root, *layers, *layer;
-	size_t i;
 
 	if (!buf)
 		return;
-	root = json_loadb(buf, len, 0, NULL);
+	n = ollama_manifest_layers(buf, len, layers, OLLAMA_MAX_LAYERS);
 	free(buf);
-	layers = json_object_get(root, "layers");
-	json_array_foreach(layers, i, layer) {
-		const char *mt = json_string_value(json_object_get(layer, "mediaType"));
-		const char *dg = json_string_value(json_object_get(layer, "digest"));
-		char hex[65];
-		if (!mt || !dg || strncmp(dg, "sha256:", 7) != 0 || !ollama_digest_hex(dg + 7, hex))
-			continue;
-		for (size_t k = 0; k < ARRAY_LEN(layer_roles); k++)
-			if (!strcmp(mt, layer_roles[k].media_type))
-				index_add(ix, hex, name, layer_roles[k].role);
-	}
-	json_decref(root);
+	for (size_t i = 0; i < n; i++)
+		index_add(ix, layers[i].hex, name, layers[i].role);
 }
 
 static void stamp_dir(struct ollama_index *ix, const char *path)

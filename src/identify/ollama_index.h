@@ -8,6 +8,15 @@
 #include "identify/ident.h"
 #include "identify/stores.h"
 
+struct ollama_layer {
+	char hex[65];
+	enum model_role role;
+};
+
+/* The model, projector and adapter layers of one manifest (JSON in
+ * buf[0..len), any content), at most max. Pure; returns the count. */
+size_t ollama_manifest_layers(const char *buf, size_t len, struct ollama_layer *out, size_t max);
+
 /* Copies 64 lower-case hex digits followed by the string's end into out. */
 bool ollama_digest_hex(const char *s, char out[65]);
 /* Ollama's display name of a manifest path's components. */

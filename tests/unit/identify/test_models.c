@@ -43,7 +43,8 @@ static char *at(const char *rel)
 	static char buf[8][4096];
 	static int k;
 	k = (k + 1) % 8;
-	snprintf(buf[k], sizeof buf[k], "%s/%s", tmp, rel);
+	if ((size_t)snprintf(buf[k], sizeof buf[k], "%s/%s", tmp, rel) >= sizeof buf[k])
+		fail_msg("path too long: %s", rel);
 	return buf[k];
 }
 
