@@ -1,0 +1,66 @@
+# Shared by the NVML e2e scripts (sourced). Expects $t (a temp folder) and
+# $fake (the fake libnvidia-ml.so.1's folder).
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+check_rc() { # name, expected, actual
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi
+}
+expect_out() { # name, pattern, file
+	if grep -q -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in:"; cat "$3"; fi
+}
+# scenario TEXT: replaces the scenario atomically.
+scenario() {
+	printf '%s\n' "$1" >"$t/scenario.tmp" && mv "$t/scenario.tmp" "$t/scenario"
+}
+# gtm ARGS...: the binary against the fake NVML and the view in $root.
+gtm() {
+	GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" GPUTASKMAN_ROOT="$root" "$bin" "$@"
+}
+# make_root DIR [container]: a /proc view holding /proc's non-PID entries
+# and only the PIDs added with view_add (symlinks into the real /proc), so
+# the run sees the processes the test chose, as in a container's /proc.
+make_root() {
+	mkdir -p "$1/proc"
+	for e in /proc/*; do
+		case ${e#/proc/} in [0-9]*) ;; *) ln -s "$e" "$1/proc/${e#/proc/}" ;; esac
+	done
+	ln -s /etc "$1/etc"
+	[ "${2:-}" = container ] && : >"$1/.dockerenv"
+	root=$1
+}
+view_add() { ln -s "/proc/$1" "$root/proc/$1"; }
+# absent_pid FROM: a PID at or above FROM that is no process here.
+absent_pid() {
+	p=$1
+	while kill -0 "$p" 2>/dev/null || [ -d "/proc/$p" ]; do p=$((p + 1)); done
+	echo "$p"
+}
+# start_standin VAR: a process mapping libcuda.so.1; its PID goes into VAR.
+start_standin() {
+	mkfifo "$t/in.$1"
+	"$standin" "$libcuda" <>"$t/in.$1" >"$t/out.$1" 2>&1 &
+	eval "$1=\$!"
+	standins="${standins:-} $!"
+	for _ in $(seq 100); do grep -q ready "$t/out.$1" 2>/dev/null && break; sleep 0.05; done
+	grep -q ready "$t/out.$1" || { echo "FAIL stand-in did not start:"; cat "$t/out.$1"; exit 1; }
+	sleep 0.05 # distinct start times (clock ticks): creation order is defined
+}
+stop_standins() {
+	for p in ${standins:-}; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	standins=
+}
+# jcheck FILE NAME PYTHON: runs assertions on the JSON in FILE (variable d).
+jcheck() {
+	if python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+def rows(label=None, **kw):
+    return [p for p in d['processes'] if (label is None or p['label'] == label) and all(p.get(k) == v for k, v in kw.items())]
+def row(label):
+    r = rows(label)
+    assert len(r) == 1, 'no single row %s in %s' % (label, [p['label'] for p in d['processes']])
+    return r[0]
+$3
+" "$1"; then ok "$2"; else bad "$2"; fi
+}
