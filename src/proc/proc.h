@@ -16,7 +16,9 @@
  *   snap->partial_scan is set; they are read on a later refresh.
  *
  * Which processes are listed and what "uninspectable" means:
- * - a process whose stat can be read is listed (a row in the snapshot);
+ * - a process whose stat can be read is listed (a row in the snapshot); one
+ *   whose stat is refused (hidepid=1) counts in n_procs_total and
+ *   n_procs_uninspectable without a row;
  * - its detail is partial when the kernel refuses some files (maps, exe, cwd,
  *   environ and fd need ptrace-read access: another user's process when we
  *   are not root): argv is still filled from cmdline, the refused parts are
@@ -25,7 +27,7 @@
  *   exited: it is dropped without a row or a message. Any other file missing
  *   while stat is still there (a fixture tree without maps or fd/) is simply
  *   absent from the detail; when stat is gone too, the process is dropped.
- *   n_procs_total counts the processes listed.
+ *   n_procs_total counts the processes listed plus the refused ones.
  *
  * Ports: listening sockets on 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104 only
  * (a wildcard 0.0.0.0 or :: listener is not counted), in this process's network

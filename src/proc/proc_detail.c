@@ -55,11 +55,17 @@ static int read_cmdline(struct proc_cache *c, uint32_t pid, struct gtm_proc_deta
 	return 0;
 }
 
+/* Only for files owned by root: a non-dumpable process's /proc files are
+ * root's whoever runs it (fs/proc/base.c task_dump_owner()). */
 static void read_status_uid(struct proc_cache *c, struct proc_entry *e)
 {
 	struct proc_status st;
-	ssize_t k = sysroot_read(c->io, 8192, "/proc/%u/status", e->pid);
+	ssize_t k;
 
+	e->has_status_uid = false;
+	if (e->stat_uid != 0)
+		return;
+	k = sysroot_read(c->io, 8192, "/proc/%u/status", e->pid);
 	e->has_status_uid = k > 0 && proc_status_parse(c->io, (size_t)k, &st) == 0 && st.has_uid;
 	if (e->has_status_uid)
 		e->status_uid = st.uid_effective;

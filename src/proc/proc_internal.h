@@ -90,8 +90,9 @@ struct proc_entry {
 	struct gtm_proc_detail *detail;
 	bool detailed;           /* detail read at least once */
 	bool denied;             /* the kernel refused part of it */
+	uid_t stat_uid;          /* owner of /proc/PID/stat at the last scan */
 	bool has_status_uid;
-	uid_t status_uid;        /* effective uid from status */
+	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
 	uint64_t detail_rss;     /* resident bytes when the detail was read */
 	uint64_t detail_at_ns;
 	uint16_t ports[PROC_MAX_PORTS];

@@ -40,8 +40,10 @@ static bool parse_pid(const char *s, uint32_t *pid)
 	return true;
 }
 
+enum stat_result { STAT_OK = 0, STAT_GONE, STAT_DENIED };
+
 /* The steady path's only read: open, fstat for the owner, one read, close. */
-static int read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
+static enum stat_result read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
 {
 	char path[32], buf[1024];
 	struct stat sb;
@@ -50,20 +52,20 @@ static int read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
 
 	snprintf(path, sizeof path, "%u/stat", pid);
 	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1; /* exited since readdir */
+	if (fd < 0) /* exited since readdir, or hidden (mount option hidepid=1) */
+		return errno == EACCES || errno == EPERM ? STAT_DENIED : STAT_GONE;
 	if (fstat(fd, &sb) != 0) {
 		close(fd);
-		return -1;
+		return STAT_GONE;
 	}
 	do
 		k = read(fd, buf, sizeof buf - 1); /* the kernel writes the whole line at once */
 	while (k < 0 && errno == EINTR);
 	close(fd);
 	if (k <= 0)
-		return -1;
+		return STAT_GONE;
 	*uid = sb.st_uid;
-	return proc_stat_parse(buf, (size_t)k, st);
+	return proc_stat_parse(buf, (size_t)k, st) == 0 ? STAT_OK : STAT_GONE;
 }
 
 static bool rescan_due(const struct proc_entry *e, uint64_t rss, uint64_t now)
@@ -135,14 +137,23 @@ static void scan_pid(struct scan_state *s, uint32_t pid)
 	uint64_t rss;
 	uid_t uid;
 
-	if (read_stat(s->procfd, pid, &st, &uid) != 0)
+	switch (read_stat(s->procfd, pid, &st, &uid)) {
+	case STAT_OK:
+		break;
+	case STAT_DENIED: /* a process we may not even list: counted, no row */
+		s->snap->n_procs_total++;
+		s->snap->n_procs_uninspectable++;
 		return;
+	case STAT_GONE:
+		return;
+	}
 	e = proc_cache_find(c, pid);
 	if (e && e->start_time != st.start_time)
 		proc_entry_reset(e, st.start_time); /* the PID was reused */
 	if (!e)
 		e = proc_cache_insert(c, pid, st.start_time);
 	e->gen = c->gen;
+	e->stat_uid = uid;
 	rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
 	if (!refresh_detail(s, e, &st, rss)) {
 		e->gen = 0; /* exited mid-read: evicted below, no row */

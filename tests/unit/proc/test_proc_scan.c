@@ -509,6 +509,55 @@ static void test_tree_root_switch(void **state)
 	free(other);
 }
 
+/* What an unprivileged user meets: maps and environ refused (ptrace access),
+ * a stat refused (hidepid=1). Run as "nobody" in a child when we are root. */
+static int denied_scan_checks(void)
+{
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = snapshot_new();
+	int bad = 0;
+	if (proc_cache_scan(c, s, NULL) != 0)
+		return 10;
+	struct gtm_process *p = find_row(s, 100);
+	bad |= !p ? 1 << 1 : 0;
+	bad |= p && (!p->detail || p->detail->argc != 5) ? 1 << 2 : 0;    /* cmdline still read */
+	bad |= p && p->detail && p->detail->n_maps != 0 ? 1 << 3 : 0;      /* maps refused */
+	bad |= p && p->detail && p->detail->environ_blob ? 1 << 4 : 0;     /* environ refused */
+	bad |= find_row(s, 400) ? 1 << 5 : 0;                               /* no row for a hidden one */
+	bad |= s->n_procs_uninspectable != 2 ? 1 << 6 : 0;                  /* 100 partial + 400 hidden */
+	bad |= s->n_procs_total != 4 ? 1 << 7 : 0;
+	bad |= s->n_processes != 3 ? 1 << 8 : 0;
+	snapshot_free(s);
+	proc_cache_free(c);
+	return bad ? 20 + __builtin_ctz((unsigned)bad) : 0;
+}
+
+static void test_tree_denied(void **state)
+{
+	(void)state;
+	char path[4096];
+	fx_stat(400, "hidden", 1, 0, 8000, 10);
+	snprintf(path, sizeof path, "%s/proc/400/stat", root);
+	assert_int_equal(chmod(path, 0), 0);
+	snprintf(path, sizeof path, "%s/proc/100/maps", root);
+	assert_int_equal(chmod(path, 0), 0);
+	snprintf(path, sizeof path, "%s/proc/100/environ", root);
+	assert_int_equal(chmod(path, 0), 0);
+	assert_int_equal(chmod(root, 0755), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(2);
+		_exit(denied_scan_checks());
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0)
+		fail_msg("denied scan check failed: code %d (20+n: check bit n)", WEXITSTATUS(st));
+}
+
 static void test_tree_pid_exists(void **state)
 {
 	(void)state;
@@ -741,6 +790,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_rescan_rule, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_denied, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_pid_exists, setup_tree, teardown_tree),
 		cmocka_unit_test(test_no_proc),
 		cmocka_unit_test(test_live_listener),
