@@ -5,32 +5,38 @@
 
 #include "core/util.h"
 
+/* One hex field of at most max_digits, ending at `end` exactly. */
+static bool hex_field(const char *p, const char *end, int max_digits, unsigned long *v)
+{
+	unsigned long x = 0;
+	if (p >= end || end - p > max_digits)
+		return false;
+	for (; p < end; p++) {
+		int d = (*p >= '0' && *p <= '9') ? *p - '0'
+		      : (*p >= 'a' && *p <= 'f') ? *p - 'a' + 10
+		      : (*p >= 'A' && *p <= 'F') ? *p - 'A' + 10 : -1;
+		if (d < 0)
+			return false;
+		x = x * 16 + (unsigned long)d;
+	}
+	*v = x;
+	return true;
+}
+
 bool pci_address_key(const char *s, uint64_t *key)
 {
-	unsigned long part[4];
-	int n = 0;
-	const char *p = s;
-	char *end;
+	unsigned long dom = 0, bus, dev, fn;
 
-	if (!s || !*s)
+	if (!s)
 		return false;
-	/* domain:bus:device.function, the domain optional */
-	while (n < 4) {
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))
-			return false;
-		part[n++] = strtoul(p, &end, 16);
-		if (end - p > 8)
-			return false;
-		p = end;
-		if (*p == ':' || (*p == '.' && n >= 2))
-			p++;
-		else
-			break;
-	}
-	if (*p != '\0' || n < 3 || s[strlen(s) - 1] == '.')
+	/* [domain:]bus:device.function */
+	const char *dot = strrchr(s, '.'), *c2 = dot ? memrchr(s, ':', (size_t)(dot - s)) : NULL;
+	if (!c2 || !hex_field(dot + 1, dot + strlen(dot), 1, &fn) || !hex_field(c2 + 1, dot, 2, &dev))
 		return false;
-	unsigned long dom = n == 4 ? part[0] : 0, bus = part[n - 3], dev = part[n - 2], fn = part[n - 1];
-	if (bus > 0xff || dev > 0x1f || fn > 7 || dom > 0xffffffffUL)
+	const char *c1 = c2 > s ? memrchr(s, ':', (size_t)(c2 - s)) : NULL;
+	if (!hex_field(c1 ? c1 + 1 : s, c2, 2, &bus) || (c1 && !hex_field(s, c1, 8, &dom)))
+		return false;
+	if (dev > 0x1f || fn > 7)
 		return false;
 	*key = ((uint64_t)dom << 16) | (bus << 8) | (dev << 3) | fn;
 	return true;

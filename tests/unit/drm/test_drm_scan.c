@@ -1,0 +1,207 @@
+/* The /proc fd scan: link classification, start times, the per-process
+ * cache, PID reuse, unreadable fd folders, and the refresh budget. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drm_case.h"
+#include "drm_tree.h"
+#include "sources/drm.h"
+#include "sources/drm_attrib.h"
+#include "sources/drm_scan.h"
+#include "testutil.h"
+
+static void test_classify(void **state)
+{
+	(void)state;
+	char node[16];
+	assert_int_equal(drm_fd_classify("/dev/dri/renderD128", node, sizeof node), DRM_FD_RENDER);
+	assert_string_equal(node, "renderD128");
+	assert_int_equal(drm_fd_classify("/dev/dri/card1", node, sizeof node), DRM_FD_PRIMARY);
+	assert_string_equal(node, "card1");
+	assert_int_equal(drm_fd_classify("/dev/kfd", node, sizeof node), DRM_FD_KFD);
+	assert_int_equal(drm_fd_classify("/dev/dri/card0 (deleted)", node, sizeof node), DRM_FD_NONE);
+	assert_int_equal(drm_fd_classify("/dev/dri/by-path/pci-0000:03:00.0-render", node, sizeof node), DRM_FD_NONE);
+	assert_int_equal(drm_fd_classify("/dev/dri/renderD", node, sizeof node), DRM_FD_NONE);
+	assert_int_equal(drm_fd_classify("/dev/dri/card12345678", node, sizeof node), DRM_FD_NONE);
+	assert_int_equal(drm_fd_classify("socket:[1]", node, sizeof node), DRM_FD_NONE);
+	assert_int_equal(drm_fd_classify("/dev/kfd2", node, sizeof node), DRM_FD_NONE);
+}
+
+static void test_stat_start_time(void **state)
+{
+	(void)state;
+	uint64_t t;
+	const char *s = "42 (a) b) (c) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 4 0 987654 1 2\n";
+	assert_true(proc_stat_start_time(s, strlen(s), &t));
+	assert_int_equal(t, 987654);
+	const char *shortline = "42 (x) S 1 2 3";
+	assert_false(proc_stat_start_time(shortline, strlen(shortline), &t));
+	assert_false(proc_stat_start_time("no paren", 8, &t));
+	const char *neg = "1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 1\n";
+	assert_false(proc_stat_start_time(neg, strlen(neg), &t));
+}
+
+static const struct drm_proc *find(const struct drm_scan *s, uint32_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->procs[i].pid == pid)
+			return &s->procs[i];
+	return NULL;
+}
+
+static void test_cache_and_reuse(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	struct drm_scan s;
+	dc_begin(&c);
+	drm_scan_init(&s);
+	dt_proc(c.root, 100, 5, "a");
+	dt_plain_fds(c.root, 100, 0, 30);
+	dt_fd(c.root, 100, 30, "/dev/dri/renderD128", NULL);
+	dt_fd(c.root, 100, 31, "/dev/kfd", NULL);
+	dt_proc(c.root, 200, 6, "b");
+	dt_plain_fds(c.root, 200, 0, 30);
+
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.n_listed, 2);
+	const struct drm_proc *a = find(&s, 100);
+	assert_int_equal(a->n_fds, 2);
+	assert_true(a->kfd);
+	assert_int_equal(a->start_time, 5);
+	assert_int_equal(find(&s, 200)->n_fds, 0);
+
+	/* steady: nothing is listed again, the cached fds are re-checked */
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n_listed, 0);
+	assert_int_equal(find(&s, 100)->n_fds, 2);
+
+	/* a cached fd that moved is dropped and the process listed again */
+	dt_close_fd(c.root, 100, 31);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n_listed, 1); /* in the same refresh */
+	assert_int_equal(find(&s, 100)->n_fds, 1);
+	assert_false(find(&s, 100)->kfd);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n_listed, 0);
+
+	/* the same PID, a new process: nothing cached survives */
+	dt_proc(c.root, 200, 999, "b2");
+	dt_fd(c.root, 200, 3, "/dev/dri/card0", NULL);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(find(&s, 200)->start_time, 999);
+	assert_int_equal(find(&s, 200)->n_fds, 1);
+
+	/* a new fd in a cached process shows at the latest after the re-list period */
+	dt_fd(c.root, 100, 40, "/dev/dri/renderD129", NULL);
+	int seen_after = -1;
+	for (int i = 0; i < 12 && seen_after < 0; i++) {
+		assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+		if (find(&s, 100)->n_fds == 2)
+			seen_after = i;
+	}
+	assert_true(seen_after >= 0);
+	/* one-shot always lists everything */
+	assert_int_equal(drm_scan_refresh(&s, true, 0), 0);
+	assert_int_equal(s.n_listed, 2);
+
+	/* a process that exits leaves the table */
+	char gone[512];
+	snprintf(gone, sizeof gone, "%s/proc/200", c.root);
+	tu_rmrf(gone);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n, 1);
+	drm_scan_free(&s);
+	dc_end(&c);
+}
+
+static void test_unlistable(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	struct drm_scan s;
+	char path[512];
+	dc_begin(&c);
+	drm_scan_init(&s);
+	dt_proc(c.root, 300, 1, "root-owned");
+	/* a fd folder we cannot read (a file stands in for EACCES when tests run as root) */
+	snprintf(path, sizeof path, "%s/proc/300/fd", c.root);
+	tu_rmrf(path);
+	tu_write_file(path, "", 0);
+	dt_proc(c.root, 301, 1, "mine");
+	assert_int_equal(drm_scan_refresh(&s, true, 0), 0);
+	assert_int_equal(s.n_unlistable, 1);
+	assert_true(find(&s, 300)->unlistable);
+	drm_scan_free(&s);
+	dc_end(&c);
+}
+
+/* Many processes, a budget too small to list them: what was skipped is
+ * marked, VRAM is N/A "partial scan", and the next refreshes catch up. */
+static void test_budget_partial(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	dc_begin(&c);
+	dt_device(c.root, 0, 128, "0000:03:00.0", "amdgpu", 0x1002, 0x744c);
+	const char *body = "drm-driver:\tamdgpu\ndrm-client-id:\t%u\ndrm-resident-vram:\t4 KiB\ndrm-shared-vram:\t0\n";
+	for (uint32_t p = 1000; p < 1200; p++) {
+		char b[256];
+		snprintf(b, sizeof b, body, p);
+		dt_proc(c.root, p, p, "worker");
+		dt_plain_fds(c.root, p, 0, 20);
+		dt_fd(c.root, p, 20, "/dev/dri/renderD128", b);
+	}
+	struct drm_scan s;
+	drm_scan_init(&s);
+	assert_int_equal(drm_scan_refresh(&s, false, 1), 0);
+	assert_true(s.n_skipped > 0);
+	assert_int_equal(s.n_skipped + s.n_listed, 200);
+	int skipped = 0;
+	for (size_t i = 0; i < s.n; i++)
+		skipped += s.procs[i].skipped;
+	assert_int_equal(skipped, s.n_skipped);
+	/* one-shot ignores the budget */
+	assert_int_equal(drm_scan_refresh(&s, true, 1), 0);
+	assert_int_equal(s.n_skipped, 0);
+	assert_int_equal(s.n_listed, 200);
+	drm_scan_free(&s);
+
+	/* the source with a tiny budget: partial, said so, nothing guessed */
+	void *priv;
+	struct gtm_source_opts o = {.one_shot = false, .scan_budget_ns = 1};
+	struct gtm_source_status st = {0};
+	struct gtm_raw_uses uses = {0};
+	priv = c.priv = drm_source_ops.open(&o, &st);
+	assert_non_null(priv);
+	c.snap = snapshot_new();
+	assert_int_equal(drm_source_ops.sample(priv, c.snap, &uses, &st), 0);
+	assert_true(c.snap->partial_scan);
+	assert_true(dc_note(&c, "not scanned yet"));
+	for (size_t i = 0; i < uses.n; i++) {
+		assert_false(gtm_u64_ok(uses.v[i].use.vram) && uses.v[i].pid != 0);
+		if (uses.v[i].pid)
+			assert_string_equal(uses.v[i].use.na_reason, DRM_NA_PARTIAL);
+	}
+	raw_uses_free(&uses);
+	dc_end(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_stat_start_time),
+		cmocka_unit_test(test_cache_and_reuse),
+		cmocka_unit_test(test_unlistable),
+		cmocka_unit_test(test_budget_partial),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
