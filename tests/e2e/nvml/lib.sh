@@ -3,8 +3,8 @@
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
-check_rc() { # name, expected, actual
-	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; fi
+check_rc() { # name, expected, actual (stderr of the run in $t/e is shown on failure)
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit $3, expected $2"; cat "$t/e" 2>/dev/null; fi
 }
 expect_out() { # name, pattern, file
 	if grep -q -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in:"; cat "$3"; fi

@@ -89,11 +89,19 @@ static nvmlReturn_t enter_dev(const char *fn, nvmlDevice_t h, struct fake_device
 
 static nvmlReturn_t do_init(const char *fn)
 {
+	nvmlReturn_t r = NVML_SUCCESS;
+
 	reload_if_changed();
 	if (fake_scenario_missing(&sc, fn))
-		return NVML_ERROR_FUNCTION_NOT_FOUND;
-	if (sc.fail_init)
-		return NVML_ERROR_DRIVER_NOT_LOADED;
+		r = NVML_ERROR_FUNCTION_NOT_FOUND;
+	else if (sc.fail_init)
+		r = NVML_ERROR_DRIVER_NOT_LOADED;
+	if (r != NVML_SUCCESS) {
+		/* A caller may dlclose us now without nvmlShutdown: hold nothing. */
+		fake_scenario_clear(&sc);
+		memset(&loaded_st, 0, sizeof loaded_st);
+		return r;
+	}
 	inited = true;
 	return NVML_SUCCESS;
 }
