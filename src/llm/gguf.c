@@ -1,6 +1,7 @@
 /* GGUF header parsing over a bounded buffer (ggml/src/gguf.cpp:484-780). */
 #include "llm/gguf.h"
 
+#include <endian.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,9 +51,18 @@ static bool need(struct rd *r, uint64_t n)
 }
 
 /* Little-endian loads, independent of host byte order. */
+static uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
 static uint64_t load_le(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
+	if (n == 8)
+		return load_le64(p);
 	for (unsigned i = 0; i < n; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
@@ -183,6 +193,15 @@ static bool read_array(struct rd *r, struct gguf_kv *kv)
 		for (uint64_t j = 0; j < n; j++) {
 			const uint8_t *s;
 			uint64_t sl;
+			/* fast path (vocabularies): the whole string is in the buffer */
+			if (r->len - r->pos >= 8) {
+				sl = load_le64(r->p + r->pos);
+				if (sl <= GGUF_MAX_STRING && sl <= r->len - r->pos - 8 &&
+				    r->pos + 8 + sl <= GGUF_MAX_HEADER_BYTES) {
+					r->pos += 8 + sl;
+					continue;
+				}
+			}
 			if (!rd_str(r, "array string", &s, &sl))
 				return false;
 		}

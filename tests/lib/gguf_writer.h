@@ -31,7 +31,7 @@ void gw_arr_u32(struct gw *w, const char *key, const uint32_t *v, size_t n);
 void gw_arr_i32(struct gw *w, const char *key, const int32_t *v, size_t n);
 void gw_arr_f32(struct gw *w, const char *key, const float *v, size_t n);
 void gw_arr_bool(struct gw *w, const char *key, const bool *v, size_t n);
-/* n strings "tok<i>" padded by i % 13 characters (a vocabulary). */
+/* n strings "tok<i>" padded by i % 5 characters (a vocabulary). */
 void gw_arr_vocab(struct gw *w, const char *key, size_t n);
 /* Raw escape hatch for hostile files: key, type id, then raw value bytes. */
 void gw_raw_kv(struct gw *w, const char *key, uint32_t type, const void *bytes, size_t n);

@@ -1,0 +1,126 @@
+/* GGUF header parse benchmark: a Qwen-sized vocabulary (151,936 tokens,
+ * token types, 151,387 merges: about 6 MB of header) plus a 28-layer tensor
+ * list, generated here with the test writer. Prints the median of the runs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "gguf_writer.h"
+#include "llm/estimate.h"
+#include "llm/ggml_types.h"
+#include "llm/gguf.h"
+
+#define RUNS 41
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void write_model(const char *path)
+{
+	struct gw *w = gw_new();
+	char n[64];
+	int32_t *types = calloc(151936, sizeof *types);
+	gw_str(w, "general.architecture", "qwen3");
+	gw_str(w, "general.name", "bench");
+	gw_u32(w, "qwen3.block_count", 28);
+	gw_u32(w, "qwen3.context_length", 40960);
+	gw_u32(w, "qwen3.embedding_length", 1024);
+	gw_u32(w, "qwen3.attention.head_count", 16);
+	gw_u32(w, "qwen3.attention.head_count_kv", 8);
+	gw_u32(w, "qwen3.attention.key_length", 128);
+	gw_u32(w, "qwen3.attention.value_length", 128);
+	gw_str(w, "tokenizer.ggml.model", "gpt2");
+	gw_arr_vocab(w, "tokenizer.ggml.tokens", 151936);
+	gw_arr_i32(w, "tokenizer.ggml.token_type", types, 151936);
+	gw_arr_vocab(w, "tokenizer.ggml.merges", 151387);
+	gw_tensor2(w, "token_embd.weight", GGML_T_Q8_0, 1024, 151936);
+	for (int il = 0; il < 28; il++) {
+		static const char *const names[] = {"attn_norm", "attn_q", "attn_k", "attn_v", "attn_output",
+						    "attn_q_norm", "attn_k_norm", "ffn_norm", "ffn_gate", "ffn_up", "ffn_down"};
+		for (size_t t = 0; t < ARRAY_LEN(names); t++) {
+			snprintf(n, sizeof n, "blk.%d.%s.weight", il, names[t]);
+			gw_tensor2(w, n, strstr(names[t], "norm") ? GGML_T_F32 : GGML_T_Q8_0, 1024, 1024);
+		}
+	}
+	if (gw_write_file(w, path) != 0) {
+		perror(path);
+		exit(1);
+	}
+	gw_free(w);
+	free(types);
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "median M us (min A, max B)" of t[0..RUNS), sorted in place */
+static void report(const char *what, uint64_t *t)
+{
+	qsort(t, RUNS, sizeof *t, cmp_u64);
+	printf("%s: median %.1f us (min %.1f, max %.1f)\n", what, (double)t[RUNS / 2] / 1e3, (double)t[0] / 1e3,
+	       (double)t[RUNS - 1] / 1e3);
+}
+
+int main(int argc, char **argv)
+{
+	char path[] = "/tmp/gtm-bench-gguf-XXXXXX";
+	char err[256];
+	uint64_t t_file[RUNS], t_cpu[RUNS], t_cache[RUNS], t_plan[RUNS];
+	int fd = mkstemp(path);
+	struct gguf_header *h = NULL;
+	(void)argc;
+	(void)argv;
+	if (fd < 0)
+		return 1;
+	close(fd);
+	write_model(path);
+	for (int i = 0; i < RUNS; i++) {
+		uint64_t t0 = now_monotonic_ns(), c0 = thread_cpu_ns();
+		if (gguf_read_file(path, &h, err, sizeof err) != GGUF_OK) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+		t_file[i] = now_monotonic_ns() - t0;
+		t_cpu[i] = thread_cpu_ns() - c0;
+		if (i + 1 < RUNS)
+			gguf_header_unref(h);
+	}
+	for (int i = 0; i < RUNS; i++) {
+		uint64_t t0 = now_monotonic_ns();
+		struct gguf_header *c = gguf_cache_get(path, err, sizeof err);
+		t_cache[i] = now_monotonic_ns() - t0;
+		gguf_header_unref(c);
+	}
+	struct llama_flags f;
+	struct estimate e;
+	llama_flags_init(&f);
+	for (int i = 0; i < RUNS; i++) {
+		uint64_t t0 = now_monotonic_ns();
+		estimate_plan(h, &f, &e, err, sizeof err);
+		t_plan[i] = now_monotonic_ns() - t0;
+	}
+	printf("header bytes: %llu (%.2f MB), %llu keys, %llu tensors, %d runs\n",
+	       (unsigned long long)h->infos_end, (double)h->infos_end / 1e6, (unsigned long long)h->n_kv,
+	       (unsigned long long)h->n_tensors, RUNS);
+	report("gguf_read_file wall (page cache warm)", t_file);
+	report("gguf_read_file CPU", t_cpu);
+	report("gguf_cache_get hit (one stat), wall", t_cache);
+	report("estimate_plan (28 layers, 309 tensors), wall", t_plan);
+	gguf_header_unref(h);
+	gguf_cache_clear();
+	if (!getenv("GTM_BENCH_KEEP"))
+		unlink(path);
+	else
+		printf("kept %s\n", path);
+	return 0;
+}
