@@ -1,0 +1,372 @@
+/* explain_process end to end inside one test process: a snapshot row for this
+ * very process (so its start time is real) with a llama-server command line,
+ * a log written by the test (the real capture's lines, or crafted CUDA ones),
+ * a replay server on loopback, an Ollama runner and a Handy home folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "explain/explain.h"
+#include "identify/ident.h"
+#include "standin_server_http.h"
+#include "testutil.h"
+
+static uint64_t self_start_time(void)
+{
+	char buf[1024];
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	const char *p = strrchr(buf, ')');
+	unsigned long long st = 0;
+	/* fields after the comm: state(3) ... starttime(22) */
+	int field = 2;
+	for (p++; *p && field < 21; p++)
+		if (*p == ' ')
+			field++;
+	sscanf(p, "%llu", &st);
+	return st;
+}
+
+static struct gtm_proc_detail *detail_new(const char *const *argv, const char *cwd, const char *env)
+{
+	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
+	atomic_init(&d->refs, 1);
+	while (argv[d->argc])
+		d->argc++;
+	d->argv = xcalloc((size_t)d->argc + 1, sizeof *d->argv);
+	for (int i = 0; i < d->argc; i++)
+		d->argv[i] = xstrdup(argv[i]);
+	d->exe = xstrdup(argv[0]);
+	d->cwd = cwd ? xstrdup(cwd) : NULL;
+	if (env) {
+		d->environ_len = strlen(env) + 1;
+		d->environ_blob = xmalloc(d->environ_len);
+		memcpy(d->environ_blob, env, d->environ_len);
+		for (size_t i = 0; i < d->environ_len; i++)
+			if (d->environ_blob[i] == '\n')
+				d->environ_blob[i] = 0;
+	}
+	return d;
+}
+
+static struct gtm_process *add_proc(struct gtm_snapshot *s, struct identify_ctx *ic, const char *name,
+				    const char *const *argv, const char *cwd, const char *env)
+{
+	struct gtm_process *p = snapshot_add_process(s);
+	p->pid = (uint32_t)getpid();
+	p->ppid = (uint32_t)getppid();
+	p->start_time = self_start_time();
+	str_copy(p->name, name, sizeof p->name);
+	p->detail = detail_new(argv, cwd, env);
+	identify_process(ic, p);
+	return p;
+}
+
+static const struct ex_segment *seg(const struct gtm_explain *e, enum ex_seg k, enum ex_src src, const char *dev)
+{
+	for (int i = 0; i < e->n_segs; i++)
+		if (e->segs[i].seg == k && e->segs[i].src == src && (!dev || !strcmp(e->segs[i].device, dev)))
+			return &e->segs[i];
+	return NULL;
+}
+
+static bool has_note(const struct gtm_explain *e, const char *needle)
+{
+	for (int i = 0; i < e->n_notes; i++)
+		if (strstr(e->notes[i], needle))
+			return true;
+	return false;
+}
+
+static const char cuda_log[] =
+	"0.00.002.443 I cmn  common_param: common_params_print_info: build 10470 (34af94cd9) with GNU 12.2.0 for Linux x86_64\n"
+	"0.00.002.443 I cmn  common_param: common_params_print_info: verbosity = 4 (adjust with the `-lv N` CLI arg)\n"
+	"0.00.004.073 I srv    load_model: loading model '/m/qwen3-0.6b-q8_0.gguf'\n"
+	"0.00.010.000 I llama_prepare_model_devices: using device CUDA0 (NVIDIA Test GPU) (0000:01:00.0) - 23000 MiB free\n"
+	"0.00.138.300 I load_tensors:        CUDA0 model buffer size =   604.15 MiB\n"
+	"0.00.138.301 I load_tensors:   CPU_Mapped model buffer size =   157.65 MiB\n"
+	"0.00.139.131 I llama_context:  CUDA_Host  output buffer size =     2.32 MiB\n"
+	"0.00.139.177 I llama_kv_cache:      CUDA0 KV buffer size =   896.00 MiB\n"
+	"0.00.143.437 I llama_kv_cache: size =  896.00 MiB (  8192 cells,  28 layers,  4/1 seqs), K (f16):  448.00 MiB, V (f16):  448.00 MiB\n"
+	"0.00.144.182 I sched_reserve:      CUDA0 compute buffer size =   264.04 MiB\n"
+	"0.00.144.183 I sched_reserve:  CUDA_Host compute buffer size =    24.01 MiB\n"
+	"0.00.147.271 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 8192, kv_unified = 'true'\n"
+	"0.00.150.300 I srv  llama_server: model loaded\n";
+
+struct fixture {
+	char *dir;
+	struct gtm_snapshot *snap;
+	struct identify_ctx *ic;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = xcalloc(1, sizeof *f);
+	f->dir = tu_tempdir();
+	f->snap = snapshot_new();
+	f->ic = identify_ctx_new();
+	struct gtm_device *d = snapshot_add_device(f->snap);
+	d->index = 0;
+	d->vendor = GTM_VENDOR_NVIDIA;
+	str_copy(d->pci_bus_id, "00000000:01:00.0", sizeof d->pci_bus_id);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	snapshot_free(f->snap);
+	identify_ctx_free(f->ic);
+	tu_rmrf(f->dir);
+	free(f->dir);
+	free(f);
+	return 0;
+}
+
+static void test_cuda_log_breakdown(void **state)
+{
+	struct fixture *f = *state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/server.log", f->dir);
+	tu_write_file(path, cuda_log, sizeof cuda_log - 1);
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/m/qwen3-0.6b-q8_0.gguf", "-c", "8192",
+			      "--log-file", "server.log", "-lv", "4", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, f->dir, "HOME=/nonexistent");
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = 0;
+	u->vram = gtm_u64_of(2000ull << 20, GTM_MEASURED);
+	struct explain_ctx *c = explain_ctx_new(false);
+	assert_true(ident_is_ai(p->ident));
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_non_null(e);
+	assert_string_equal(e->runtime, "llama.cpp");
+	assert_true(e->log.present);
+	assert_string_equal(e->log.state, "current");
+	assert_string_equal(e->log.model, "/m/qwen3-0.6b-q8_0.gguf");
+	assert_int_equal(e->log.n_kv, 1);
+	const struct ex_segment *w = seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0");
+	assert_non_null(w);
+	assert_int_equal(w->gpu, 0); /* mapped through the log's PCI address */
+	assert_int_equal(w->bytes.prov, GTM_REPORTED);
+	const struct ex_segment *m = seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CPU_Mapped");
+	assert_true(m->host);
+	/* remainder = measured - (weights + KV + compute on CUDA0) */
+	const struct ex_segment *o = seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL);
+	assert_non_null(o);
+	uint64_t rep = (uint64_t)(604.15 * 1048576 + 0.5) + (896ull << 20) + (uint64_t)(264.04 * 1048576 + 0.5);
+	assert_int_equal(o->bytes.v, (2000ull << 20) - rep);
+	/* the measured reading itself is untouched */
+	assert_int_equal(p->uses[0].vram.v, 2000ull << 20);
+	assert_true(has_note(e, "allocated at load time"));
+	/* the log's model became log evidence */
+	bool found = false;
+	for (int i = 0; i < p->ident->n_models; i++)
+		if (p->ident->models[i].path && !strcmp(p->ident->models[i].path, "/m/qwen3-0.6b-q8_0.gguf"))
+			found = (p->ident->models[i].evidence & (1u << MODEL_EV_LOG)) != 0;
+	assert_true(found);
+
+	/* the same file unchanged: the cached parse gives the same answer */
+	explain_process(c, f->snap, p);
+	assert_string_equal(p->explain->log.state, "current");
+	/* a log last written before the process started is history only */
+	struct timeval tv[2] = {{1000000000, 0}, {1000000000, 0}};
+	utimes(path, tv);
+	explain_process(c, f->snap, p);
+	assert_string_equal(p->explain->log.state, "history-only");
+	assert_null(seg(p->explain, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0"));
+	assert_true(p->explain->log.n_history >= 1);
+	explain_ctx_free(c);
+}
+
+static void test_default_verbosity_hint(void **state)
+{
+	struct fixture *f = *state;
+	const char *dir = tu_shared_fixture("llama");
+	if (!dir)
+		skip();
+	char src[1024], dst[1024];
+	snprintf(src, sizeof src, "%s/llama-f16-c4096-defaultverbosity/server.log", dir);
+	size_t n;
+	char *log = tu_read_file(src, &n);
+	snprintf(dst, sizeof dst, "%s/dv.log", f->dir);
+	tu_write_file(dst, log, n);
+	free(log);
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/srv/models/tiny-llama-f16.gguf", "--log-file", dst, NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, "/", NULL);
+	struct explain_ctx *c = explain_ctx_new(false);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_string_equal(e->log.state, "current");
+	assert_false(e->log.has_buffers);
+	assert_int_equal(e->log.n_slots, 4);
+	assert_int_equal(e->log.verbosity, 3);
+	assert_true(has_note(e, "-lv 4"));
+	assert_int_equal(e->n_segs, 0);
+	explain_ctx_free(c);
+}
+
+static void test_probe_api_evidence_and_budget(void **state)
+{
+	struct fixture *f = *state;
+	const char *dir = tu_shared_fixture("llama");
+	if (!dir)
+		skip();
+	char path[1024];
+	snprintf(path, sizeof path, "%s/qwen3-f16-c4096/props.json", dir);
+	char *props = tu_read_file(path, NULL);
+	struct replay_route r[] = {{"/props", 200, props, REPLAY_NORMAL}, {"/slots", 501, "{\"error\":{\"code\":501,\"type\":\"not_supported_error\"}}", REPLAY_NORMAL}};
+	struct replay_server *rs = replay_start(r, 2, false, 0);
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/srv/models/tiny-qwen3-f16.gguf", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, "/", NULL);
+	p->ports[p->n_ports++] = replay_port(rs);
+	struct explain_ctx *c = explain_ctx_new(true);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_int_equal(e->n_servers, 1);
+	assert_string_equal(e->servers[0].kind, "llama-server");
+	assert_int_equal(e->servers[0].slots_total.v, 4);
+	unsigned ev = 0;
+	for (int i = 0; i < p->ident->n_models; i++)
+		if (p->ident->models[i].path && !strcmp(p->ident->models[i].path, "/srv/models/tiny-qwen3-f16.gguf"))
+			ev = p->ident->models[i].evidence;
+	assert_true(ev & (1u << MODEL_EV_API));
+	assert_true(ev & (1u << MODEL_EV_CMDLINE));
+	int hits = replay_hits(rs);
+	/* the next refresh inside the interval reuses the cached facts */
+	f->snap->monotonic_ns++;
+	explain_process(c, f->snap, p);
+	assert_int_equal(replay_hits(rs), hits);
+	assert_int_equal(p->explain->servers[0].slots_total.v, 4);
+	explain_ctx_free(c);
+	replay_stop(rs);
+	free(props);
+
+	/* a silent server: the refresh pays one timeout, the next process is deferred */
+	struct replay_route hang[] = {{NULL, 0, NULL, REPLAY_HANG}};
+	rs = replay_start(hang, 1, false, 0);
+	setenv("GTM_PROBE_TIMEOUT_MS", "200", 1);
+	setenv("GTM_PROBE_BUDGET_MS", "200", 1);
+	c = explain_ctx_new(true);
+	p->ports[0] = replay_port(rs);
+	struct gtm_process *q = add_proc(f->snap, f->ic, "llama-server", argv, "/", NULL);
+	q->start_time++; /* another process for the cache */
+	q->ports[q->n_ports++] = replay_port(rs);
+	f->snap->monotonic_ns++;
+	uint64_t t0 = now_monotonic_ns();
+	explain_process(c, f->snap, &f->snap->processes[0]);
+	explain_process(c, f->snap, q);
+	uint64_t ms = (now_monotonic_ns() - t0) / 1000000u;
+	print_message("two processes behind a silent server: %llu ms (budget 200)\n", (unsigned long long)ms);
+	assert_true(ms < 1500);
+	assert_true(has_note(q->explain, "deferred") || q->explain->servers[0].eps[0].state == EP_NOT_PROBED);
+	unsetenv("GTM_PROBE_TIMEOUT_MS");
+	unsetenv("GTM_PROBE_BUDGET_MS");
+	explain_ctx_free(c);
+	replay_stop(rs);
+}
+
+static void test_ollama_runner(void **state)
+{
+	struct fixture *f = *state;
+	char logdir[1024], path[1100], env[2048], line[1024];
+	snprintf(logdir, sizeof logdir, "%s/home/.ollama/logs", f->dir);
+	tu_mkdirs(logdir);
+	snprintf(path, sizeof path, "%s/server.log", logdir);
+	/* times after this process started */
+	time_t now = time(NULL);
+	struct tm tm;
+	char ts[32];
+	gmtime_r(&now, &tm);
+	strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+	FILE *fp = fopen(path, "w");
+	fprintf(fp, "time=%s level=INFO source=server.go:383 msg=\"starting runner\" cmd=\"/usr/bin/ollama runner --ollama-engine --model /h/blobs/sha256-aa --port 40111\"\n", ts);
+	fprintf(fp, "time=%s level=INFO source=backend.go:310 msg=\"model weights\" device=CUDA0 size=\"1.5 GiB\"\n", ts);
+	fprintf(fp, "time=%s level=INFO source=backend.go:321 msg=\"kv cache\" device=CUDA0 size=\"512.0 MiB\"\n", ts);
+	fprintf(fp, "time=%s level=INFO source=backend.go:332 msg=\"compute graph\" device=CUDA0 size=\"100.0 MiB\"\n", ts);
+	fclose(fp);
+	snprintf(env, sizeof env, "HOME=%s/home\nOLLAMA_HOST=127.0.0.1:1", f->dir);
+	const char *argv[] = {"/usr/bin/ollama", "runner", "--ollama-engine", "--model", "/h/blobs/sha256-aa", "--port", "40111", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "ollama", argv, "/", env);
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = 0;
+	u->vram = gtm_u64_of(3ull << 30, GTM_MEASURED);
+	struct explain_ctx *c = explain_ctx_new(false);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_string_equal(e->runtime, "ollama");
+	assert_string_equal(e->log.kind, "ollama");
+	assert_string_equal(e->log.state, "current");
+	const struct ex_segment *kv = seg(e, EX_SEG_KV, EX_SRC_LOG, "CUDA0");
+	assert_non_null(kv);
+	assert_true(kv->approx);
+	assert_int_equal(kv->gpu, 0);
+	assert_non_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL));
+	(void)line;
+	explain_ctx_free(c);
+}
+
+static void test_handy_adapter(void **state)
+{
+	struct fixture *f = *state;
+	char d[1024], p1[1100], env[1100];
+	snprintf(d, sizeof d, "%s/hh/.local/share/com.pais.handy/logs", f->dir);
+	tu_mkdirs(d);
+	snprintf(p1, sizeof p1, "%s/hh/.local/share/com.pais.handy/settings_store.json", f->dir);
+	const char *settings = "{\"settings\":{\"selected_model\":\"parakeet-tdt-0.6b-v3\",\"push_to_talk\":true}}";
+	tu_write_file(p1, settings, strlen(settings));
+	snprintf(p1, sizeof p1, "%s/handy.log", d);
+	const char *log =
+		"[2026-11-30][06:00:01][handy_app_lib::managers::transcription][DEBUG] Starting to load model: parakeet-tdt-0.6b-v3\n"
+		"[2026-11-30][06:00:03][handy_app_lib::managers::transcription][DEBUG] Successfully loaded transcription model: parakeet-tdt-0.6b-v3 (took 1800ms)\n"
+		"[2026-11-30][06:01:00][handy_app_lib::actions][INFO] Transcription result: my secret dictation\n"
+		"[2026-11-30][06:07:00][handy_app_lib::managers::transcription][INFO] Model unloaded due to inactivity (took 3ms)\n";
+	tu_write_file(p1, log, strlen(log));
+	snprintf(env, sizeof env, "HOME=%s/hh", f->dir);
+	const char *argv[] = {"/usr/bin/handy", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "handy", argv, "/", env);
+	/* Handy maps whisper/ggml: mark it AI the way identify would for a ggml app */
+	p->ident->category = IDENT_CAT_AI;
+	struct explain_ctx *c = explain_ctx_new(false);
+	explain_process(c, f->snap, p);
+	const struct ex_app *a = &p->explain->app;
+	assert_true(a->present);
+	assert_string_equal(a->selected_model, "parakeet-tdt-0.6b-v3");
+	assert_int_equal(a->n_events, 3);
+	assert_string_equal(a->events[0].kind, "load");
+	assert_string_equal(a->events[0].detail, "parakeet-tdt-0.6b-v3");
+	assert_int_equal(a->events[0].at_s, 1796018401);
+	assert_string_equal(a->events[2].kind, "unload");
+	/* no transcription text anywhere in the result */
+	assert_null(memmem(p->explain, sizeof *p->explain, "secret", 6));
+	/* selection is not load evidence */
+	for (int i = 0; i < p->ident->n_models; i++)
+		assert_true(p->ident->models[i].name == NULL || strcmp(p->ident->models[i].name, "parakeet-tdt-0.6b-v3") != 0);
+	explain_process(c, f->snap, p); /* cached: unchanged log */
+	assert_int_equal(p->explain->app.n_events, 3);
+	explain_ctx_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cuda_log_breakdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_verbosity_hint, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_api_evidence_and_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ollama_runner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
