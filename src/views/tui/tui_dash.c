@@ -127,9 +127,9 @@ static void draw_counters(int y, int x, int w, const struct gtm_device *d)
 	char line[320], g[16], m[16], t[16], p[16], pl[16], sm[16], smx[16], mc[16], gen[8], wid[8], tx[32], rx[32];
 	gtm_f64 tx_r = d->pcie_tx_bps, rx_r = d->pcie_rx_bps;
 
-	snprintf(line, sizeof line, "GPU %s  mem activity %s  %s  power %s/%s  SM %s/%s  mem clk %s  PCIe gen %s x%s tx %s/s rx %s/s",
-		 fmt_f64(g, sizeof g, d->util_gpu_pct, 0, " %"), fmt_f64(m, sizeof m, d->util_mem_pct, 0, " %"),
-		 fmt_f64(t, sizeof t, d->temp_c, 0, " C"), fmt_f64(p, sizeof p, d->power_w, 0, ""),
+	snprintf(line, sizeof line, "GPU %s  mem act %s  %s  %s/%s  SM %s/%s  mem %s  PCIe %s x%s tx %s/s rx %s/s",
+		 fmt_f64(g, sizeof g, d->util_gpu_pct, 0, "%"), fmt_f64(m, sizeof m, d->util_mem_pct, 0, "%"),
+		 fmt_f64(t, sizeof t, d->temp_c, 0, "C"), fmt_f64(p, sizeof p, d->power_w, 0, ""),
 		 fmt_f64(pl, sizeof pl, d->power_limit_w, 0, " W"), fmt_f64(sm, sizeof sm, d->clock_sm_mhz, 0, ""),
 		 fmt_f64(smx, sizeof smx, d->clock_sm_max_mhz, 0, " MHz"), fmt_f64(mc, sizeof mc, d->clock_mem_mhz, 0, " MHz"),
 		 fmt_f64(gen, sizeof gen, d->pcie_gen, 0, ""), fmt_f64(wid, sizeof wid, d->pcie_width, 0, ""),

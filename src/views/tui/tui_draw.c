@@ -61,25 +61,30 @@ static void draw_status(struct tui_view *v, int w)
 {
 	char left[200], charts[48];
 	const struct gtm_snapshot *s = v->snap;
-	int n_gpu = s ? s->n_gpu_processes : 0;
+	int n = v->st.all ? v->n_rows : s ? s->n_gpu_processes : 0, x;
 
-	snprintf(left, sizeof left, " gputaskman  %s  %s  sort %s  %s (%d)  ", s ? s->hostname : "", s ? gtm_mode_name(s->mode) : "",
-		 tui_sort_name(v->st.sort), v->st.all ? "all processes" : "GPU processes", v->st.all ? v->n_rows : n_gpu);
+	/* Host and mode only when there is room; the device line repeats the mode. */
+	snprintf(left, sizeof left, " gputaskman%s%s%s  sort %s  %s %d  ", w > 110 && s ? "  " : "",
+		 w > 110 && s ? s->hostname : "", v->st.paused ? "  PAUSED" : "", tui_sort_name(v->st.sort),
+		 v->st.all ? "all processes" : "GPU processes", n);
 	snprintf(charts, sizeof charts, "[Charts: %s %s]", v->st.chart >= TUI_M_COUNT ? "all" : tui_metric_title((enum tui_metric)v->st.chart),
 		 v->utf8 ? "\u25be" : "v");
 	attron(tui_attr(v, TP_BAR));
 	tui_blank(0, 0, w);
 	tui_put(0, 0, w, left);
+	if (v->st.paused) {
+		/* PAUSED stands out: it explains why nothing moves. */
+		x = (int)(strstr(left, "PAUSED") - left);
+		attron(A_BOLD | A_BLINK);
+		tui_put(0, x, w - x, "PAUSED");
+		attroff(A_BOLD | A_BLINK);
+	}
 	v->menu_x = (int)strlen(left);
 	v->menu_w = (int)strlen(charts) - (v->utf8 ? 2 : 0);
 	tui_put(0, v->menu_x, w - v->menu_x, charts);
-	if (v->st.paused) {
-		attron(A_BOLD);
-		tui_put(0, v->menu_x + v->menu_w + 2, w - v->menu_x - v->menu_w - 2, "PAUSED");
-		attroff(A_BOLD);
-	}
-	if (w > 100)
-		tui_put(0, w - 30, 30, "  ?:help  p:pause  q:quit");
+	x = v->menu_x + v->menu_w + 2;
+	if (w - x >= 28)
+		tui_put(0, w - 28, 28, " ?:help  p:pause  q:quit");
 	attroff(tui_attr(v, TP_BAR));
 }
 

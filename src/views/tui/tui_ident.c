@@ -5,11 +5,7 @@
 
 #include "core/util.h"
 
-/* identify/ lands with its text helpers; until then only the snapshot speaks. */
-#if __has_include("views/ident_text.h")
 #include "identify/ident.h"
-#define TUI_HAVE_IDENT 1
-#endif
 
 const char *tui_cat_name(enum tui_cat c)
 {
@@ -17,7 +13,6 @@ const char *tui_cat_name(enum tui_cat c)
 	return (unsigned)c < TUI_CAT_COUNT ? names[c] : names[TUI_CAT_OTHER];
 }
 
-#ifdef TUI_HAVE_IDENT
 /* What each identify category usually keeps in GPU memory, for rows whose
  * contents are not known in detail. */
 static const char *const usual_contents[IDENT_CAT_COUNT] = {
@@ -88,29 +83,3 @@ char *tui_process_inside(const struct gtm_process *p, char *buf, size_t n)
 	str_copy(buf, (unsigned)p->ident->category < IDENT_CAT_COUNT ? usual_contents[p->ident->category] : "", n);
 	return buf;
 }
-#else
-/* Before identify/ exists the view can only say what the snapshot proves. */
-enum tui_cat tui_process_cat(const struct gtm_process *p)
-{
-	return p->owner == GTM_OWNER_UNATTRIBUTED ? TUI_CAT_UNATTRIBUTED : TUI_CAT_OTHER;
-}
-
-const char *tui_process_cat_text(const struct gtm_process *p)
-{
-	return p->owner == GTM_OWNER_UNATTRIBUTED ? "unattributed" : "";
-}
-
-char *tui_process_runtimes(const struct gtm_process *p, char *buf, size_t n)
-{
-	(void)p;
-	if (n)
-		buf[0] = '\0';
-	return buf;
-}
-
-char *tui_process_inside(const struct gtm_process *p, char *buf, size_t n)
-{
-	str_copy(buf, p->owner == GTM_OWNER_UNATTRIBUTED ? "buffers no process is charged with" : "", n);
-	return buf;
-}
-#endif

@@ -1,16 +1,17 @@
 #include "views/tui/tui_inspect.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
 #include "core/util.h"
 #include "views/tui/tui_ident.h"
 
-#if __has_include("views/ident_text.h")
+#include "explain/explain.h"
 #include "identify/ident.h"
-#define TUI_HAVE_IDENT 1
-#endif
+#include "views/explain_text.h"
+#include "views/tui/tui_layout.h"
 
 /* "12.00 GiB (measured)"; "N/A". */
 static char *bytes_prov(char *buf, size_t n, gtm_u64 r)
@@ -65,7 +66,6 @@ static void add_uses(struct tui_text *t, const struct gtm_process *p)
 	}
 }
 
-#ifdef TUI_HAVE_IDENT
 static void add_model(struct tui_text *t, const struct ident_model *m)
 {
 	char ev[160], sz[32];
@@ -113,7 +113,105 @@ static void add_ident(struct tui_text *t, const struct gtm_process *p)
 	for (int i = 0; i < id->n_models; i++)
 		add_model(t, &id->models[i]);
 }
-#endif
+
+/* The breakdown bar's four parts; the explain segments they gather. */
+enum bd_part { BD_WEIGHTS, BD_KV, BD_COMPUTE, BD_OTHER, BD_COUNT };
+static const char bd_letter[BD_COUNT] = {'W', 'K', 'C', 'o'};
+static const char *const bd_name[BD_COUNT] = {"weights", "KV cache", "compute", "other"};
+
+static enum bd_part bd_part_of(enum ex_seg s)
+{
+	switch (s) {
+	case EX_SEG_WEIGHTS: return BD_WEIGHTS;
+	case EX_SEG_KV: case EX_SEG_RS: return BD_KV;
+	case EX_SEG_COMPUTE: case EX_SEG_OUTPUT: return BD_COMPUTE;
+	default: return BD_OTHER;
+	}
+}
+
+/* One device's bar from reported segments and the measured remainder (the
+ * estimate is listed beside it, never added in). */
+static void add_breakdown(struct tui_text *t, const struct gtm_process *p, const struct gtm_explain *e, int dev)
+{
+	uint64_t part[BD_COUNT] = {0}, vram = 0;
+	const char *src[BD_COUNT] = {NULL};
+	char bar[128], legend[400], b[32];
+	int cells[BD_COUNT], w = t->width > 30 ? t->width - 12 : 18, x = 0;
+	size_t len = 0;
+	bool norm, any = false;
+
+	if (w > (int)sizeof bar - 1)
+		w = (int)sizeof bar - 1;
+	for (int i = 0; i < e->n_segs; i++) {
+		const struct ex_segment *sg = &e->segs[i];
+		enum bd_part k = bd_part_of(sg->seg);
+		if (sg->host || sg->gpu != dev || sg->src == EX_SRC_ESTIMATE || !gtm_u64_ok(sg->bytes))
+			continue;
+		part[k] += sg->bytes.v;
+		src[k] = !src[k] || !strcmp(src[k], ex_src_name(sg->src)) ? ex_src_name(sg->src) : "mixed";
+		any = true;
+	}
+	if (!any)
+		return;
+	for (int i = 0; i < p->n_uses; i++)
+		if (p->uses[i].dev_index == dev && gtm_u64_ok(p->uses[i].vram))
+			vram += p->uses[i].vram.v;
+	tui_bar_cells(part, BD_COUNT, vram, w, cells, &norm);
+	for (int k = 0; k < BD_COUNT; k++)
+		for (int c = 0; c < cells[k]; c++)
+			bar[x++] = bd_letter[k];
+	while (x < w)
+		bar[x++] = '.';
+	bar[x] = '\0';
+	tui_text_add(t, TUI_ST_HEAD, 2, "GPU %d breakdown%s", dev, norm ? " (normalised: parts exceed measured VRAM)" : "");
+	tui_text_add(t, TUI_ST_TEXT, 2, "  [%s]", bar);
+	legend[0] = '\0';
+	for (int k = 0; k < BD_COUNT && len + 2 < sizeof legend; k++) {
+		int n;
+		if (!src[k])
+			continue;
+		n = snprintf(legend + len, sizeof legend - len, "%c %s %s (%s)  ", bd_letter[k], bd_name[k],
+			     fmt_bytes_raw(b, sizeof b, part[k]), src[k]);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	tui_text_add(t, TUI_ST_TEXT, 4, "  %s", legend);
+}
+
+static void add_breakdowns(struct tui_text *t, const struct gtm_process *p)
+{
+	if (!p->explain)
+		return;
+	for (int i = 0; i < p->n_uses; i++) {
+		bool seen = false;
+		for (int j = 0; j < i; j++)
+			seen |= p->uses[j].dev_index == p->uses[i].dev_index;
+		if (!seen)
+			add_breakdown(t, p, p->explain, p->uses[i].dev_index);
+	}
+}
+
+/* explain/ words the log, server facts and notes; captured once per snapshot
+ * or selection, not per frame. */
+static void add_explain(struct tui_text *t, const struct gtm_process *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!p->explain)
+		return;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return;
+	explain_text_print(f, p->explain, "");
+	fclose(f);
+	if (buf && len) {
+		tui_text_add(t, TUI_ST_HEAD, 2, "What the runtime says");
+		tui_text_add_block(t, TUI_ST_TEXT, buf);
+	}
+	free(buf);
+}
 
 /* Notes that explain a row's counters: a predicate and the sentence it earns. */
 struct note_rule {
@@ -200,8 +298,8 @@ void tui_inspect_build(struct tui_text *t, const struct gtm_snapshot *s, const s
 	tui_text_add(t, TUI_ST_TEXT, 4, "RSS %s%s%s", fmt_bytes(rss, sizeof rss, p->rss), ports[0] ? "  listening " : "",
 		     ports);
 	add_uses(t, p);
-#ifdef TUI_HAVE_IDENT
 	add_ident(t, p);
-#endif
+	add_breakdowns(t, p);
+	add_explain(t, p);
 	add_notes(t, s, p);
 }

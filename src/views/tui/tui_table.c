@@ -26,9 +26,18 @@ static void cell_text(const struct gtm_process *p, const struct tui_row_metrics 
 	}
 }
 
+/* Display columns of a UTF-8 string (one per character). */
+static int text_cols(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += (*s & 0xC0) != 0x80;
+	return n;
+}
+
 static void put_cell(int y, int x, int w, const char *s, bool right)
 {
-	int len = (int)strlen(s);
+	int len = text_cols(s);
 	if (right && len < w)
 		tui_put(y, x + w - len, len, s);
 	else
@@ -47,8 +56,10 @@ static void draw_title(struct tui_view *v, int y, int w)
 			      (v->tcols.id[i] == TUI_COL_SPILL && v->st.sort == TUI_SORT_SPILL) ||
 			      (v->tcols.id[i] == TUI_COL_PAGED && v->st.sort == TUI_SORT_PAGED) ||
 			      (v->tcols.id[i] == TUI_COL_NAME && v->st.sort == TUI_SORT_NAME);
-		snprintf(t, sizeof t, "%s%s", sp->title, sorted ? (v->utf8 ? "\u25bc" : "v") : "");
-		put_cell(y, v->tcols.x[i], v->tcols.w[i] + (sorted && v->utf8 ? 2 : 0), t, sp->right && !(sorted && v->utf8));
+		/* The sort marker sits on the side the values line up on. */
+		snprintf(t, sizeof t, "%s%s%s", sorted && sp->right ? (v->utf8 ? "\u25bc" : "v") : "", sp->title,
+			 sorted && !sp->right ? (v->utf8 ? "\u25bc" : "v") : "");
+		put_cell(y, v->tcols.x[i], v->tcols.w[i], t, sp->right);
 	}
 	attroff(tui_attr(v, TP_BAR));
 }

@@ -1,0 +1,162 @@
+#!/bin/sh
+# The live view end to end in a real terminal (tmux): the real binary ($1)
+# against the fake NVML in folder $2 at a COLSxROWS size ($3 x $4), with
+# stand-in processes (sleep) and a stand-in server that accepts loopback
+# connections and never answers. Prints why any check fails.
+set -u
+bin=$1 fakedir=$2 cols=${3:-80} rows=${4:-24}
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed (make deps)"; exit 77; }
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
+here=$(cd "$(dirname "$0")" && pwd)
+t=$(mktemp -d /tmp/gtm-tui-XXXXXX)
+sock="gtm-tui-$$-$cols"
+fail=0
+pids=""
+cleanup() {
+	tmux -L "$sock" kill-server 2>/dev/null
+	tmux -L "$sock-nd" kill-server 2>/dev/null
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$t"
+}
+trap cleanup EXIT INT TERM
+
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# wait_for NAME PATTERN [TIMEOUT_S] [absent]: polls the screen every 20 ms.
+wait_for() {
+	end=$(( $(ms) + ${3:-5} * 1000 ))
+	while [ "$(ms)" -lt "$end" ]; do
+		if screen | grep -q -- "$2"; then [ "${4:-}" = absent ] || { ok "$1"; return 0; }
+		elif [ "${4:-}" = absent ]; then ok "$1"; return 0; fi
+		sleep 0.02
+	done
+	if [ "${4:-}" = absent ]; then bad "$1: the screen still shows '$2':"; else bad "$1: no '$2' on the screen:"; fi
+	screen | sed 's/^/     | /'
+	return 1
+}
+key() { tmux -L "$sock" send-keys -t gtm "$@"; }
+# The first table row (the line after the column titles).
+first_row() { screen | awk '/ PID NAME/ { getline; print; exit }'; }
+
+# Stand-ins: two idle processes and a silent server named like llama.cpp's.
+sleep 600 & p1=$!
+sleep 600 & p2=$!
+mkdir -p "$t/bin"
+ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$t/bin/llama-server"
+"$t/bin/llama-server" "$here/silent_server.py" "$t/port" & ps=$!
+pids="$p1 $p2 $ps"
+i=0; while [ ! -s "$t/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+[ -s "$t/port" ] || { echo "FAIL the stand-in server did not start"; exit 1; }
+
+# scenario MEM_P1 UTIL: written to a new file and renamed, so the fake sees a change.
+scenario() {
+	cat >"$t/scn.new" <<SCN
+driver 550.54.15
+cuda 12.4
+device name="NVIDIA Test GPU" uuid=GPU-e2e-0 bus=0000:01:00.0 mem_total=17179869184 mem_used=9663676416 mem_free=7516192768 util_gpu=$2 util_mem=12 temp=61 power_mw=120000 power_limit_mw=300000 clock_sm=1500 clock_sm_max=2100 clock_mem=7000 pcie_gen=4 pcie_width=16 enc=0 dec=3
+process dev=0 pid=$p1 mem=$1 sm=50
+process dev=0 pid=$p2 mem=1073741824 sm=5
+process dev=0 pid=$ps mem=2147483648 sm=10
+SCN
+	mv "$t/scn.new" "$t/scn"
+}
+scenario 4294967296 37
+
+tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
+	"env LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
+
+echo "# ${cols}x${rows}"
+wait_for "header shows the device" "NVIDIA Test GPU" 10 || {
+	echo "     the live view did not start; exit status: $(cat "$t/rc" 2>/dev/null), stderr:"
+	sed 's/^/     | /' "$t/err" | head -20
+	exit 1
+}
+wait_for "header shows the memory bar" "VRAM \\[.*9.00 GiB/16.00 GiB"
+wait_for "header shows driver and CUDA" "driver 550.54.15  CUDA 12.4"
+wait_for "rows appear" " $p1 sleep"
+wait_for "the stand-in server is a row" " $ps llama-server"
+case "$(first_row)" in *" $p1 sleep"*) ok "sorted by VRAM: the 4 GiB process first" ;; *) bad "VRAM order: first row '$(first_row)'" ;; esac
+
+key s; wait_for "s sorts by GPU %" "sort GPU %"
+key s; wait_for "s sorts by spill" "sort spill"
+key s; wait_for "s sorts by paged" "sort paged"
+key s; wait_for "s sorts by name" "sort name"
+case "$(first_row)" in *llama-server*) ok "sorted by name: llama-server first" ;; *) bad "name order: first row '$(first_row)'" ;; esac
+key s; wait_for "s cycles back to VRAM" "sort VRAM"
+
+key Down
+wait_for "selection shows the inspector" "$ps llama-server  user"
+wait_for "the inspector shows the command" "silent_server.py"
+key Up
+wait_for "Up selects the first row again" "$p1 sleep  user"
+
+key '?'
+wait_for "? opens the help" "What can be known about GPU memory?"
+wait_for "the help says what needs a debugger" "debugger"
+key Escape
+wait_for "Escape closes the help" "What can be known about GPU memory?" 3 absent
+wait_for "the table is back" " PID NAME"
+
+if [ "$cols" -ge 160 ]; then
+	wait_for "all charts: temperature" "Temperature 61 C  0-120 C"
+	wait_for "all charts: power from the limit" "Power 120 W  0-300 W"
+	key c; wait_for "c shows one chart" "Charts: GPU"
+	wait_for "only the chosen chart" "Temperature 61" 3 absent
+	for _ in 1 2 3 4 5 6 7 8; do key c; done
+	wait_for "c cycles back to all charts" "Charts: all"
+fi
+
+# p freezes values while the scenario changes; p again shows the new value.
+key p; wait_for "p pauses" "PAUSED"
+scenario 6442450944 88
+sleep 1.5
+if screen | grep -q " $p1 sleep .* 6.00 GiB"; then bad "paused view changed to the new value"; screen | sed 's/^/     | /'
+else ok "values stay frozen while paused"; fi
+key p
+wait_for "p resumes and shows the new value" " $p1 sleep .*6.00 GiB" 5
+wait_for "PAUSED is gone" "PAUSED" 3 absent
+
+# Keys are answered while the collector may be probing the silent server.
+worst=0 total=0
+for n in 1 2 3 4 5 6; do
+	start=$(ms)
+	key '?'
+	wait_for "help $n opens" "What can be known" 5 >/dev/null || bad "key $n not answered"
+	lat=$(( $(ms) - start ))
+	key Escape
+	wait_for "help $n closes" "What can be known" 5 absent >/dev/null
+	total=$((total + lat)); [ $lat -gt $worst ] && worst=$lat
+done
+echo "     key answered: mean $((total / 6)) ms, worst $worst ms (target 100 ms; tmux polling included)"
+[ $worst -lt 1000 ] && ok "keys answered with a silent server present" || bad "a key took $worst ms"
+
+start=$(ms)
+key q
+i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
+if [ -s "$t/rc" ]; then
+	ok "q exits in $(( $(ms) - start )) ms"
+	[ "$(cat "$t/rc")" = 0 ] && ok "exit status 0" || bad "exit status $(cat "$t/rc")"
+else
+	bad "q did not exit within 3 s"
+fi
+if grep -q -E "AddressSanitizer|LeakSanitizer|runtime error" "$t/err"; then
+	bad "sanitizer report:"; sed 's/^/     | /' "$t/err" | head -40
+fi
+
+# No driver: the view says why no GPU is shown.
+rm -f "$t/rc"
+mkdir -p "$t/nolib"
+tmux -L "$sock" kill-server 2>/dev/null
+sock="$sock-nd" # a fresh server: the old one may still be shutting down
+tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
+	"env LD_LIBRARY_PATH='$t/nolib' '$bin' -i 0.5 2>'$t/err2'; echo \$? >'$t/rc'; sleep 60"
+wait_for "no driver: says no GPU is shown" "No GPU is shown" 10
+wait_for "no driver: gives NVML's reason" "nvml: .*libnvidia-ml" 3
+key q
+i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
+[ -s "$t/rc" ] && ok "no driver: q exits" || bad "no driver: q did not exit"
+
+[ $fail = 0 ] && echo "all live-view checks passed at ${cols}x${rows}"
+exit $fail
