@@ -35,6 +35,8 @@ struct attribute_state {
 	size_t n_cands, cap_cands;
 	struct pairing *pairs;    /* previous refresh's pairings */
 	size_t n_pairs, cap_pairs;
+	struct gtm_process *reorder; /* scratch for order_rows, kept: rows are big and */
+	size_t cap_reorder;          /* a fresh buffer each refresh costs page faults */
 };
 
 /* One distinct raw PID of this refresh and its uses (order[first .. first+n)). */
@@ -77,6 +79,7 @@ void attribute_state_free(struct attribute_state *st)
 	free(st->seen);
 	free(st->cands);
 	free(st->pairs);
+	free(st->reorder);
 	free(st);
 }
 
@@ -446,11 +449,13 @@ static int rank_cmp(const void *a, const void *b)
 	return x->row - y->row;
 }
 
-static void order_rows(struct gtm_snapshot *snap)
+static void order_rows(struct attribute_state *st, struct gtm_snapshot *snap)
 {
 	size_t n = (size_t)snap->n_processes, n_gpu = 0, w = 0;
 	struct rank *gpu = xcalloc(n + 1, sizeof *gpu);
-	struct gtm_process *out = xcalloc(n + 1, sizeof *out);
+
+	st->reorder = grow_array(st->reorder, sizeof *st->reorder, &st->cap_reorder, n);
+	struct gtm_process *out = st->reorder;
 
 	for (size_t i = 0; i < n; i++) {
 		const struct gtm_process *p = &snap->processes[i];
@@ -468,7 +473,6 @@ static void order_rows(struct gtm_snapshot *snap)
 	if (n > 0)
 		memcpy(snap->processes, out, n * sizeof *out);
 	snap->n_gpu_processes = (int)n_gpu;
-	free(out);
 	free(gpu);
 }
 
@@ -506,6 +510,6 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 			add_host_row(snap, &w, &w.raw[i], container);
 	if (container)
 		remember(st, &w, snap);
-	order_rows(snap);
+	order_rows(st, snap);
 	work_free(&w);
 }
