@@ -17,9 +17,11 @@
 
 #define START_SLACK_S 2 /* clock ticks vs file times */
 
-/* The path as the process sees it: through /proc/PID/root when readable
- * (containers), else as is. Relative paths join the process's cwd. */
-static bool resolve_path(const struct gtm_process *p, const char *path, char *out, size_t n)
+/* The path as the process sees it (shown), and where this process reads it:
+ * through /proc/PID/root when readable (containers), else as is. Relative
+ * paths join the process's cwd. */
+static bool resolve_path(const struct gtm_process *p, const char *path, char *out, size_t n, char *shown,
+			 size_t shown_n)
 {
 	char abs[1024];
 	if (path[0] == '/')
@@ -28,6 +30,7 @@ static bool resolve_path(const struct gtm_process *p, const char *path, char *ou
 		snprintf(abs, sizeof abs, "%s/%s", p->detail->cwd, path);
 	else
 		return false;
+	str_copy(shown, abs, shown_n);
 	if (p->pid && sysroot_path(out, n, "/proc/%u/root%s", p->pid, abs) == 0 && access(out, R_OK) == 0)
 		return true;
 	str_copy(out, abs, n);
@@ -220,7 +223,7 @@ static const struct llog_load *classify_ollama(struct explain_ctx *c, const stru
 	return cur;
 }
 
-static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n)
+static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n, char *shown, size_t sn)
 {
 	const char *o = proc_detail_getenv(p->detail, "OLLAMA_LOGS");
 	const char *home = proc_detail_getenv(p->detail, "HOME");
@@ -231,36 +234,37 @@ static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n)
 		snprintf(path, sizeof path, "%s/.ollama/logs/server.log", home);
 	else
 		return false;
-	return resolve_path(p, path, out, n);
+	return resolve_path(p, path, out, n, shown, sn);
 }
 
-static bool llama_log_path(const struct gtm_process *p, char *out, size_t n)
+static bool llama_log_path(const struct gtm_process *p, char *out, size_t n, char *shown, size_t sn)
 {
 	const struct gtm_ident *id = p->ident;
 	if (id && id->has_flags && id->flags.log_file && id->flags.log_file[0])
-		return resolve_path(p, id->flags.log_file, out, n);
+		return resolve_path(p, id->flags.log_file, out, n, shown, sn);
 	/* stderr redirected into a file is the same log */
 	char fd2[512];
 	if (!p->pid || sysroot_readlink(fd2, sizeof fd2, "/proc/%u/fd/2", p->pid) <= 0)
 		return false;
 	if (fd2[0] != '/' || str_starts(fd2, "/dev/") || strstr(fd2, " (deleted)"))
 		return false;
-	return resolve_path(p, fd2, out, n);
+	return resolve_path(p, fd2, out, n, shown, sn);
 }
 
 const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_snapshot *snap,
 					const struct gtm_process *p, struct gtm_explain *e)
 {
 	bool ollama = ex_is_ollama_runner(p);
-	char path[1024];
+	char path[1024], shown[1024];
 	e->log.verbosity = -1;
-	if (!p->detail || !(ollama ? ollama_log_path(p, path, sizeof path) : llama_log_path(p, path, sizeof path)))
+	if (!p->detail || !(ollama ? ollama_log_path(p, path, sizeof path, shown, sizeof shown)
+				   : llama_log_path(p, path, sizeof path, shown, sizeof shown)))
 		return NULL;
 	if (!ollama && !ident_find_runtime(p->ident, "llama.cpp"))
 		return NULL;
 	e->log.present = true;
 	str_copy(e->log.kind, ollama ? "ollama" : "llama.cpp", sizeof e->log.kind);
-	str_copy(e->log.path, path, sizeof e->log.path);
+	str_copy(e->log.path, shown, sizeof e->log.path);
 	int err = 0;
 	const struct log_entry *le = log_get(c, path, ollama, &err);
 	if (!le) {

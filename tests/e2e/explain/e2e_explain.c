@@ -1,0 +1,305 @@
+/* e2e: stand-in llama-servers listed by the fake NVML.
+ *  A: maps a GGUF and libllama.so/libggml-cuda.so, logs CUDA buffer lines,
+ *     serves the captured /props, /slots, /metrics, /v1/models (model_path
+ *     substituted): `inspect PID --json` shows the model with api+mapped+cmdline
+ *     evidence, the server facts and a breakdown with log, remainder and
+ *     estimate sources.
+ *  B: writes the real captured log (when ../shared/fixtures is there).
+ *  C: accepts and never answers: it costs its timeout, no more.
+ * Every failed check prints why.
+ * Args: gputaskman stand-in libllama.so libggml-cuda.so fake-nvml-dir ident-stand-in */
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int failures;
+static char tmp[] = "/tmp/gtm-e2e-explain-XXXXXX";
+static pid_t kids[3] = {-1, -1, -1};
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void cleanup(void)
+{
+	char cmd[128];
+	for (int i = 0; i < 3; i++)
+		if (kids[i] > 0) {
+			kill(kids[i], SIGKILL);
+			waitpid(kids[i], NULL, 0);
+		}
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tmp);
+}
+
+static char *run(const char *cmd, double *ms)
+{
+	struct timespec a, b;
+	size_t len = 0, cap = 1 << 16, n;
+	char *out = malloc(cap);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	FILE *p = popen(cmd, "r");
+	if (!p || !out)
+		abort();
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap && !(out = realloc(out, cap *= 2)))
+			abort();
+	}
+	out[len] = 0;
+	int st = pclose(p);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		check(0, "`%s` exited with status %d", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	return out;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static const char cuda_log[] =
+	"0.00.002.443 I cmn  common_param: common_params_print_info: build 10470 (34af94cd9) with GNU 12.2.0 for Linux x86_64\n"
+	"0.00.002.443 I cmn  common_param: common_params_print_info: verbosity = 4 (adjust with the `-lv N` CLI arg)\n"
+	"0.00.004.073 I srv    load_model: loading model '@MODEL@'\n"
+	"0.00.010.000 I llama_prepare_model_devices: using device CUDA0 (Fake GPU) (0000:01:00.0) - 8000 MiB free\n"
+	"0.00.138.300 I load_tensors:        CUDA0 model buffer size =    13.78 MiB\n"
+	"0.00.139.131 I llama_context:  CUDA_Host  output buffer size =     0.77 MiB\n"
+	"0.00.139.177 I llama_kv_cache:      CUDA0 KV buffer size =     8.00 MiB\n"
+	"0.00.143.437 I llama_kv_cache: size =    8.00 MiB (  4096 cells,   4 layers,  4/1 seqs), K (f16):    4.00 MiB, V (f16):    4.00 MiB\n"
+	"0.00.144.182 I sched_reserve:      CUDA0 compute buffer size =     6.26 MiB\n"
+	"0.00.147.271 I srv    load_model: initializing, n_slots = 4, n_ctx_slot = 4096, kv_unified = 'true'\n"
+	"0.00.150.300 I srv  llama_server: model loaded\n";
+
+/* Starts a stand-in in dir (created) and returns its PID once it serves. */
+static pid_t start_standin(int slot, const char *standin, char *const *args, const char *dir)
+{
+	char ready[1024];
+	struct stat st;
+	mkdir(dir, 0700);
+	snprintf(ready, sizeof ready, "%s/ready", dir);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (chdir(dir) != 0)
+			_exit(1);
+		execv(standin, args);
+		_exit(127);
+	}
+	kids[slot] = pid;
+	for (int i = 0; i < 300; i++) {
+		if (stat(ready, &st) == 0 && st.st_size > 0)
+			return pid;
+		if (waitpid(pid, NULL, WNOHANG) == pid) {
+			kids[slot] = -1;
+			break;
+		}
+		usleep(20000);
+	}
+	fprintf(stderr, "stand-in %d did not start\n", slot);
+	cleanup();
+	exit(1);
+}
+
+static json_t *find_seg(json_t *bd, const char *segment, const char *device, const char *source)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(bd, i, s)
+		if (!strcmp(json_string_value(json_object_get(s, "segment")) ?: "", segment) &&
+		    (!device || !strcmp(json_string_value(json_object_get(s, "device")) ?: "", device)) &&
+		    !strcmp(json_string_value(json_object_get(s, "source")) ?: "", source))
+			return s;
+	return NULL;
+}
+
+static json_t *find_ep(json_t *server, const char *path)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(server, "endpoints"), i, e)
+		if (!strcmp(json_string_value(json_object_get(e, "path")) ?: "", path))
+			return e;
+	return NULL;
+}
+
+static void check_a(json_t *j, const char *model, bool captured)
+{
+	json_t *m = json_array_get(json_object_get(j, "models"), 0);
+	const char *path = json_string_value(json_object_get(m, "path")) ?: "";
+	check(!strcmp(path, model), "model path %s, expected %s", path, model);
+	json_t *ev = json_object_get(m, "evidence");
+	const char *want[] = {"api", "mapped", "cmdline"};
+	for (int i = 0; i < 3; i++)
+		check(!strcmp(json_string_value(json_array_get(ev, (size_t)i)) ?: "", want[i]),
+		      "model evidence[%d] is not %s (api+mapped+cmdline expected)", i, want[i]);
+	json_t *x = json_object_get(j, "explain");
+	check(json_is_object(x), "no explain object");
+	json_t *srv = json_array_get(json_object_get(x, "servers"), 0);
+	check(!strcmp(json_string_value(json_object_get(srv, "kind")) ?: "", "llama-server"), "server kind is not llama-server");
+	check(json_integer_value(json_object_get(srv, "slots_total")) == 4, "slots_total is not 4");
+	check(json_integer_value(json_object_get(srv, "n_ctx_per_slot")) == 4096, "n_ctx_per_slot is not 4096");
+	check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/props"), "state")) ?: "", "ok"), "/props not ok");
+	check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/metrics"), "state")) ?: "", "ok"), "/metrics not ok");
+	if (captured)
+		check(json_integer_value(json_object_get(srv, "slots_busy")) == 0, "captured slots: 0 busy expected");
+	json_t *log = json_object_get(x, "log");
+	check(!strcmp(json_string_value(json_object_get(log, "state")) ?: "", "current"), "log state is not current");
+	const char *lp = json_string_value(json_object_get(log, "path")) ?: "";
+	check(strstr(lp, tmp) == lp && strstr(lp, "/a/server.log"), "log path %s is not the process's cwd-resolved --log-file", lp);
+	json_t *bd = json_object_get(x, "breakdown");
+	json_t *w = find_seg(bd, "weights", "CUDA0", "log");
+	check(w && json_integer_value(json_object_get(w, "bytes")) == (json_int_t)(13.78 * 1048576 + 0.5),
+	      "no log weights segment on CUDA0 of 13.78 MiB");
+	check(w && json_integer_value(json_object_get(w, "gpu")) == 0, "CUDA0 not mapped to GPU 0");
+	check(w && !strcmp(json_string_value(json_object_get(w, "provenance")) ?: "", "reported"), "log segment not reported");
+	json_t *o = find_seg(bd, "overhead", NULL, "remainder");
+	json_int_t rep = (json_int_t)(13.78 * 1048576 + 0.5) + (8 << 20) + (json_int_t)(6.26 * 1048576 + 0.5);
+	check(o && json_integer_value(json_object_get(o, "bytes")) == (200 << 20) - rep,
+	      "remainder is not measured 200 MiB minus the reported CUDA0 segments");
+	check(find_seg(bd, "kv_cache", NULL, "estimate") != NULL, "no estimate segment beside the log");
+	/* the measured core is untouched by reported figures */
+	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
+	check(json_integer_value(json_object_get(g, "vram_bytes")) == 200 << 20, "measured vram changed");
+	check(json_integer_value(json_object_get(j, "vram_total_bytes")) == 200 << 20, "vram total includes reported bytes");
+}
+
+static json_t *proc_of(json_t *snap, pid_t pid)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(snap, "processes"), i, p)
+		if (json_integer_value(json_object_get(p, "pid")) == pid)
+			return p;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 7) {
+		fprintf(stderr, "usage: e2e_explain gputaskman stand-in libllama libggml-cuda fake-nvml-dir ident-stand-in\n");
+		return 1;
+	}
+	/* meson passes build-relative paths; the stand-ins run elsewhere */
+	for (int i = 1; i < argc; i++) {
+		char *abs = realpath(argv[i], NULL);
+		if (!abs) {
+			fprintf(stderr, "no such file: %s\n", argv[i]);
+			return 1;
+		}
+		argv[i] = abs;
+	}
+	const char *gtm = argv[1], *standin = argv[2], *fake = argv[5];
+	const char *fx = getenv("GTM_SHARED_FIXTURES");
+	char model[1024], capdir[1024], caplog[1024], logsrc[1024], dir[1100], scn[1100], cmd[8192], ready[1100];
+	struct stat st;
+	if (!mkdtemp(tmp))
+		return 1;
+	snprintf(capdir, sizeof capdir, "%s/llama/qwen3-f16-c4096", fx ? fx : "/nonexistent");
+	snprintf(caplog, sizeof caplog, "%s/server.log", capdir);
+	bool captured = stat(caplog, &st) == 0;
+	snprintf(model, sizeof model, "%s/gguf/tiny-qwen3-f16.gguf", fx ? fx : "/nonexistent");
+	if (stat(model, &st) != 0) { /* a fresh clone: a generated GGUF */
+		snprintf(model, sizeof model, "%s/tiny.gguf", tmp);
+		snprintf(cmd, sizeof cmd, "'%s' --write-gguf '%s'", argv[6], model);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "cannot write a GGUF\n");
+			cleanup();
+			return 1;
+		}
+	}
+	snprintf(logsrc, sizeof logsrc, "%s/cuda.log.src", tmp);
+	write_file(logsrc, cuda_log);
+
+	snprintf(dir, sizeof dir, "%s/a", tmp);
+	char *a_args[] = {"llama-server", "-m", model, "-c", "4096", "--log-file", "server.log", "-lv", "4",
+			  "--lib", argv[3], "--lib", argv[4], "--log-source", logsrc, "--ready", "ready",
+			  captured ? "--replay" : NULL, capdir, NULL};
+	pid_t a = start_standin(0, standin, a_args, dir);
+	pid_t b = -1, c;
+	if (captured) {
+		snprintf(dir, sizeof dir, "%s/b", tmp);
+		char *b_args[] = {"llama-server", "-m", model, "--log-file", "server.log", "--lib", argv[3],
+				  "--log-source", caplog, "--replay", capdir, "--ready", "ready", NULL};
+		b = start_standin(1, standin, b_args, dir);
+	}
+	snprintf(dir, sizeof dir, "%s/c", tmp);
+	char *c_args[] = {"llama-server", "-m", model, "--lib", argv[3], "--hang", "--ready", "ready", NULL};
+	c = start_standin(2, standin, c_args, dir);
+	(void)ready;
+
+	snprintf(scn, sizeof scn, "%s/scenario", tmp);
+	snprintf(cmd, sizeof cmd,
+		 "device name=\"Fake GPU\" uuid=GPU-e2e-explain bus=00000000:01:00.0 mem_total=8589934592 mem_used=1073741824\n"
+		 "process dev=0 pid=%d mem=%d\nprocess dev=0 pid=%d mem=%d\nprocess dev=0 pid=%d mem=%d\n",
+		 (int)a, 200 << 20, (int)(b > 0 ? b : 4000001), 100 << 20, (int)c, 50 << 20);
+	write_file(scn, cmd);
+
+	double ms;
+	snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s' GTM_FAKE_NVML_SCENARIO='%s' '%s' inspect %d --json", fake, scn, gtm, (int)a);
+	char *out = run(cmd, &ms);
+	json_error_t err;
+	json_t *j = json_loads(out, 0, &err);
+	check(j != NULL, "inspect --json is not JSON: %s (%.200s)", err.text, out);
+	if (j)
+		check_a(j, model, captured);
+	json_decref(j);
+	free(out);
+
+	snprintf(cmd, sizeof cmd, "LD_LIBRARY_PATH='%s' GTM_FAKE_NVML_SCENARIO='%s' '%s' --json", fake, scn, gtm);
+	out = run(cmd, &ms);
+	printf("--json with a silent server among three stand-ins: %.0f ms\n", ms);
+	j = json_loads(out, 0, &err);
+	check(j != NULL, "--json is not JSON: %s", err.text);
+	json_t *pa = proc_of(j, a), *pc = proc_of(j, c);
+	check(pa && json_is_object(json_object_get(pa, "explain")), "--json: stand-in A has no explain");
+	if (pa)
+		check_a(pa, model, captured);
+	if (captured) {
+		json_t *pb = proc_of(j, b), *x = json_object_get(pb, "explain");
+		json_t *lg = json_object_get(x, "log");
+		check(!strcmp(json_string_value(json_object_get(lg, "state")) ?: "", "current"), "B: captured log not current");
+		json_t *w = find_seg(json_object_get(x, "breakdown"), "weights", "CPU_Mapped", "log");
+		check(w && json_is_true(json_object_get(w, "host_memory")), "B: CPU_Mapped weights not a host segment");
+		check(json_integer_value(json_object_get(lg, "n_slots")) == 4, "B: captured log n_slots is not 4");
+	}
+	json_t *sc = json_array_get(json_object_get(json_object_get(pc, "explain"), "servers"), 0);
+	json_t *first = json_array_get(json_object_get(sc, "endpoints"), 0);
+	check(!strcmp(json_string_value(json_object_get(first, "state")) ?: "", "timeout"),
+	      "C: the silent server's first endpoint is not a timeout");
+	size_t i;
+	json_t *e;
+	json_array_foreach(json_object_get(sc, "endpoints"), i, e)
+		if (i > 0)
+			check(!strcmp(json_string_value(json_object_get(e, "state")) ?: "", "not-probed"),
+			      "C: endpoint %zu was probed after a timeout", i);
+	json_decref(j);
+	free(out);
+	cleanup();
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
