@@ -81,9 +81,15 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 		e->unified ? " (unified cache)" : " (one cache per slot)", lower_type(tk, sizeof tk, e->type_k),
 		lower_type(tv, sizeof tv, e->type_v), f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto",
 		e->n_ubatch, f->swa_full ? " --swa-full" : "", f->no_mmap ? " --no-mmap" : "");
+	if (e->kv_on_host)
+		fprintf(out, "  KV offload    off (-nkvo): the KV cache stays on the host\n");
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	if (defaults[0])
 		fprintf(out, "  defaults      assumed llama-server's: %s\n", defaults);
+	/* common/fit.cpp:307-375: --fit is on by default */
+	if (f->defaulted & (LF_DEF_CTX | LF_DEF_NGL))
+		fprintf(out, "  --fit         llama-server's default --fit may lower an unset -c (to 4096 at least) "
+			     "and choose -ngl to fit free memory\n");
 	fprintf(out, "  offload       %u/%u layers on the GPU (output layer %s, %u of %u repeating)\n",
 		e->gpu_layers + e->output_on_gpu, e->n_layer + 1, e->output_on_gpu ? "on GPU" : "on host", e->gpu_layers,
 		e->n_layer);

@@ -48,6 +48,7 @@ struct estimate {
 	uint64_t kv_full_bytes;  /* upper bound: every KV layer at the full context */
 	uint64_t kv_k_bytes, kv_v_bytes;
 	uint64_t kv_gpu, kv_host;
+	bool kv_on_host;         /* -nkvo */
 	bool mla;
 
 	/* recurrent state (llama-memory-recurrent.cpp:99-101), F32 */

@@ -15,9 +15,10 @@ static uint64_t pad256(uint64_t x)
 	return (x + KV_PAD - 1) / KV_PAD * KV_PAD;
 }
 
+/* KV and state follow their layer's device (llama-kv-cache.cpp:215); -nkvo keeps them on the host. */
 static bool on_gpu(const struct estimate *e, uint32_t il)
 {
-	return il >= e->n_layer - e->gpu_layers;
+	return !e->kv_on_host && il >= e->n_layer - e->gpu_layers;
 }
 
 /* The widest V row over the KV layers. */
@@ -112,6 +113,7 @@ void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct
 	e->type_v = f->type_v;
 	e->flash_attn = f->flash_attn != LLAMA_FA_OFF;
 	e->mla = m->mla;
+	e->kv_on_host = f->no_kv_offload;
 	e->n_kv_layers = e->n_swa_layers = e->n_rs_layers = 0;
 	e->kv_bytes_per_token = e->kv_full_bytes = e->kv_bytes = e->kv_k_bytes = e->kv_v_bytes = 0;
 	e->kv_gpu = e->kv_host = e->rs_bytes = e->rs_gpu = e->rs_host = 0;

@@ -13,7 +13,7 @@
 enum flag_id {
 	F_CTX, F_NGL, F_CTK, F_CTV, F_FA, F_NP, F_KVU, F_BATCH, F_UBATCH, F_SWA_FULL, F_OT,
 	F_CPU_MOE, F_NCMOE, F_NO_MMAP, F_MODEL, F_DRAFT, F_MMPROJ, F_LORA, F_HF, F_LOG_FILE,
-	F_PORT, F_HOST, F_ALIAS,
+	F_PORT, F_HOST, F_ALIAS, F_NKVO,
 };
 
 struct flag_def {
@@ -38,6 +38,7 @@ static const struct flag_def flag_defs[] = {
 	{{"-cmoe", "--cpu-moe"}, F_CPU_MOE, false},
 	{{"-ncmoe", "--n-cpu-moe"}, F_NCMOE, true},
 	{{"--no-mmap"}, F_NO_MMAP, false},
+	{{"-nkvo", "--no-kv-offload"}, F_NKVO, false},
 	{{"-m", "--model"}, F_MODEL, true},
 	{{"-md", "--model-draft"}, F_DRAFT, true},
 	{{"--mmproj"}, F_MMPROJ, true},
@@ -218,6 +219,7 @@ static void apply_switch(struct llama_flags *f, enum flag_id id)
 	case F_SWA_FULL: f->swa_full = true; break;
 	case F_CPU_MOE: f->cpu_moe = true; break;
 	case F_NO_MMAP: f->no_mmap = true; break;
+	case F_NKVO: f->no_kv_offload = true; break;
 	case F_FA: f->flash_attn = LLAMA_FA_ON; f->defaulted &= ~(unsigned)LF_DEF_FA; break;
 	default: break;
 	}

@@ -39,6 +39,7 @@ struct llama_flags {
 	bool kv_unified;        /* -kvu, or implied by auto -np */
 	uint32_t n_batch, n_ubatch;
 	bool swa_full, no_mmap, cpu_moe;
+	bool no_kv_offload;     /* -nkvo: the KV cache stays on the host */
 	int32_t n_cpu_moe;      /* -ncmoe; 0 = none */
 	struct llama_override ot[LLAMA_FLAGS_MAX_OT];
 	size_t n_ot;

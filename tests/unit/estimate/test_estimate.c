@@ -107,6 +107,11 @@ static void test_qwen3_cpu_only_and_partial(void **state)
 	assert_int_equal(e.weights_host, embd + 19 * layer); /* file span of token_embd + blk.0-18 */
 	assert_int_equal(e.kv_gpu, 9ull * 4096 * 4096);
 	assert_int_equal(e.kv_host, 19ull * 4096 * 4096);
+	/* -nkvo: weights as before, the KV cache on the host */
+	e = plan(h, "-c 4096 -ngl 10 -nkvo");
+	assert_int_equal(e.weights_gpu, 9 * layer + 4096 + embd);
+	assert_int_equal(e.kv_gpu, 0);
+	assert_int_equal(e.kv_host, 28ull * 4096 * 4096);
 	/* -ngl 1: only the output layer (with the tied copy) */
 	e = plan(h, "-c 4096 -ngl 1");
 	assert_int_equal(e.gpu_layers, 0);
