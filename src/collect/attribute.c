@@ -270,18 +270,16 @@ static int unres_cmp(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+static int seen_cmp(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	return x->host_pid < y->host_pid ? -1 : x->host_pid > y->host_pid;
+}
+
 static uint64_t first_seen(const struct attribute_state *st, uint32_t host_pid)
 {
-	struct seen key = {host_pid, 0}, *s;
-	size_t lo = 0, hi = st->n_seen;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (st->seen[mid].host_pid < host_pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	s = lo < st->n_seen && st->seen[lo].host_pid == key.host_pid ? &st->seen[lo] : NULL;
+	struct seen key = {host_pid, 0};
+	const struct seen *s = st->n_seen ? bsearch(&key, st->seen, st->n_seen, sizeof key, seen_cmp) : NULL;
 	return s ? s->first_seq : st->seq;
 }
 
@@ -395,12 +393,6 @@ static void pair_in_order(struct work *w, struct gtm_snapshot *snap)
 			c++;
 		pair(w, snap, u, c, owner, reason);
 	}
-}
-
-static int seen_cmp(const void *a, const void *b)
-{
-	const struct seen *x = a, *y = b;
-	return x->host_pid < y->host_pid ? -1 : x->host_pid > y->host_pid;
 }
 
 /* Keeps what the next refresh's pairing needs. */
