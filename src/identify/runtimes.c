@@ -183,10 +183,17 @@ static const char *const interpreter_globs[] = {"python", "python[0-9]*", "pypy*
 
 static int glob_match(const char *glob, const char *s)
 {
-	/* The literal prefix decides most candidates without fnmatch. */
+	/* A literal prefix, or the first literal run after a leading '*',
+	 * decides most candidates without fnmatch. */
 	size_t lit = strcspn(glob, "*?[");
-	if (strncmp(glob, s, lit) != 0)
+	if (lit && strncmp(glob, s, lit) != 0)
 		return 0;
+	if (!lit) {
+		const char *g = glob + strspn(glob, "*");
+		size_t n = strcspn(g, "*?[");
+		if (n && !memmem(s, strlen(s), g, n))
+			return 0;
+	}
 	return fnmatch(glob, s, 0) == 0;
 }
 
@@ -274,7 +281,7 @@ static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
 			const struct runtime_pattern *rp = &runtime_patterns[i];
 			if (rp->how == RT_LIB && so && glob_match(rp->glob, base))
 				hit(h, rp->id, "mapped", base);
-			else if (rp->how == RT_PATH && fnmatch(rp->glob, path, 0) == 0)
+			else if (rp->how == RT_PATH && glob_match(rp->glob, path))
 				hit(h, rp->id, "mapped", path);
 		}
 	}
