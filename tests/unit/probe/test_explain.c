@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "explain/breakdown.h"
 #include "explain/explain.h"
+#include "llm/estimate.h"
 #include "identify/ident.h"
 #include "standin_server_http.h"
 #include "testutil.h"
@@ -359,6 +361,80 @@ static void test_handy_adapter(void **state)
 	explain_ctx_free(c);
 }
 
+/* Device names to snapshot devices: the log's PCI address, a single GPU, the
+ * n-th of the process's GPUs; host buffers never map to a GPU. */
+static void test_device_mapping_and_disagreement(void **state)
+{
+	struct fixture *f = *state;
+	struct gtm_device *d1 = snapshot_add_device(f->snap);
+	d1->index = 1;
+	str_copy(d1->pci_bus_id, "00000000:02:00.0", sizeof d1->pci_bus_id);
+	struct gtm_process *p = snapshot_add_process(f->snap);
+	struct llog_load l;
+	memset(&l, 0, sizeof l);
+	str_copy(l.devices[0].name, "CUDA0", sizeof l.devices[0].name);
+	str_copy(l.devices[0].pci, "0000:02:00.0", sizeof l.devices[0].pci);
+	l.n_devices = 1;
+	process_add_use(p)->dev_index = 0;
+	process_add_use(p)->dev_index = 1;
+	assert_int_equal(breakdown_map_device(f->snap, p, &l, "CUDA0"), 1); /* by PCI, not by number */
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CUDA1"), 1);
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "ROCm0"), 0);
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CUDA7"), -1);
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CPU_Mapped"), -1);
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CUDA_Host"), -1);
+	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "Vulkan"), -1);
+	assert_true(breakdown_disagree(100ull << 20, 110ull << 20));
+	assert_false(breakdown_disagree(100ull << 20, 101ull << 20));   /* within 2 % */
+	assert_false(breakdown_disagree(10ull << 20, (10ull << 20) + 900000)); /* within 1 MiB */
+
+	/* log and estimate far apart: both kept, a note says so */
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	struct estimate est;
+	memset(&est, 0, sizeof est);
+	est.weights_gpu = 500ull << 20;
+	est.kv_bytes = est.kv_gpu = 64ull << 20;
+	l.n_buffers = 2;
+	l.buffers[0] = (struct llog_buffer){LLOG_WEIGHTS, "CUDA0", 600ull << 20, false};
+	l.buffers[1] = (struct llog_buffer){LLOG_KV, "CUDA0", 64ull << 20, false};
+	struct bd_input in = {f->snap, p, &l, NULL, &est};
+	breakdown_build(e, &in);
+	assert_true(e->estimate_disagrees);
+	assert_true(has_note(e, "weights on the GPU: the log says 600.00 MiB, the estimate 500.00 MiB"));
+	assert_false(has_note(e, "KV cache: the log says"));
+	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU"));
+	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0"));
+	/* no measured VRAM: no remainder is invented */
+	assert_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL));
+	free(e);
+
+	/* two models in one process: the per-model KV note */
+	e = xcalloc(1, sizeof *e);
+	e->n_models = 2;
+	in.est = NULL;
+	breakdown_build(e, &in);
+	assert_true(has_note(e, "per-model KV accounting inside one process is not known"));
+	free(e);
+
+	/* Ollama's API figures when the log has none: size_vram on the GPU, the rest on the host */
+	e = xcalloc(1, sizeof *e);
+	struct ex_server_model m;
+	memset(&m, 0, sizeof m);
+	str_copy(m.name, "qwen3:14b", sizeof m.name);
+	m.size = gtm_u64_of(10ull << 30, GTM_REPORTED);
+	m.size_vram = gtm_u64_of(8ull << 30, GTM_REPORTED);
+	struct bd_input api = {f->snap, p, NULL, &m, NULL};
+	p->uses[0].vram = gtm_u64_of(9ull << 30, GTM_MEASURED);
+	p->n_uses = 1;
+	breakdown_build(e, &api);
+	const struct ex_segment *g = seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "GPU");
+	assert_non_null(g);
+	assert_int_equal(g->gpu, 0);
+	assert_int_equal(seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "Host")->bytes.v, 2ull << 30);
+	assert_int_equal(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL)->bytes.v, 1ull << 30);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +443,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_probe_api_evidence_and_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_runner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_mapping_and_disagreement, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
