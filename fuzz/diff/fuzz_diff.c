@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *buf = (const char *)data;
 	const char *ff = memchr(buf, '\f', size);
 	size_t cut = ff ? (size_t)(ff - buf) : size / 2, rest = ff ? cut + 1 : cut;
-	struct diff_snap b, a;
+	struct diff_snap b, a = {0};
 
 	if (load(buf, cut, &b) == 0 && load(buf + rest, size - rest, &a) == 0) {
 		struct diff_result *r = diff_compare(&b, &a, NULL);
@@ -40,8 +40,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		json_decref(j);
 		diff_result_free(r);
-		diff_snap_free(&a);
 	}
+	diff_snap_free(&a);
 	diff_snap_free(&b);
 	return 0;
 }
