@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "identify/dir_stamps.h"
 
 #define OLLAMA_MAX_INDEXES 8
-#define OLLAMA_RECHECK_NS 2000000000ull
 #define OLLAMA_MAX_LAYERS 16
 
 static const struct {
@@ -37,17 +37,11 @@ struct ollama_entry {
 	enum model_role role;
 };
 
-struct dir_stamp {
-	char *path;
-	int64_t mtime_ns;
-};
-
 struct ollama_index {
 	char *dir;
 	struct ollama_entry *e;
 	size_t n, cap;
-	struct dir_stamp *dirs;
-	size_t n_dirs, cap_dirs;
+	struct dir_stamps dirs;
 	size_t budget;          /* directory entries and manifests left to read */
 	uint64_t checked_ns;
 };
@@ -55,14 +49,6 @@ struct ollama_index {
 static pthread_mutex_t index_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ollama_index *indexes[OLLAMA_MAX_INDEXES];
 static int n_indexes;
-
-static int64_t dir_mtime(const char *path)
-{
-	struct stat st;
-	if (stat(path, &st) != 0)
-		return -1;
-	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-}
 
 bool ollama_digest_hex(const char *s, char out[65])
 {
@@ -164,14 +150,6 @@ static void index_manifest(struct ollama_index *ix, const char *path, const char
 		index_add(ix, layers[i].hex, name, layers[i].role);
 }
 
-static void stamp_dir(struct ollama_index *ix, const char *path)
-{
-	ix->dirs = grow_array(ix->dirs, sizeof *ix->dirs, &ix->cap_dirs, ix->n_dirs);
-	ix->dirs[ix->n_dirs].path = xstrdup(path);
-	ix->dirs[ix->n_dirs].mtime_ns = dir_mtime(path);
-	ix->n_dirs++;
-}
-
 /* Walks manifests/<registry>/<namespace>/<model>/<tag>: level 0 is the
  * manifests folder, names[] holds the components so far. */
 static void walk(struct ollama_index *ix, const char *path, int level, const char *names[4])
@@ -180,7 +158,7 @@ static void walk(struct ollama_index *ix, const char *path, int level, const cha
 	struct dirent *de;
 	char child[4096];
 
-	stamp_dir(ix, path);
+	dir_stamps_add(&ix->dirs, path);
 	if (!(dir = opendir(path)))
 		return;
 	while ((de = readdir(dir)) && ix->budget > 0) {
@@ -211,16 +189,15 @@ static void index_clear(struct ollama_index *ix)
 {
 	for (size_t i = 0; i < ix->n; i++)
 		free(ix->e[i].name);
-	for (size_t i = 0; i < ix->n_dirs; i++)
-		free(ix->dirs[i].path);
-	ix->n = ix->n_dirs = 0;
+	dir_stamps_clear(&ix->dirs);
+	ix->n = 0;
 }
 
 static void index_free(struct ollama_index *ix)
 {
 	index_clear(ix);
 	free(ix->e);
-	free(ix->dirs);
+	dir_stamps_free(&ix->dirs);
 	free(ix->dir);
 	free(ix);
 }
@@ -238,14 +215,6 @@ static void index_build(struct ollama_index *ix)
 		qsort(ix->e, ix->n, sizeof *ix->e, entry_cmp);
 }
 
-static bool index_stale(const struct ollama_index *ix)
-{
-	for (size_t i = 0; i < ix->n_dirs; i++)
-		if (dir_mtime(ix->dirs[i].path) != ix->dirs[i].mtime_ns)
-			return true;
-	return false;
-}
-
 /* The index of dir, built or refreshed as needed. Called with index_lock held. */
 static struct ollama_index *index_get(const char *dir)
 {
@@ -256,7 +225,7 @@ static struct ollama_index *index_get(const char *dir)
 		if (!strcmp(indexes[i]->dir, dir))
 			ix = indexes[i];
 	if (ix) {
-		if (now - ix->checked_ns >= OLLAMA_RECHECK_NS && index_stale(ix))
+		if (now - ix->checked_ns >= stores_recheck_ns() && dir_stamps_changed(&ix->dirs))
 			index_build(ix);
 		ix->checked_ns = now;
 		return ix;

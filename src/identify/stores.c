@@ -14,11 +14,11 @@
 #include <sys/stat.h>
 
 #include "core/util.h"
+#include "identify/lmstudio_index.h"
 #include "identify/ollama_index.h"
 #include "llm/gguf.h"
 
 static const char *const lmstudio_markers[] = {"/.lmstudio/models/", "/.cache/lm-studio/models/"};
-static const char *const lmstudio_roots[] = {".lmstudio/models", ".cache/lm-studio/models"};
 
 static bool is_dir(const char *path)
 {
@@ -72,7 +72,7 @@ static bool name_hf(const char *path, char **name)
 	return true;
 }
 
-static bool name_lmstudio(const char *path, char **name)
+bool stores_name_lmstudio(const char *path, char **name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(lmstudio_markers); i++) {
 		const char *m = strstr(path, lmstudio_markers[i]);
@@ -95,7 +95,7 @@ void stores_name_model(const char *path, char **name, enum model_store *store, e
 	*name = NULL;
 	if (name_ollama(path, name, role))
 		*store = MODEL_STORE_OLLAMA;
-	else if (name_lmstudio(path, name))
+	else if (stores_name_lmstudio(path, name))
 		*store = MODEL_STORE_LMSTUDIO;
 	else if (name_hf(path, name))
 		*store = MODEL_STORE_HF;
@@ -123,89 +123,18 @@ bool stores_ollama_dir(const struct gtm_proc_detail *d, char *out, size_t n)
 	return (size_t)snprintf(out, n, "/usr/share/ollama/.ollama/models") < n && is_dir(out);
 }
 
-static int lmstudio_add(const char *file, struct store_candidate *out, int max, int n, int *n_more)
-{
-	char *name = NULL;
-	if (n >= max) {
-		(*n_more)++;
-		return n;
-	}
-	if (!gguf_file_is_gguf(file) || !name_lmstudio(file, &name))
-		return n;
-	out[n].path = xstrdup(file);
-	out[n].name = name;
-	out[n].store = MODEL_STORE_LMSTUDIO;
-	out[n].role = MODEL_ROLE_MODEL;
-	return n + 1;
-}
-
-/* publisher/repo/file under root, two levels exactly, within a budget of
- * directory entries. */
-static int lmstudio_list(const char *root, struct store_candidate *out, int max, int n, int *n_more,
-			 size_t *budget)
-{
-	char path[4096];
-	DIR *top = opendir(root);
-	struct dirent *pub, *repo, *file;
-
-	while (top && (pub = readdir(top)) && *budget > 0) {
-		(*budget)--;
-		if (pub->d_name[0] == '.' || snprintf(path, sizeof path, "%s/%s", root, pub->d_name) >= (int)sizeof path)
-			continue;
-		DIR *pd = opendir(path);
-		size_t plen = strlen(path);
-		while (pd && (repo = readdir(pd)) && *budget > 0) {
-			(*budget)--;
-			if (repo->d_name[0] == '.' ||
-			    snprintf(path + plen, sizeof path - plen, "/%s", repo->d_name) >= (int)(sizeof path - plen))
-				continue;
-			DIR *rd = opendir(path);
-			size_t rlen = strlen(path);
-			while (rd && (file = readdir(rd)) && *budget > 0) {
-				(*budget)--;
-				if (file->d_name[0] == '.' ||
-				    snprintf(path + rlen, sizeof path - rlen, "/%s", file->d_name) >= (int)(sizeof path - rlen))
-					continue;
-				if (is_file(path))
-					n = lmstudio_add(path, out, max, n, n_more);
-			}
-			if (rd)
-				closedir(rd);
-			path[plen] = '\0';
-		}
-		if (pd)
-			closedir(pd);
-	}
-	if (top)
-		closedir(top);
-	return n;
-}
-
-static int candidate_cmp(const void *a, const void *b)
-{
-	const struct store_candidate *x = a, *y = b;
-	return strcmp(x->name, y->name);
-}
-
 int stores_installed(const struct gtm_proc_detail *d, unsigned traits, struct store_candidate *out, int max,
 		     int *n_more)
 {
 	char dir[4096];
-	int n = 0;
 	const char *home = proc_home(d);
 
 	*n_more = 0;
 	if ((traits & RT_T_STORE_OLLAMA) && stores_ollama_dir(d, dir, sizeof dir))
 		return ollama_list_models(dir, out, max, n_more);
-	if ((traits & RT_T_STORE_LMSTUDIO) && home) {
-		size_t budget = STORES_MAX_DIR_ENTRIES;
-		for (size_t i = 0; i < ARRAY_LEN(lmstudio_roots); i++)
-			if ((size_t)snprintf(dir, sizeof dir, "%s/%s", home, lmstudio_roots[i]) < sizeof dir)
-				n = lmstudio_list(dir, out, max, n, n_more, &budget);
-		if (n > 1)
-			qsort(out, (size_t)n, sizeof *out, candidate_cmp);
-	}
-	return n;
+	if ((traits & RT_T_STORE_LMSTUDIO) && home)
+		return lmstudio_list_models(home, out, max, n_more);
+	return 0;
 }
 
 /* The HF cache roots llama.cpp looks in, in its order (common/hf-cache.cpp:37-65). */
@@ -305,7 +234,20 @@ bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const 
 	return false;
 }
 
+static _Atomic uint64_t recheck_ns = 2000000000ull;
+
+void stores_set_recheck_ns(uint64_t ns)
+{
+	recheck_ns = ns;
+}
+
+uint64_t stores_recheck_ns(void)
+{
+	return recheck_ns;
+}
+
 void stores_cache_clear(void)
 {
 	ollama_index_clear();
+	lmstudio_index_clear();
 }

@@ -25,6 +25,10 @@
  * no store, the file's base name. *name is malloc'd. */
 void stores_name_model(const char *path, char **name, enum model_store *store, enum model_role *role);
 
+/* "publisher/repo" for a file exactly two levels below an LM Studio models
+ * folder (*name malloc'd); false for any other path. */
+bool stores_name_lmstudio(const char *path, char **name);
+
 /* The Ollama models folder of a process: OLLAMA_MODELS from its environment,
  * else $HOME/.ollama/models (its HOME), else /usr/share/ollama/.ollama/models;
  * the first that exists. Writes into out; false when none exists. */
@@ -50,6 +54,11 @@ int stores_installed(const struct gtm_proc_detail *d, unsigned traits, struct st
  * returns true when such a file exists. */
 bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const char *hf_file, bool mmproj,
 		       char *out, size_t n);
+
+/* How long an index is trusted before its folders' times are checked again
+ * (default 2 s; tests set 0). */
+void stores_set_recheck_ns(uint64_t ns);
+uint64_t stores_recheck_ns(void);
 
 /* Drops every cached index (tests). */
 void stores_cache_clear(void);

@@ -273,6 +273,7 @@ static void test_ollama_names_from_manifests(void **state)
 	assert_int_equal(c1->evidence, 1u << MODEL_EV_INSTALLED);
 	assert_true(ident_model_unproven(c2));
 	assert_false(c2->have_info); /* candidates cost no header read */
+	assert_int_equal(id->n_installed_omitted, 0);
 	char ev[96];
 	assert_string_equal(ident_text_evidence(c2, ev, sizeof ev), "installed, not proven loaded");
 	tf_process_free(p);
@@ -453,6 +454,42 @@ static void test_views(void **state)
 	tf_process_free(p);
 }
 
+/* An index is rebuilt when a folder it read changes, and only then. */
+static void test_store_indexes_follow_changes(void **state)
+{
+	(void)state;
+	char store[4096], hex[65], blob[4200], envs[4200], envh[4200];
+	snprintf(store, sizeof store, "%s", at("s"));
+	make_ollama_store(store);
+	hexof('b', hex);
+	snprintf(blob, sizeof blob, "%s/blobs/sha256-%s", store, hex);
+	char *name = NULL;
+	enum model_store st;
+	enum model_role role;
+	stores_name_model(blob, &name, &st, &role);
+	assert_string_equal(name, "someone/tuned:v2");
+	free(name);
+	stores_set_recheck_ns(0);
+	/* a new tag sorts first: the index notices the new folder */
+	write_manifest(store, "registry.ollama.ai/aaa/first/v1", 'b', 'e');
+	stores_name_model(blob, &name, &st, &role);
+	assert_string_equal(name, "aaa/first:v1");
+	free(name);
+
+	/* LM Studio: a model added to an existing repo folder */
+	tu_mkdirs(at("hl/.lmstudio/models/pub/repo"));
+	tf_write_gguf(at("hl/.lmstudio/models/pub/repo/a.gguf"), "llama");
+	snprintf(envh, sizeof envh, "HOME=%s", at("hl"));
+	snprintf(envs, sizeof envs, "X=1");
+	const char *envp[] = {envh, envs, NULL};
+	struct gtm_process *p = tf_process_cmdline("lm-studio", "lm-studio", "/opt/lm-studio", "/", NULL, envp);
+	assert_int_equal(tf_identify(p)->n_models, 1);
+	tf_write_gguf(at("hl/.lmstudio/models/pub/repo/b.gguf"), "llama");
+	assert_int_equal(tf_identify(p)->n_models, 2);
+	tf_process_free(p);
+	stores_set_recheck_ns(2000000000ull);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +503,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lmstudio_installed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hf_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_indexes_follow_changes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
