@@ -87,7 +87,7 @@ static json_t *estimate_json(const struct inspect_model *m)
 	for (size_t i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
 	return json_pack("{s:s, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
-			 "s:i, s:o, s:o, s:o, s:n, s:b, s:o}",
+			 "s:i, s:o, s:o, s:o, s:o, s:n, s:b, s:o}",
 			 "provenance", "estimated", "n_ctx", bytes(e->n_ctx), "n_seq", (int)e->n_seq,
 			 "n_stream", (int)e->n_stream, "kv_unified", e->unified, "n_ubatch", (int)e->n_ubatch,
 			 "n_layer", (int)e->n_layer, "gpu_layers", (int)e->gpu_layers, "output_on_gpu", e->output_on_gpu,
@@ -95,7 +95,8 @@ static json_t *estimate_json(const struct inspect_model *m)
 			 "weights_host_mapped", e->host_mapped, "tied_copy_bytes", bytes(e->tied_copy),
 			 "moved_to_host_bytes", bytes(e->moved_to_host), "kv", kv_json(e),
 			 "recurrent_bytes", bytes(e->rs_bytes), "recurrent_layers", (int)e->n_rs_layers,
-			 "recurrent_gpu_bytes", bytes(e->rs_gpu), "gpu_total_bytes", bytes(e->gpu_total),
+			 "recurrent_gpu_bytes", bytes(e->rs_gpu), "output_bytes", bytes(e->output_bytes),
+			 "gpu_total_bytes", bytes(e->gpu_total),
 			 "host_total_bytes", bytes(e->host_total), "compute_bytes", "refused", e->refused,
 			 "notes", notes);
 }

@@ -156,6 +156,8 @@ void inspect_model_print(FILE *out, const struct inspect_model *m)
 		fprintf(out, "  overrides     %llu tensors, %s moved to host (estimated)\n",
 			(unsigned long long)e->n_overridden, mib(a, e->moved_to_host));
 	print_kv(out, e);
+	fprintf(out, "  output buffer %s host (estimated; %llu-token vocabulary x %u slots)\n", mib(a, e->output_bytes),
+		(unsigned long long)e->n_vocab, e->n_seq);
 	fprintf(out, "  GPU total     %s (estimated; compute buffer not estimated: llama.cpp measures it)\n",
 		mib(a, e->gpu_total));
 	fprintf(out, "  host total    %s (estimated)\n", mib(a, e->host_total));

@@ -30,10 +30,31 @@ static void resolve_offload(const struct llama_flags *f, struct estimate *e)
 	e->gpu_layers = ngl >= 1 ? (uint32_t)(ngl - 1) : 0;
 }
 
+/* Vocabulary size: the tokenizer's token count, else token_embd's rows. */
+static uint64_t vocab_size(const struct gguf_header *h)
+{
+	const struct gguf_kv *tokens = gguf_find(h, "tokenizer.ggml.tokens");
+	const struct gguf_tensor *embd = gguf_find_tensor(h, "token_embd.weight");
+	uint64_t n = 0;
+	if (tokens && tokens->type == GGUF_VT_ARRAY)
+		return tokens->arr_n;
+	if (gguf_get_arch_u64(h, "vocab_size", &n))
+		return n;
+	return embd && embd->n_dims >= 2 ? embd->ne[1] : 0;
+}
+
+/* max(n_outputs, n_seq_max) rows of floats, reserved at context creation */
+static void output_buffer(const struct gguf_header *h, const struct arch_model *m, struct estimate *e)
+{
+	uint64_t row = m->rule->memory == ARCH_MEM_NONE ? m->n_embd : vocab_size(h);
+	e->n_vocab = vocab_size(h);
+	e->output_bytes = sat_mul(sat_mul(row, e->n_seq), 4);
+}
+
 static void totals(struct estimate *e)
 {
 	e->gpu_total = sat_add(sat_add(e->weights_gpu, e->kv_gpu), e->rs_gpu);
-	e->host_total = sat_add(sat_add(e->weights_host, e->kv_host), e->rs_host);
+	e->host_total = sat_add(sat_add(sat_add(e->weights_host, e->kv_host), e->rs_host), e->output_bytes);
 }
 
 bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, struct estimate *e, char *err,
@@ -47,6 +68,7 @@ bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, str
 	resolve_offload(f, e);
 	estimate_weights(h, f, e);
 	estimate_kv(&m, f, e);
+	output_buffer(h, &m, e);
 	if (m.rule->memory == ARCH_MEM_NONE)
 		estimate_note(e, "non-causal model (%s): no KV cache", h->arch);
 	if (e->mla)

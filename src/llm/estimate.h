@@ -55,8 +55,13 @@ struct estimate {
 	uint32_t n_rs_layers;
 	uint64_t rs_bytes, rs_gpu, rs_host;
 
+	/* output buffer (llama-context.cpp:2075-2130): logits of n_vocab floats
+	 * per sequence (embeddings for non-causal models), in host memory */
+	uint64_t n_vocab;
+	uint64_t output_bytes;
+
 	uint64_t gpu_total;      /* weights_gpu + kv_gpu + rs_gpu */
-	uint64_t host_total;
+	uint64_t host_total;     /* weights_host + kv_host + rs_host + output_bytes */
 
 	bool refused;            /* llama.cpp would refuse this configuration */
 	char notes[ESTIMATE_MAX_NOTES][160];

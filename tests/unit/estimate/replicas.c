@@ -13,8 +13,10 @@ const struct replica_spec replica_qwen3_0_6b_q8_0 = {
 	.wtype = GGML_T_Q8_0, .ftype = 7, .tied = true, .qk_norm = true,
 };
 
-/* config.json of google/gemma-3-270m: 18 layers, hidden 640, 4 heads, 1 KV
- * head, head_dim 256, intermediate 2048, vocab 262144, window 512, tied. */
+/* google/gemma-3-270m: 18 layers, hidden 640, 4 heads, 1 KV head, head_dim
+ * 256, intermediate 2048, vocab 262144, window 512, tied; the GGUF metadata and
+ * tensor shapes as ollama.com lists them for gemma3:270m (token_embd [640,
+ * 262144], q/k norms [256], post-attention/post-ffw norms). */
 const struct replica_spec replica_gemma3_270m_q8_0 = {
 	.arch = "gemma3", .name = "Gemma 3 270m", .n_layer = 18, .n_embd = 640, .n_ff = 2048,
 	.n_head = 4, .n_head_kv = 1, .head_dim = 256, .vocab = 262144, .n_ctx_train = 32768,

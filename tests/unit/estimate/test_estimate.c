@@ -382,6 +382,9 @@ static void test_real_logs(void **state)
 	assert_string_equal(mib(e.kv_bytes), "8.00 MiB");
 	assert_non_null(strstr(log, "CPU_Mapped model buffer size =    13.78 MiB"));
 	assert_string_equal(mib(e.weights_host), "13.78 MiB");
+	/* logits for 4 slots of a 50257-token vocabulary */
+	assert_non_null(strstr(log, "CPU  output buffer size =     0.77 MiB"));
+	assert_string_equal(mib(e.output_bytes), "0.77 MiB");
 	free(log);
 
 	e = plan_from_command("gemma3-f16-c4096", "tiny-gemma3-f16.gguf");
@@ -397,6 +400,8 @@ static void test_real_logs(void **state)
 	assert_int_equal(e.kv_bytes, 4096ull * 256 + 5ull * 768 * 256);
 	assert_non_null(strstr(log, "CPU_Mapped model buffer size =     9.89 MiB"));
 	assert_string_equal(mib(e.weights_host), "9.89 MiB");
+	assert_non_null(strstr(log, "CPU  output buffer size =     0.49 MiB"));
+	assert_string_equal(mib(e.output_bytes), "0.49 MiB");
 	free(log);
 }
 
