@@ -73,6 +73,13 @@ void dt_proc(const char *root, uint32_t pid, uint64_t start_time, const char *co
 		 pid, comm, pid, pid, (unsigned long long)start_time);
 	write_at(stat, "%s/proc/%u/stat", root, pid);
 	write_at(comm, "%s/proc/%u/comm", root, pid);
+	/* what the /proc scanner needs to list it: cmdline (NUL-separated) and status */
+	char path[PATH_MAX], status[256];
+	snprintf(path, sizeof path, "%s/proc/%u/cmdline", root, pid);
+	tu_write_file(path, comm, strlen(comm) + 1);
+	snprintf(status, sizeof status, "Name:\t%s\nTgid:\t%u\nPid:\t%u\nPPid:\t1\nUid:\t0\t0\t0\t0\n", comm, pid,
+		 pid);
+	write_at(status, "%s/proc/%u/status", root, pid);
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s/proc/%u/fd", root, pid);
 	tu_mkdirs(dir);

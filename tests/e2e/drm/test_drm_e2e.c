@@ -1,0 +1,266 @@
+/* The real gputaskman binary on DRM fixture trees built here (from the real
+ * captures in ../shared/fixtures/drm where a case maps onto one), read back
+ * through --json. argv[1]: the binary. Each failed check says what it saw. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "drm_tree.h"
+#include "testutil.h"
+
+static int failures;
+
+static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void check(bool ok, const char *fmt, ...)
+{
+	va_list ap;
+	if (ok)
+		return;
+	failures++;
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Runs `bin args` with GPUTASKMAN_ROOT=root and parses its stdout. */
+static json_t *run_json(const char *bin, const char *root, const char *args)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "GPUTASKMAN_ROOT='%s' '%s' %s", root, bin, args);
+	FILE *p = popen(cmd, "r");
+	if (!p) {
+		perror("popen");
+		exit(1);
+	}
+	json_error_t err;
+	json_t *j = json_loadf(p, 0, &err);
+	int st = pclose(p);
+	if (!j || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "FAIL: `%s` exited %d, JSON %s (%s)\n", cmd, WEXITSTATUS(st), j ? "ok" : "bad",
+			err.text);
+		exit(1);
+	}
+	return j;
+}
+
+static char *run_text(const char *bin, const char *root, const char *args)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof cmd, "GPUTASKMAN_ROOT='%s' '%s' %s 2>&1", root, bin, args);
+	FILE *p = popen(cmd, "r");
+	char *out = calloc(1, 65536);
+	size_t n = fread(out, 1, 65535, p);
+	out[n] = '\0';
+	pclose(p);
+	return out;
+}
+
+static json_t *gpu_at(json_t *snap, int index)
+{
+	return json_array_get(json_object_get(snap, "gpus"), (size_t)index);
+}
+
+/* The gpus[] entry of process pid (pid 0: the unattributed row) on device index. */
+static json_t *use_of(json_t *snap, long long pid, int index)
+{
+	size_t i, k;
+	json_t *p, *u;
+	json_array_foreach(json_object_get(snap, "processes"), i, p) {
+		json_t *jp = json_object_get(p, "pid");
+		bool match = pid ? json_integer_value(jp) == pid
+				 : !strcmp(json_string_value(json_object_get(p, "owner")) ?: "", "unattributed");
+		if (!match)
+			continue;
+		json_array_foreach(json_object_get(p, "gpus"), k, u)
+			if (json_integer_value(json_object_get(u, "index")) == index)
+				return u;
+	}
+	return NULL;
+}
+
+static long long num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? json_integer_value(v) : -1;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? s : "(null)";
+}
+
+static char *amd_body(const char *pdev, unsigned id, unsigned vram_kib, unsigned gtt_kib, unsigned shared_kib)
+{
+	char *b = malloc(1024);
+	snprintf(b, 1024,
+		 "pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t614\ndrm-driver:\tamdgpu\ndrm-pdev:\t%s\n"
+		 "drm-client-id:\t%u\ndrm-total-vram:\t%u KiB\ndrm-shared-vram:\t%u KiB\ndrm-resident-vram:\t%u KiB\n"
+		 "drm-total-gtt:\t%u KiB\ndrm-shared-gtt:\t0\ndrm-resident-gtt:\t%u KiB\n"
+		 "drm-total-cpu:\t0\ndrm-shared-cpu:\t0\ndrm-resident-cpu:\t0\n"
+		 "drm-memory-vram:\t%u KiB\ndrm-memory-gtt:\t%u KiB\ndrm-memory-cpu:\t0 KiB\n",
+		 pdev, id, vram_kib, shared_kib, vram_kib, gtt_kib, gtt_kib, vram_kib, gtt_kib);
+	return b;
+}
+
+static void amd_card(const char *root, int card, const char *slot, unsigned short did, const char *total,
+		     const char *vendor)
+{
+	dt_device(root, card, 128 + card, slot, "amdgpu", 0x1002, did);
+	dt_attr(root, slot, "mem_info_vram_total", total);
+	dt_attr(root, slot, "mem_info_vram_used", "1048576\n");
+	dt_attr(root, slot, "mem_info_gtt_total", "33554432000\n");
+	dt_attr(root, slot, "mem_info_gtt_used", "1048576\n");
+	if (vendor)
+		dt_attr(root, slot, "mem_info_vram_vendor", vendor);
+}
+
+/* A desktop: amdgpu card with a compositor importing windows, an Intel iGPU
+ * with an fd two processes share, and a process on a legacy kernel format. */
+static void desktop(const char *bin)
+{
+	char *root = tu_tempdir();
+	char *irogers = dt_capture_or_skip("i915-lore-irogers-proc_pid_fdinfo5.txt");
+	char *legacy = dt_capture_or_skip("amdgpu-amdgpu_top-issue87.txt");
+	const char *amd = "0000:03:00.0", *igpu = "0000:00:02.0";
+
+	amd_card(root, 0, amd, 0x744c, "25753026560\n", "samsung\n");
+	dt_device(root, 1, 129, igpu, "i915", 0x8086, 0xa780);
+	char *comp = amd_body(amd, 10, 90000, 2000, 30000), *term = amd_body(amd, 20, 20000, 0, 20000);
+	char *game = amd_body(amd, 30, 3000000, 50000, 0);
+	dt_proc(root, 1000, 500, "kwin_wayland");
+	dt_plain_fds(root, 1000, 0, 20);
+	dt_fd(root, 1000, 20, "/dev/dri/renderD128", comp);
+	dt_proc(root, 2000, 600, "konsole");
+	dt_fd(root, 2000, 12, "/dev/dri/renderD128", term);
+	dt_proc(root, 3000, 700, "game");
+	dt_fd(root, 3000, 40, "/dev/dri/renderD128", game);
+	dt_proc(root, 500, 800, "mpv");
+	dt_proc(root, 501, 801, "mpv");
+	dt_fd(root, 500, 5, "/dev/dri/renderD129", irogers);
+	dt_fd(root, 501, 5, "/dev/dri/renderD129", irogers);
+	dt_proc(root, 2217, 900, "steam");
+	dt_fd(root, 2217, 99, "/dev/dri/renderD128", legacy);
+
+	json_t *j = run_json(bin, root, "--json --no-probe");
+	json_t *g0 = gpu_at(j, 0), *g1 = gpu_at(j, 1);
+	check(json_array_size(json_object_get(j, "gpus")) == 2, "desktop: 2 GPUs, got %zu",
+	      json_array_size(json_object_get(j, "gpus")));
+	check(!strcmp(str(g0, "pci_bus_id"), amd), "desktop: GPU 0 is the AMD card (more memory), got %s",
+	      str(g0, "pci_bus_id"));
+	check(!strcmp(str(g1, "vendor"), "intel") && json_is_true(json_object_get(g1, "is_apu")),
+	      "desktop: GPU 1 is the Intel iGPU, an APU (vendor %s)", str(g1, "vendor"));
+	check(!strcmp(str(g0, "source"), "drm"), "desktop: source drm, got %s", str(g0, "source"));
+
+	json_t *c = use_of(j, 1000, 0), *t = use_of(j, 2000, 0), *g = use_of(j, 3000, 0);
+	check(c && json_is_null(json_object_get(c, "vram_bytes")), "compositor: VRAM N/A (null)");
+	check(c && !strcmp(str(c, "vram_na_reason"), "shared buffers"), "compositor: reason 'shared buffers', got %s",
+	      c ? str(c, "vram_na_reason") : "no row");
+	check(t && !strcmp(str(t, "vram_na_reason"), "shared buffers"), "terminal: reason 'shared buffers'");
+	check(g && num(g, "vram_bytes") == 3000000ll * 1024, "game: VRAM %lld, expected %lld", g ? num(g, "vram_bytes") : -1,
+	      3000000ll * 1024);
+	check(g && num(g, "spill_bytes") == 50000ll * 1024, "game: spill (GTT) %lld", g ? num(g, "spill_bytes") : -1);
+	json_t *m0 = use_of(j, 500, 1), *m1 = use_of(j, 501, 1);
+	check(m0 && m1 && !strcmp(str(m0, "vram_na_reason"), "shared client") &&
+		      !strcmp(str(m1, "vram_na_reason"), "shared client"),
+	      "mpv: both holders N/A 'shared client'");
+	json_t *s = use_of(j, 2217, 0);
+	check(s && !strcmp(str(s, "vram_na_reason"), "legacy kernel without shared keys"),
+	      "legacy: reason, got %s", s ? str(s, "vram_na_reason") : "no row");
+	json_t *u0 = use_of(j, 0, 0), *u1 = use_of(j, 0, 1);
+	check(u0 && num(u0, "vram_bytes") == (90000ll + 20000 + 2068) * 1024, "unattributed AMD: %lld",
+	      u0 ? num(u0, "vram_bytes") : -1);
+	check(u1 && num(u1, "vram_bytes") == 6044ll * 1024, "unattributed Intel (once, not per holder): %lld",
+	      u1 ? num(u1, "vram_bytes") : -1);
+	check(u1 && json_is_null(json_object_get(u1, "spill_bytes")), "Intel iGPU: no spill");
+	json_decref(j);
+
+	/* --list-gpus and --gpu N span the DRM devices in the same order */
+	char *list = run_text(bin, root, "--list-gpus");
+	char *amd_at = strstr(list, "7900"), *intel_at = strstr(list, "Intel");
+	check(amd_at && intel_at && amd_at < intel_at, "--list-gpus: AMD before Intel:\n%s", list);
+	free(list);
+	j = run_json(bin, root, "--json --no-probe --gpu 1");
+	check(json_array_size(json_object_get(j, "gpus")) == 1 &&
+		      !strcmp(str(gpu_at(j, 0), "pci_bus_id"), igpu),
+	      "--gpu 1 is the Intel iGPU");
+	check(use_of(j, 3000, 0) == NULL, "--gpu 1: no AMD rows");
+	json_decref(j);
+
+	free(comp);
+	free(term);
+	free(game);
+	free(irogers);
+	free(legacy);
+	tu_rmrf(root);
+	free(root);
+}
+
+/* Compute: an APU beside a discrete card, a HIP server, an Intel xe client. */
+static void compute(const char *bin)
+{
+	char *root = tu_tempdir();
+	char *xe = dt_capture_or_skip("xe-intel-compute-runtime-sysman.txt");
+	const char *apu = "0000:c4:00.0", *dgpu = "0000:03:00.0", *xslot = "0000:4d:00.0";
+
+	amd_card(root, 0, apu, 0x150e, "536870912\n", NULL);
+	amd_card(root, 1, dgpu, 0x7480, "8573157376\n", "hynix\n");
+	dt_device(root, 2, 130, xslot, "xe", 0x8086, 0x0bd5);
+	dt_attr(root, xslot, "tile0/physical_vram_size_bytes", "68719476736\n");
+	dt_attr(root, xslot, "tile1/physical_vram_size_bytes", "68719476736\n");
+	char *model = amd_body(apu, 4, 5348, 25258000, 0), *hip = amd_body(dgpu, 7, 4194304, 0, 0);
+	dt_proc(root, 7000, 70, "llama-server");
+	dt_fd(root, 7000, 7, "/dev/dri/renderD128", model);
+	dt_proc(root, 7100, 71, "python3");
+	dt_fd(root, 7100, 3, "/dev/kfd", NULL);
+	dt_fd(root, 7100, 9, "/dev/dri/renderD129", hip);
+	dt_proc(root, 1383, 72, "ze-app");
+	dt_fd(root, 1383, 8, "/dev/dri/renderD130", xe);
+
+	json_t *j = run_json(bin, root, "--json --no-probe");
+	check(json_array_size(json_object_get(j, "gpus")) == 3, "compute: 3 GPUs");
+	/* by dedicated memory: xe (128 GiB), discrete AMD (8 GiB), APU (512 MiB) */
+	check(!strcmp(str(gpu_at(j, 0), "pci_bus_id"), xslot) && !strcmp(str(gpu_at(j, 1), "pci_bus_id"), dgpu) &&
+		      !strcmp(str(gpu_at(j, 2), "pci_bus_id"), apu),
+	      "compute: order xe, discrete, APU; got %s %s %s", str(gpu_at(j, 0), "pci_bus_id"),
+	      str(gpu_at(j, 1), "pci_bus_id"), str(gpu_at(j, 2), "pci_bus_id"));
+	check(json_is_true(json_object_get(gpu_at(j, 2), "is_apu")), "compute: the APU says so");
+	json_t *m = use_of(j, 7000, 2);
+	check(m && num(m, "vram_bytes") == (5348ll + 25258000ll) * 1024 && json_is_null(json_object_get(m, "spill_bytes")),
+	      "APU: the model in GTT is GPU memory, not spill (vram %lld)", m ? num(m, "vram_bytes") : -1);
+	json_t *h = use_of(j, 7100, 1);
+	check(h && num(h, "vram_bytes") == 4194304ll * 1024, "HIP: VRAM from fdinfo");
+	check(h && json_is_true(json_object_get(h, "compute")), "HIP: compute");
+	check(h && json_is_null(json_object_get(h, "sm_pct")) && json_is_null(json_object_get(h, "graphics_pct")),
+	      "HIP: engine load null, never 0");
+	json_t *x = use_of(j, 1383, 0);
+	check(x && num(x, "vram_bytes") == (65072580ll + 63753540ll) * 1024, "xe: two tiles' VRAM (%lld)",
+	      x ? num(x, "vram_bytes") : -1);
+	check(x && num(x, "spill_bytes") == 264ll * 1024, "xe: GTT as spill");
+	check(x && json_is_null(json_object_get(x, "sm_pct")), "xe: one sample, compute load null");
+	json_decref(j);
+	free(model);
+	free(hip);
+	free(xe);
+	tu_rmrf(root);
+	free(root);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s GPUTASKMAN\n", argv[0]);
+		return 2;
+	}
+	desktop(argv[1]);
+	compute(argv[1]);
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
