@@ -18,6 +18,9 @@
 #include "core/util.h"
 #include "proc/proc_internal.h"
 
+/* A dump of a few listeners takes microseconds; never let one hold a refresh. */
+#define DIAG_DEADLINE_NS (250ull * 1000000ull)
+
 static void add_msg(struct proc_listeners *t, const unsigned char *payload, size_t len)
 {
 	struct inet_diag_msg m;
@@ -80,9 +83,10 @@ static int dump_family(int fd, int family, struct proc_listeners *t, char *io, s
 	};
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 
+	uint64_t deadline = now_monotonic_ns() + DIAG_DEADLINE_NS;
 	if (sendto(fd, &req, sizeof req, 0, (struct sockaddr *)&kernel, sizeof kernel) != (ssize_t)sizeof req)
 		return -1;
-	for (int rounds = 0; rounds < 100000; rounds++) {
+	while (now_monotonic_ns() < deadline) {
 		ssize_t k = recv(fd, io, cap, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -92,12 +96,13 @@ static int dump_family(int fd, int family, struct proc_listeners *t, char *io, s
 		if (r != 0)
 			return r > 0 ? 0 : -1;
 	}
+	errno = ETIMEDOUT;
 	return -1;
 }
 
 int proc_listeners_load_diag(struct proc_listeners *t, char *io, size_t cap)
 {
-	struct timeval tmo = {.tv_sec = 0, .tv_usec = 200000}; /* never hang a refresh */
+	struct timeval tmo = {.tv_sec = 0, .tv_usec = 100000}; /* never hang a refresh */
 	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 
 	if (fd < 0)

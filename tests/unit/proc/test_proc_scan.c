@@ -558,6 +558,30 @@ static void test_tree_denied(void **state)
 		fail_msg("denied scan check failed: code %d (20+n: check bit n)", WEXITSTATUS(st));
 }
 
+/* environ is kept to its first 64 KiB, cut after the last whole entry. */
+static void test_tree_environ_bound(void **state)
+{
+	(void)state;
+	size_t cap = 80 * 1024, n = 0;
+	char *env = malloc(cap);
+	for (int i = 0; n + 128 < cap; i++)
+		n += (size_t)snprintf(env + n, cap - n, "E%04d=%093d", i, i) + 1; /* 100 bytes each, NUL included */
+	fx_write("proc/100/environ", env, n);
+	free(env);
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = scan(c, 0);
+	const struct gtm_proc_detail *d = find_row(s, 100)->detail;
+	assert_non_null(d->environ_blob);
+	assert_true(d->environ_len <= PROC_ENVIRON_MAX);
+	assert_int_equal(d->environ_len % 100, 0);
+	assert_int_equal(d->environ_len, PROC_ENVIRON_MAX / 100 * 100);
+	assert_non_null(proc_detail_getenv(d, "E0000"));
+	assert_non_null(proc_detail_getenv(d, "E0654"));
+	assert_null(proc_detail_getenv(d, "E0655")); /* it would straddle the bound */
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
 static void test_tree_pid_exists(void **state)
 {
 	(void)state;
@@ -791,6 +815,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_denied, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_environ_bound, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_pid_exists, setup_tree, teardown_tree),
 		cmocka_unit_test(test_no_proc),
 		cmocka_unit_test(test_live_listener),
