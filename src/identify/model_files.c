@@ -231,11 +231,37 @@ static bool map_may_be_model(const struct gtm_proc_detail *d, const char *path)
 	return !d->exe || strcmp(d->exe, path) != 0;
 }
 
+/* A model file deleted (or replaced) while mapped: its magic cannot be read,
+ * so it counts only when the command line named that path or it is an Ollama
+ * blob, and it keeps the reason. The kernel appends " (deleted)" (proc(5)). */
+static void scan_deleted_map(const char *map, struct gtm_ident *id)
+{
+	static const char suffix[] = " (deleted)";
+	char *path = xstrndup(map, strlen(map) - (sizeof suffix - 1));
+	struct ident_model *m = ident_find_model(id, path, NULL);
+
+	if (!m && strstr(path, "/blobs/sha256-") && id->n_models < IDENT_MAX_MODELS) {
+		m = ident_new_model(id);
+		m->path = xstrdup(path);
+		model_file_describe(m, false);
+	}
+	if (m) {
+		free(m->error);
+		m->error = xstrdup("the file was deleted or replaced after it was mapped; its header is not read");
+		ident_model_set_evidence(m, MODEL_EV_MAPPED, "deleted");
+	}
+	free(path);
+}
+
 static void scan_maps(struct magic_cache *mc, const struct gtm_proc_detail *d, struct gtm_ident *id)
 {
 	struct stat st;
+	bool gguf_runtime = ident_find_trait(id, RT_T_GGUF) != NULL;
 	for (size_t i = 0; i < d->n_maps && id->n_models < IDENT_MAX_MODELS; i++) {
 		const char *path = d->maps[i];
+		if (gguf_runtime && path[0] == '/' && str_ends(path, " (deleted)") &&
+		    !runtimes_is_shared_object(path_base(path)))
+			scan_deleted_map(path, id);
 		if (!map_may_be_model(d, path) || !magic_cache_is_gguf(mc, path, &st))
 			continue;
 		struct ident_model *m = ident_find_model(id, path, &st);

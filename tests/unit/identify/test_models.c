@@ -490,6 +490,33 @@ static void test_store_indexes_follow_changes(void **state)
 	stores_set_recheck_ns(2000000000ull);
 }
 
+static void test_deleted_mapped_model(void **state)
+{
+	(void)state;
+	char map[4200], cmd[4200], blob[4200];
+	/* named on the command line, then deleted: still held, with the reason */
+	snprintf(map, sizeof map, "%s (deleted)", at("gone.gguf"));
+	snprintf(blob, sizeof blob, "%s/blobs/sha256-%064d (deleted)", at("store"), 7);
+	const char *maps[] = {map, blob, "/usr/lib/libllama.so.0 (deleted)", NULL};
+	snprintf(cmd, sizeof cmd, "llama-server -m %s", at("gone.gguf"));
+	struct gtm_process *p = tf_process_cmdline("llama-server", cmd, "/opt/llama-server", "/", maps, NULL);
+	const struct gtm_ident *id = tf_identify(p);
+	assert_int_equal(id->n_models, 2);
+	const struct ident_model *m = tf_model(id, "gone.gguf");
+	assert_true(ident_model_confirmed(m));
+	assert_string_equal(m->evidence_detail[MODEL_EV_MAPPED], "deleted");
+	assert_non_null(strstr(m->error, "deleted"));
+	m = tf_model(id, "0000007");
+	assert_int_equal(m->store, MODEL_STORE_OLLAMA);
+	assert_int_equal(m->evidence, 1u << MODEL_EV_MAPPED);
+	tf_process_free(p);
+	/* not a GGUF runtime: a deleted mapping is nothing */
+	const char *app_maps[] = {map, blob, NULL};
+	p = tf_process_cmdline("app", "app", "/usr/bin/app", "/", app_maps, NULL);
+	assert_int_equal(tf_identify(p)->n_models, 0);
+	tf_process_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -503,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lmstudio_installed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hf_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_mapped_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_indexes_follow_changes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
