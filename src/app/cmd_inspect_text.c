@@ -130,7 +130,9 @@ static void print_gpu(FILE *out, const struct inspect_model *m)
 	if (!m->plan_ok)
 		return;
 	fprintf(out, "  fits          %s (estimated, without the compute buffer)\n", m->fits ? "yes" : "no");
-	if (m->max_ctx)
+	if (m->est.refused)
+		fprintf(out, "  largest -c    N/A (llama.cpp would refuse this configuration)\n");
+	else if (m->max_ctx)
 		fprintf(out, "  largest -c    %llu fits at this offload (estimated)\n", (unsigned long long)m->max_ctx);
 	else
 		fprintf(out, "  largest -c    none fits at this offload (estimated)\n");

@@ -87,7 +87,7 @@ uint64_t estimate_max_ctx(const struct gguf_header *h, const struct llama_flags 
 	struct llama_flags probe = *f; /* shallow: only n_ctx changes */
 	char err[160];
 	uint64_t lo = 0, hi;
-	if (!estimate_plan(h, f, &e, err, sizeof err) || !arch_model_load(h, &m, err, sizeof err))
+	if (!estimate_plan(h, f, &e, err, sizeof err) || e.refused || !arch_model_load(h, &m, err, sizeof err))
 		return 0;
 	hi = (e.n_ctx_train && e.n_ctx_train < ESTIMATE_MAX_CTX ? e.n_ctx_train : ESTIMATE_MAX_CTX) / 256;
 	/* weights do not depend on the context: search only the KV part */

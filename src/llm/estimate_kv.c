@@ -91,8 +91,9 @@ static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il
 	uint64_t v_width = e->flash_attn ? (uint64_t)l->head_v * l->n_head_kv : v_max;
 	if (!ggml_row_bytes(e->type_k, (uint64_t)l->head_k * l->n_head_kv, &k) ||
 	    !ggml_row_bytes(e->type_v, v_width, &v)) {
+		/* a row that overflows (hostile shape) or splits a block: no plan */
 		e->refused = true;
-		return;
+		k = v = UINT64_MAX / 4;
 	}
 	uint64_t *dev = on_gpu(e, il) ? &e->kv_gpu : &e->kv_host;
 	e->n_kv_layers++;

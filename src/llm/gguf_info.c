@@ -125,8 +125,10 @@ static void type_mix(const struct gguf_header *h, struct gguf_model_info *m)
 		all[t] = (struct gguf_type_share){t, 0};
 	for (uint64_t i = 0; i < h->n_tensors; i++) {
 		const struct gguf_tensor *t = &h->tensors[i];
+		/* sizes are bounded by the parser; element counts of hostile files are not */
 		all[t->type].bytes += t->nbytes;
-		m->n_params += t->n_elements;
+		if (__builtin_add_overflow(m->n_params, t->n_elements, &m->n_params))
+			m->n_params = UINT64_MAX;
 		m->tensor_bytes += t->nbytes;
 	}
 	qsort(all, GGML_T_COUNT, sizeof all[0], share_cmp);

@@ -12,6 +12,7 @@
 #include "core/format.h"
 #include "core/util.h"
 #include "gguf_writer.h"
+#include "llm/arch.h"
 #include "llm/estimate.h"
 #include "llm/ggml_types.h"
 #include "llm/gguf.h"
@@ -470,6 +471,37 @@ static void test_bad_model(void **state)
 	gguf_header_unref(h);
 }
 
+static void huge_keys(struct gw *w, const char *a)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.attention.head_count_kv", a), gw_u32(w, k, UINT32_MAX);
+	snprintf(k, sizeof k, "%s.attention.key_length", a), gw_u32(w, k, UINT32_MAX);
+	snprintf(k, sizeof k, "%s.ssm.inner_size", a), gw_u64(w, k, UINT64_MAX);
+}
+
+static void test_hostile_shapes_saturate(void **state)
+{
+	(void)state;
+	/* absurd sizes never wrap to small figures */
+	struct gguf_header *h = synthetic("jamba", 4000, huge_keys);
+	struct estimate e = plan(h, "-np 65536 -c 1099511627776");
+	assert_true(e.n_seq <= ESTIMATE_MAX_SEQ);
+	assert_true(e.n_ctx <= ESTIMATE_MAX_CTX);
+	assert_true(e.refused);
+	assert_true(e.kv_bytes >= 1ull << 62);
+	assert_true(e.gpu_total >= e.kv_gpu);
+	struct llama_flags f;
+	llama_flags_init(&f);
+	assert_int_equal(estimate_max_ctx(h, &f, 1ull << 40), 0);
+	gguf_header_unref(h);
+	/* more layers than we plan for: refused with a message */
+	char err[256];
+	h = synthetic("llama", ARCH_MAX_LAYERS + 1, NULL);
+	assert_false(estimate_plan(h, &f, &e, err, sizeof err));
+	assert_non_null(strstr(err, "block_count"));
+	gguf_header_unref(h);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -498,6 +530,7 @@ int main(void)
 		cmocka_unit_test(test_encoder_mla_and_patterns),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_bad_model),
+		cmocka_unit_test(test_hostile_shapes_saturate),
 		cmocka_unit_test(test_real_logs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
