@@ -59,8 +59,8 @@ static void compare_models(struct diff_proc_row *row)
 	free(used);
 }
 
-/* The KV estimate's change: the sum over KV estimate segments known on both sides
- * (one per device, or one per model). Measured: the process's VRAM change. */
+/* The KV estimate's change: the sum over GPU KV estimate segments known on both
+ * sides (one per device). Measured: the process's VRAM change. */
 static void kv_check(struct diff_proc_row *row)
 {
 	struct diff_kv_check *kv = &row->kv;
@@ -69,7 +69,7 @@ static void kv_check(struct diff_proc_row *row)
 
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		if (!s->b || !s->a || !s->b->is_kv || !s->bytes.known)
+		if (!s->b || !s->a || !s->b->is_kv || s->b->host || !s->bytes.known)
 			continue;
 		any = true;
 		est += s->bytes.delta;

@@ -33,6 +33,10 @@ static const struct {
 	{"log", "log"}, {"logs", "log"}, {"api", "api"},
 };
 
+/* Section keys that add nothing to a label: "explain breakdown kv_cache GPU" reads
+ * as "breakdown kv_cache GPU" (views/explain_json.c puts everything under "explain"). */
+static const char *const quiet_keys[] = {"explain"};
+
 /* Fields that name an array element, so a segment keeps its label when the order changes. */
 static const char *const name_keys[] = {"name", "segment", "kind", "buffer", "type", "device"};
 
@@ -42,6 +46,14 @@ enum diff_seg_kind diff_seg_kind_of(const char *source)
 		if (str_starts(source, source_kinds[i].prefix))
 			return source_kinds[i].kind;
 	return DIFF_SEG_OTHER;
+}
+
+static bool is_quiet_key(const char *k)
+{
+	for (size_t i = 0; i < ARRAY_LEN(quiet_keys); i++)
+		if (!strcmp(quiet_keys[i], k))
+			return true;
+	return false;
 }
 
 static bool is_core_key(const char *k)
@@ -75,7 +87,9 @@ static void join(char *dst, const char *base, const char *part)
 	snprintf(dst, LABEL_MAX, "%s%s%s", base, base[0] && part[0] ? " " : "", part);
 }
 
-static void add_seg(struct diff_proc *p, const char *label, const char *source, const json_t *v)
+/* host: the figure is in host memory (explain's "host_memory": true), so it is
+ * not compared with a GPU's measured growth. */
+static void add_seg(struct diff_proc *p, const char *label, const char *source, bool host, const json_t *v)
 {
 	struct diff_seg *s;
 
@@ -96,6 +110,7 @@ static void add_seg(struct diff_proc *p, const char *label, const char *source, 
 		}
 	s->source = xstrdup(source);
 	s->kind = diff_seg_kind_of(source);
+	s->host = host;
 	s->is_kv = s->kind == DIFF_SEG_ESTIMATED && label_is_kv(label);
 	if (json_is_integer(v) && json_integer_value(v) >= 0)
 		s->bytes = (struct diff_val){true, (uint64_t)json_integer_value(v)};
@@ -124,6 +139,8 @@ static void walk_object(const json_t *o, const char *label, const char *source, 
 	json_t *v;
 	char sub[LABEL_MAX], part[LABEL_MAX];
 
+	bool host = json_is_true(json_object_get(o, "host_memory"));
+
 	if (json_is_string(src) && json_string_length(src) > 0)
 		source = json_string_value(src);
 	json_object_foreach((json_t *)o, k, v) {
@@ -131,10 +148,10 @@ static void walk_object(const json_t *o, const char *label, const char *source, 
 			continue;
 		if (source && (json_is_integer(v) || json_is_null(v)) && bytes_key(k, part, sizeof part)) {
 			join(sub, label, part);
-			add_seg(p, sub[0] ? sub : k, source, v);
+			add_seg(p, sub[0] ? sub : k, source, host, v);
 		} else if (json_is_object(v) || json_is_array(v)) {
 			const char *ks = source_of_key(k);
-			join(sub, label, k);
+			join(sub, label, is_quiet_key(k) ? "" : k);
 			walk(v, sub, source ? source : ks, depth + 1, p);
 		}
 	}

@@ -43,6 +43,7 @@ struct diff_seg {
 	char *source;            /* as written: "log", "api", "estimate", ... */
 	enum diff_seg_kind kind;
 	bool is_kv;              /* a KV-cache estimate (compared with measured growth) */
+	bool host;               /* in host memory, not on a GPU */
 	struct diff_val bytes;
 };
 

@@ -2,8 +2,10 @@
 # `gputaskman diff` end to end: snapshot pairs taken by the real binary ($1)
 # against the fake NVML ($2: its folder), with stand-in GPU processes ($4, which
 # maps the fake libcuda $3): a server restarted under a new PID on the same
-# port, a process that appears only after, small movers hidden, a host-only PID;
-# then bad inputs, each one line naming the file, exit 2.
+# port, a llama-server restarted with a larger -c (the KV estimate beside the
+# measured growth, through identify and explain), a process that appears only
+# after, small movers hidden, a host-only PID; then bad inputs, each one line
+# naming the file, exit 2.
 set -u
 bin=$1 nvml_dir=$2 libcuda=$3 standin=$4
 fail=0
@@ -26,23 +28,24 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-# start NAME PORT: a stand-in called NAME (its comm) listening on PORT (-1: none).
-# Sets $started to its PID and $port to the port it listens on.
+# start NAME PORT [ARGS...]: a stand-in called NAME (its comm) listening on PORT
+# (-1: none), run in $t. Sets $started to its PID and $port to its port.
 start() {
-	[ -e "$t/$1" ] || cp "$standin" "$t/$1" || exit 1
-	"$t/$1" --lib "$libcuda" --port "$2" --seconds 120 >"$t/$1.$$.out" 2>&1 &
+	name=$1 p=$2; shift 2
+	[ -e "$t/$name" ] || cp "$standin" "$t/$name" || exit 1
+	(cd "$t" && exec "./$name" --lib "$libcuda" --port "$p" --seconds 120 "$@") >"$t/$name.$$.out" 2>&1 &
 	started=$!
 	pids="$pids $started"
 	n=0
-	until grep -q '^ready' "$t/$1.$$.out" 2>/dev/null; do
+	until grep -q '^ready' "$t/$name.$$.out" 2>/dev/null; do
 		n=$((n + 1))
 		if [ $n -gt 100 ] || ! kill -0 "$started" 2>/dev/null; then
-			echo "FAIL stand-in $1 did not start:"; cat "$t/$1.$$.out"; exit 1
+			echo "FAIL stand-in $name did not start:"; cat "$t/$name.$$.out"; exit 1
 		fi
 		sleep 0.05
 	done
-	port=$(sed -n 's/^ready //p' "$t/$1.$$.out")
-	rm -f "$t/$1.$$.out"
+	port=$(sed -n 's/^ready //p' "$t/$name.$$.out")
+	rm -f "$t/$name.$$.out"
 }
 
 # scenario FILE LINES...: written whole, then renamed, as the fake expects.
@@ -50,21 +53,30 @@ scenario() {
 	f=$1; shift
 	printf '%s\n' "$@" >"$t/scn.tmp" && mv "$t/scn.tmp" "$f"
 }
+# The machine's own /proc and /sys, seen through a root without the container
+# marker files: gputaskman runs in native mode even inside a test container, so
+# a PID in no /proc is an H: row rather than a guess at someone else's process.
+mkdir -p "$t/root" && for d in proc sys dev etc; do ln -s "/$d" "$t/root/$d"; done
 snap() { # OUT: a --json snapshot against the current scenario
-	LD_LIBRARY_PATH="$nvml_dir" GTM_FAKE_NVML_SCENARIO="$t/scenario" "$bin" --json --no-probe >"$1" 2>"$t/err" ||
+	GPUTASKMAN_ROOT="$t/root" LD_LIBRARY_PATH="$nvml_dir" GTM_FAKE_NVML_SCENARIO="$t/scenario" \
+		"$bin" --json --no-probe >"$1" 2>"$t/err" ||
 		{ bad "gputaskman --json exited $?"; cat "$t/err"; }
 }
 GiB=1073741824 MiB=1048576
 
+"$standin" --write-gguf "$t/llama.gguf" || { echo "FAIL writing the GGUF"; exit 1; }
 start llama-server 0; srv1=$started; port1=$port
-start llama-server 0; srv2=$started; port2=$port
+start llama-server 0; srv2=$started
 start worker -1; worker=$started
+# 32 layers x 8 KV heads x 128 x f16 x (K+V) = 128 KiB per token: 512 MiB at -c 4096.
+start llama-server 0 -m llama.gguf -c 4096 -ngl 99; model1=$started; portm=$port
 dev='device name="NVIDIA H100 80GB HBM3" uuid=GPU-1111 bus=00000000:1A:00.0 mem_total=85899345920'
-scenario "$t/scenario" "$dev mem_used=$((3 * GiB + 104 * MiB))" \
+scenario "$t/scenario" "$dev mem_used=$((4 * GiB + 616 * MiB))" \
 	"process dev=0 pid=$srv1 mem=$GiB" \
 	"process dev=0 pid=$srv2 mem=$((2 * GiB))" \
 	"process dev=0 pid=$worker mem=$((4 * MiB))" \
-	"process dev=0 pid=4000001 mem=$((100 * MiB))"
+	"process dev=0 pid=4000001 mem=$((100 * MiB))" \
+	"process dev=0 pid=$model1 mem=$((1536 * MiB))"
 snap "$t/before.json"
 
 # The first server restarts under a new PID on its port; a job appears.
@@ -72,17 +84,22 @@ kill "$srv1"; wait "$srv1" 2>/dev/null
 start llama-server "$port1"; srv1b=$started
 [ "$port" = "$port1" ] || bad "restarted stand-in got port $port, not $port1"
 start python-job -1; job=$started
-scenario "$t/scenario" "$dev mem_used=$((6 * GiB + 117 * MiB))" \
+# The model server restarts with twice the context: the KV estimate grows by
+# 512 MiB, the measured VRAM (as lazily as a real one may) by 256 MiB.
+kill "$model1"; wait "$model1" 2>/dev/null
+start llama-server "$portm" -m llama.gguf -c 8192 -ngl 99; model2=$started
+scenario "$t/scenario" "$dev mem_used=$((7 * GiB + 885 * MiB))" \
 	"process dev=0 pid=$srv1b mem=$((3 * GiB))" \
 	"process dev=0 pid=$srv2 mem=$((2 * GiB + 512 * MiB))" \
 	"process dev=0 pid=$worker mem=$((5 * MiB))" \
 	"process dev=0 pid=4000001 mem=$((100 * MiB))" \
-	"process dev=0 pid=$job mem=$((500 * MiB))"
+	"process dev=0 pid=$job mem=$((500 * MiB))" \
+	"process dev=0 pid=$model2 mem=$((1792 * MiB))"
 snap "$t/after.json"
 
 "$bin" diff "$t/before.json" "$t/after.json" >"$t/text" 2>"$t/err"; check_rc "diff exits 0" 0 $?
 echo "--- gputaskman diff before.json after.json:"; cat "$t/text"; echo "---"
-expect "device used grew" "+3.01 GiB" "$t/text"
+expect "device used grew" "+3.26 GiB" "$t/text"
 expect "restart paired by name and port" "llama-server $srv1 -> $srv1b" "$t/text"
 expect "restart is said" "restarted (same name and ports)" "$t/text"
 expect "restarted server measured" "+2.00 GiB" "$t/text"
@@ -90,15 +107,22 @@ expect "new process: not listed before" "not listed before" "$t/text"
 expect "same server by PID" "+512.00 MiB" "$t/text"
 expect "small movers hidden, counted" "moved by less than 16 MiB and" "$t/text"
 expect_not "worker hidden" "worker" "$t/text"
+expect "model server restart paired" "llama-server $model1 -> $model2" "$t/text"
+expect "KV estimate beside measured growth" \
+	"KV cache estimate changed by +512.00 MiB; measured VRAM changed by +256.00 MiB (0.50x the estimate)" "$t/text"
+expect "lazy allocation note" "Lazy allocation, allocator caching and sliding-window attention" "$t/text"
+expect "advice: after one request" 'Take the "after" snapshot once the model has answered one request.' "$t/text"
+expect "estimate listed apart" "breakdown kv_cache GPU [estimate]" "$t/text"
+expect "model file is evidence" "llama.gguf  [" "$t/text"
 "$bin" diff --all "$t/before.json" "$t/after.json" >"$t/all" 2>"$t/err"; check_rc "diff --all exits 0" 0 $?
 expect "--all shows the worker" "worker $worker" "$t/all"
 echo "--- --all:"; sed -n '/^Processes/,$p' "$t/all"; echo "---"
 
 "$bin" diff --json "$t/before.json" - <"$t/after.json" >"$t/diff.json" 2>"$t/err"; check_rc "diff --json (after on stdin)" 0 $?
-python3 - "$t/diff.json" "$srv1" "$srv1b" "$srv2" "$worker" "$job" <<'PY' || fail=1
+python3 - "$t/diff.json" "$srv1" "$srv1b" "$srv2" "$worker" "$job" "$model1" "$model2" <<'PY' || fail=1
 import json, sys
 d = json.load(open(sys.argv[1]))
-srv1, srv1b, srv2, worker, job = map(int, sys.argv[2:])
+srv1, srv1b, srv2, worker, job, model1, model2 = map(int, sys.argv[2:])
 assert d["diff_schema_version"] == 1 and d["warnings"] == [], d["warnings"]
 rows = {}
 for p in d["processes"]:
@@ -116,11 +140,27 @@ chk(rows[job]["before"] is None and rows[job]["paired_by"] is None, "json: new j
 chk(rows[job]["measured"]["vram_total_bytes"]["delta"] is None, "json: no delta against not listed")
 chk(rows[worker]["hidden_in_text"] and rows[worker]["measured"]["vram_total_bytes"]["delta"] == 1 << 20, "json: worker listed, hidden in text")
 h = [p for k, p in rows.items() if isinstance(k, str)]
-chk(len(h) == 1, "json: one host-only row (PID 4000001 is in no /proc)")
-chk(h[0]["paired_by"] == "host_pid" and h[0]["hidden_in_text"], "json: H: row paired by host PID, unmoved")
+# In container mode a host PID may be paired with a local process (attribution's
+# rules, not diff's): the H: row is only certain in native mode.
+if json.load(open(sys.argv[1].replace("diff.json", "before.json")))["mode"] == "native":
+    chk(len(h) == 1, "json: one host-only row (PID 4000001 is in no /proc)")
+    chk(h[0]["paired_by"] == "host_pid" and h[0]["hidden_in_text"], "json: H: row paired by host PID, unmoved")
+else:
+    print("skip H: row checks: the snapshots were taken in", d["before"]["file"], "container mode")
 chk(d["hidden_in_text"] == sum(p["hidden_in_text"] for p in d["processes"]), "json: hidden count matches rows")
 g = d["gpus"][0]
-chk(g["paired_by"] == "uuid" and g["memory"]["used_bytes"]["delta"] == 3 * (1 << 30) + 13 * (1 << 20), "json: device used delta")
+chk(g["paired_by"] == "uuid" and g["memory"]["used_bytes"]["delta"] == 3 * (1 << 30) + 269 * (1 << 20), "json: device used delta")
+m = rows[model2]
+chk(m["before"]["pid"] == model1 and m["paired_by"] == "name+ports", "json: model server restart paired")
+kv = m["kv_check"]
+chk(kv and kv["estimate_delta_bytes"] == 512 << 20 and kv["measured_vram_delta_bytes"] == 256 << 20 and abs(kv["ratio"] - 0.5) < 1e-9,
+    "json: kv_check 512 MiB estimate, 256 MiB measured, ratio 0.5")
+est = {e["label"]: e for e in m["estimated"]}
+chk(est["breakdown kv_cache GPU"]["delta"] == 512 << 20 and est["breakdown kv_cache GPU"]["source"] == "estimate",
+    "json: KV estimate listed under estimated")
+chk(m["measured"]["vram_total_bytes"]["delta"] == 256 << 20, "json: measured VRAM is the driver's, no estimate added")
+mods = [x for x in m["models"] if x["name"].endswith("llama.gguf")]
+chk(len(mods) == 1 and mods[0]["change"] == "kept" and "mapped" in mods[0]["evidence_after"], "json: model kept, with evidence")
 PY
 
 # Another GPU in the same machine's after snapshot: warned, compared anyway.

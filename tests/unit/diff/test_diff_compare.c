@@ -313,15 +313,26 @@ static void test_process_uses_follow_uuid(void **state)
 }
 
 /* Reported and estimated figures are listed, never added to the measured totals;
- * the KV estimate is shown beside the measured growth with the ratio. */
+ * the KV estimate is shown beside the measured growth with the ratio. The shape
+ * is views/explain_json.c's: process.explain.breakdown[] and log.kv_caches[]. */
+static json_t *seg(const char *segment, const char *device, bool host, long long bytes, const char *source)
+{
+	return json_pack("{s:s, s:s, s:b, s:I, s:s, s:s}", "segment", segment, "device", device, "host_memory", host,
+			 "bytes", (json_int_t)bytes, "source", source, "provenance",
+			 strcmp(source, "estimate") ? "reported" : "estimated");
+}
+
 static json_t *with_breakdown(json_t *p, long long kv_est, long long kv_log, const char *model_path, const char *ev)
 {
-	json_t *bd = json_array(), *models = json_array();
-	json_array_append_new(bd, json_pack("{s:s, s:s, s:I, s:s}", "segment", "kv", "device", "CUDA0", "bytes",
-					    (json_int_t)kv_est, "source", "estimate"));
-	json_array_append_new(bd, json_pack("{s:s, s:s, s:I, s:s}", "segment", "kv", "device", "CUDA0", "bytes",
-					    (json_int_t)kv_log, "source", "log"));
-	json_object_set_new(p, "breakdown", bd);
+	json_t *bd = json_array(), *models = json_array(), *explain = json_object();
+	json_array_append_new(bd, seg("kv_cache", "CUDA0", false, kv_est, "estimate"));
+	json_array_append_new(bd, seg("kv_cache", "CUDA0", false, kv_log, "log"));
+	/* a KV estimate in host memory grows too, but is not compared with VRAM */
+	json_array_append_new(bd, seg("kv_cache", "Host", true, kv_est / 2, "estimate"));
+	json_object_set_new(explain, "breakdown", bd);
+	json_object_set_new(explain, "log", json_pack("{s:s, s:[{s:s, s:I, s:s}]}", "state", "current", "kv_caches",
+						      "kind", "kv", "bytes", (json_int_t)kv_log, "source", "log"));
+	json_object_set_new(p, "explain", explain);
 	if (model_path)
 		json_array_append_new(models, json_pack("{s:s, s:s, s:[s], s:s, s:I}", "name", "qwen3-0.6b", "path", model_path,
 							"evidence", ev, "status", "single source", "file_size_bytes",
@@ -346,16 +357,20 @@ static void test_estimates_beside_measured(void **state)
 
 	/* measured: the process's own counter, untouched by the segments */
 	assert_int_equal(row->vram_total.delta, 224 * MiB);
-	assert_int_equal(row->n_segs, 2);
+	assert_int_equal(row->n_segs, 4);
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		assert_int_equal(s->bytes.delta, 448 * MiB);
 		reported += s->a->kind == DIFF_SEG_REPORTED;
 		estimated += s->a->kind == DIFF_SEG_ESTIMATED;
-		assert_string_equal(s->a->label, "breakdown kv CUDA0");
+		if (!strcmp(s->a->label, "breakdown kv_cache Host"))
+			assert_int_equal(s->bytes.delta, 224 * MiB);
+		else
+			assert_int_equal(s->bytes.delta, 448 * MiB);
 	}
-	assert_int_equal(reported, 1);
-	assert_int_equal(estimated, 1);
+	assert_string_equal(row->segs[0].a->label, "breakdown kv_cache CUDA0");
+	assert_string_equal(row->segs[3].a->label, "log kv_caches kv");
+	assert_int_equal(reported, 2);
+	assert_int_equal(estimated, 2);
 	assert_true(row->kv.present);
 	assert_int_equal(row->kv.estimate_delta, 448 * MiB);
 	assert_int_equal(row->kv.measured_delta, 224 * MiB);
@@ -375,8 +390,8 @@ static void test_estimates_beside_measured(void **state)
 	free(text);
 
 	json_t *j = diff_to_json(r, "b", "a"), *p = json_array_get(json_object_get(j, "processes"), 0);
-	assert_int_equal(json_array_size(json_object_get(p, "reported")), 1);
-	assert_int_equal(json_array_size(json_object_get(p, "estimated")), 1);
+	assert_int_equal(json_array_size(json_object_get(p, "reported")), 2);
+	assert_int_equal(json_array_size(json_object_get(p, "estimated")), 2);
 	assert_float_equal(json_real_value(json_object_get(json_object_get(p, "kv_check"), "ratio")), 0.5, 1e-9);
 	json_decref(j);
 	b_free(r, &sb, &sa);
