@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/cmd_inspect.h"
 #include "core/format.h"
 #include "core/util.h"
 #include "gguf_writer.h"
@@ -502,6 +503,69 @@ static void test_hostile_shapes_saturate(void **state)
 	gguf_header_unref(h);
 }
 
+static uint64_t fake_free;
+
+static int fake_gpu(uint64_t *free_b, uint64_t *total, char *name, size_t n)
+{
+	*free_b = fake_free;
+	*total = 2 * fake_free;
+	snprintf(name, n, "Test GPU");
+	return 0;
+}
+
+static void test_inspect_fit(void **state)
+{
+	(void)state;
+	char path[512], err[256], *text = NULL;
+	size_t text_len = 0;
+	struct llama_flags f;
+	struct inspect_model m;
+	snprintf(path, sizeof path, "%s/fit-qwen3.gguf", tmp_dir);
+	assert_int_equal(replica_write(&replica_qwen3_0_6b_q8_0, path), 0);
+	llama_flags_init(&f);
+	f.n_ctx = 4096;
+	f.defaulted &= ~(unsigned)LF_DEF_CTX;
+	/* unwired: the fit is not checked, and says so */
+	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_false(m.have_gpu);
+	json_t *j = inspect_model_json(&m);
+	assert_true(json_is_null(json_object_get(j, "gpu")));
+	json_decref(j);
+	inspect_model_release(&m);
+	/* free memory for the weights and 8192 cells of KV (the output buffer is host memory) */
+	fake_free = 633495552ull + 8192ull * 114688;
+	cmd_inspect_set_gpu_query(fake_gpu);
+	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(m.have_gpu);
+	assert_true(m.fits);
+	assert_int_equal(m.max_ctx, 8192);
+	j = inspect_model_json(&m);
+	json_t *gpu = json_object_get(j, "gpu");
+	assert_string_equal(json_string_value(json_object_get(gpu, "name")), "Test GPU");
+	assert_true(json_is_true(json_object_get(gpu, "fits")));
+	assert_int_equal(json_integer_value(json_object_get(gpu, "max_ctx")), 8192);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "estimate"), "weights_gpu_bytes")),
+			 633495552);
+	json_decref(j);
+	FILE *out = open_memstream(&text, &text_len);
+	inspect_model_print(out, &m);
+	fclose(out);
+	assert_non_null(strstr(text, "Test GPU"));
+	assert_non_null(strstr(text, "fits          yes"));
+	assert_non_null(strstr(text, "largest -c    8192"));
+	free(text);
+	inspect_model_release(&m);
+	/* too little memory: does not fit */
+	fake_free = 600ull << 20;
+	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_false(m.fits);
+	assert_int_equal(m.max_ctx, 0);
+	inspect_model_release(&m);
+	cmd_inspect_set_gpu_query(NULL);
+	llama_flags_free(&f);
+	gguf_cache_clear();
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -531,6 +595,7 @@ int main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_bad_model),
 		cmocka_unit_test(test_hostile_shapes_saturate),
+		cmocka_unit_test(test_inspect_fit),
 		cmocka_unit_test(test_real_logs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
