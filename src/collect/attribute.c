@@ -225,7 +225,59 @@ static void add_unattributed(struct gtm_snapshot *snap, const struct gtm_raw_use
 
 /* ---- local PIDs ---- */
 
-static void resolve_local(struct work *w, struct gtm_snapshot *snap, bool container)
+/* Libraries whose presence says a process computes on an NVIDIA GPU itself:
+ * the driver API, the runtime (which loads the driver API later, so a cached
+ * map may not show it yet), OpenCL (compute list, no libcuda), and llama.cpp's
+ * CUDA backend. */
+static const char *const nvidia_compute_libs[] = {
+	"libcuda.so", "libcudart.so", "libnvidia-opencl.so", "libggml-cuda.so",
+};
+
+static bool maps_nvidia_compute(const struct gtm_proc_detail *d)
+{
+	for (size_t i = 0; d && i < d->n_maps; i++)
+		for (size_t k = 0; d->maps[i] && k < ARRAY_LEN(nvidia_compute_libs); k++)
+			if (str_starts(path_base(d->maps[i]), nvidia_compute_libs[k]))
+				return true;
+	return false;
+}
+
+/* Local CUDA processes no raw PID resolved to. */
+static size_t count_idle_cuda(const struct work *w, const struct gtm_snapshot *snap, int n_local)
+{
+	bool *taken = xcalloc((size_t)n_local + 1, sizeof *taken);
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->n_raw; i++)
+		if (w->raw[i].row >= 0 && w->raw[i].row < n_local)
+			taken[w->raw[i].row] = true;
+	for (int row = 0; row < n_local; row++)
+		n += !taken[row] && snap->processes[row].pid != 0 && attribute_maps_libcuda(snap->processes[row].detail);
+	free(taken);
+	return n;
+}
+
+/* A host PID can equal the PID of an unrelated process of this container.
+ * Only evidence makes us distrust the same PID: the local process is a
+ * compute-only user that maps no NVIDIA compute library, and this container
+ * has more idle CUDA processes than unresolved host PIDs, so one of them lacks
+ * its driver entry. At most that surplus is re-paired, lowest PIDs first. */
+static void distrust_coincidences(struct work *w, const struct gtm_snapshot *snap, size_t unresolved, int n_local)
+{
+	size_t idle = count_idle_cuda(w, snap, n_local);
+	size_t surplus = idle > unresolved ? idle - unresolved : 0;
+
+	for (size_t i = 0; i < w->n_raw && surplus > 0; i++) {
+		struct rawpid *rp = &w->raw[i];
+		const struct gtm_proc_detail *d = rp->row >= 0 ? snap->processes[rp->row].detail : NULL;
+		if (rp->start == 0 && rp->compute_only && d && d->n_maps > 0 && !maps_nvidia_compute(d)) {
+			rp->row = -1;
+			surplus--;
+		}
+	}
+}
+
+static void resolve_local(struct work *w, struct gtm_snapshot *snap, bool container, int n_local)
 {
 	size_t unresolved = 0;
 
@@ -233,15 +285,8 @@ static void resolve_local(struct work *w, struct gtm_snapshot *snap, bool contai
 		w->raw[i].row = find_local(w, snap, w->raw[i].pid, w->raw[i].start);
 		unresolved += w->raw[i].row < 0;
 	}
-	/* A host PID can equal an unrelated PID of this container: a compute-only
-	 * user that maps no CUDA library is not the process the driver means. */
 	if (container && unresolved > 0)
-		for (size_t i = 0; i < w->n_raw; i++) {
-			struct rawpid *rp = &w->raw[i];
-			const struct gtm_proc_detail *d = rp->row >= 0 ? snap->processes[rp->row].detail : NULL;
-			if (rp->start == 0 && rp->compute_only && d && d->n_maps > 0 && !attribute_maps_libcuda(d))
-				rp->row = -1;
-		}
+		distrust_coincidences(w, snap, unresolved, n_local);
 	for (size_t i = 0; i < w->n_raw; i++)
 		if (w->raw[i].row >= 0)
 			charge(snap, w->raw[i].row, w, &w->raw[i], GTM_OWNER_LOCAL,
@@ -490,7 +535,7 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 	index_local(&w, snap);
 	group_raw(&w);
 	add_unattributed(snap, uses);
-	resolve_local(&w, snap, container);
+	resolve_local(&w, snap, container, n_local);
 	if (container) {
 		collect_candidates(&w, st, snap, n_local);
 		keep_pairings(&w, st, snap);

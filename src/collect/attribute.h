@@ -15,9 +15,13 @@
  *   process pins the two (as many new on both sides), or the remaining counts
  *   are equal; GUESSED ('?') otherwise (NVML lists more than the container
  *   has, or the container has more CUDA processes than NVML lists).
- *   A host PID may equal an unrelated local PID: when unresolved PIDs exist and
- *   the same-PID local process maps no libcuda while the driver lists the PID
- *   as compute-only, the coincidence is not trusted and the PID is paired.
+ *   A host PID may equal an unrelated local PID. The same PID is trusted
+ *   unless there is evidence against it: unresolved PIDs exist, the same-PID
+ *   process maps no NVIDIA compute library (libcuda, libcudart,
+ *   libnvidia-opencl, libggml-cuda)
+ *   while the driver lists it as compute-only, and this container has more
+ *   idle CUDA processes than unresolved PIDs (one of them lacks its entry).
+ *   At most that surplus of PIDs is re-paired, lowest first.
  *   Outside containers no pairing is done: there NVML's PIDs are ours, and one
  *   missing from /proc has exited or is hidden.
  * - Anything left: a row "H:<pid>" (owner HOST, pid 0, host_pid set, no

@@ -279,6 +279,30 @@ static void test_pid_coincidence(void **state)
 	raw_uses_free(&u);
 	snapshot_free(s);
 
+	/* no idle CUDA process lacks an entry: the same PID is trusted */
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 50, 10, NULL);
+	add_local(s, 60, 20, CUDA);
+	add_raw(&u, 50, 0, 5);
+	add_raw(&u, 4000002, 0, 6);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "50")->owner, GTM_OWNER_LOCAL);
+	assert_int_equal(row(s, "*60")->host_pid, 4000002);
+	raw_uses_free(&u);
+	snapshot_free(s);
+
+	/* an OpenCL user (libnvidia-opencl, no libcuda) is itself */
+	s = snap_in(GTM_MODE_CONTAINER);
+	add_local(s, 50, 10, "/usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.550.54.15");
+	add_local(s, 60, 20, CUDA);
+	add_local(s, 61, 30, CUDA);
+	add_raw(&u, 50, 0, 5);
+	add_raw(&u, 4000002, 0, 6);
+	attribute_uses(st, s, &u);
+	assert_int_equal(row(s, "50")->owner, GTM_OWNER_LOCAL);
+	raw_uses_free(&u);
+	snapshot_free(s);
+
 	/* a graphics user mapping no libcuda is still itself */
 	s = snap_in(GTM_MODE_CONTAINER);
 	add_local(s, 50, 10, NULL);
