@@ -1,6 +1,7 @@
 /* Evidence per model: adding and merging, strength order, "confirmed". */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "core/util.h"
@@ -77,17 +78,19 @@ void ident_sort_models(struct gtm_ident *id)
 	}
 }
 
+/* Names as runtimes report them: exact or differing in case (LM Studio
+ * lower-cases keys), Ollama's implicit ":latest", a file name with or
+ * without ".gguf". */
 static bool name_matches(const struct ident_model *m, const char *name)
 {
 	size_t n = strlen(name);
-	if (m->name && !strcmp(m->name, name))
+	if (m->name && !strcasecmp(m->name, name))
 		return true;
-	/* Ollama's implicit tag: "qwen3" is "qwen3:latest" */
-	if (m->name && !strncmp(m->name, name, n) && !strcmp(m->name + n, ":latest"))
+	if (m->name && !strncasecmp(m->name, name, n) && !strcmp(m->name + n, ":latest"))
 		return true;
 	if (m->path) {
 		const char *b = path_base(m->path);
-		if (!strcmp(b, name) || (!strncmp(b, name, n) && !strcmp(b + n, ".gguf")))
+		if (!strcasecmp(b, name) || (!strncasecmp(b, name, n) && !strcasecmp(b + n, ".gguf")))
 			return true;
 	}
 	return false;
@@ -132,8 +135,12 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 						    enum model_evidence ev, const char *detail)
 {
 	struct stat st;
+	if (!id || !path_or_name || !path_or_name[0])
+		return NULL;
 	bool have_st = strchr(path_or_name, '/') && stat(path_or_name, &st) == 0;
 	struct ident_model *m = ident_find_model(id, path_or_name, have_st ? &st : NULL);
+	if (!m && id->n_models >= IDENT_MAX_MODELS)
+		return NULL;
 	char *keep_detail = detail ? xstrdup(detail) : NULL; /* detail may point into a model we move */
 
 	if (!m) {

@@ -30,6 +30,8 @@ enum {
 };
 
 #define IDENT_RT_EVIDENCE_MAX 4
+/* The most models one process lists (mapped, named, installed, reported together). */
+#define IDENT_MAX_MODELS 64
 
 struct ident_runtime {
 	const char *id;       /* static: "llama.cpp", "cuda-runtime", "pytorch-cuda" */
@@ -121,7 +123,9 @@ void ident_free(struct gtm_ident *id);
  * listed: path_or_name is a file path (contains '/': matched by file identity,
  * then by path) or a name (matched against friendly names and file names;
  * "qwen3" matches "qwen3:latest"). A new path is read as a GGUF header. The
- * list is kept strongest-first. detail may be NULL. Returns the model. */
+ * list is kept strongest-first. detail may be NULL. Returns the model (valid
+ * until the next addition), or NULL when path_or_name is empty or the list
+ * is full (IDENT_MAX_MODELS). */
 struct ident_model *ident_add_model_evidence(struct gtm_ident *id, const char *path_or_name,
 					     enum model_evidence ev);
 struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const char *path_or_name,

@@ -11,9 +11,6 @@
 #include "identify/ident.h"
 #include "identify/magic_cache.h"
 
-/* The most models one process lists (mapped, named and installed together). */
-#define IDENT_MAX_MODELS 64
-
 /* Adds the command line's models (cmdline evidence) and the mapped GGUF files
  * (mapped evidence) to id; runtimes must be detected first. */
 void model_files_collect(struct magic_cache *mc, const struct gtm_process *p, struct gtm_ident *id);

@@ -194,6 +194,11 @@ static void test_evidence_order_and_api(void **state)
 	assert_true(json_is_null(json_object_get(j, "gguf")));
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "not proven loaded");
 	json_decref(j);
+	/* reported names may differ in case; an empty name adds nothing */
+	m = ident_add_model_evidence(id, "MAPPED", MODEL_EV_API);
+	assert_ptr_equal(m, tf_model(id, "mapped.gguf"));
+	assert_null(ident_add_model_evidence(id, "", MODEL_EV_API));
+	assert_int_equal(id->n_models, 3);
 	tf_process_free(p);
 }
 
