@@ -180,16 +180,22 @@ static int use_cmp(const void *key, const void *elem)
 static nvmlReturn_t fetch_samples(const struct nvml_lib *lib, nvmlDevice_t h, unsigned long long last,
 				  struct nvml_scratch *sc, unsigned *n)
 {
+	/* The size query (NULL buffer) gives the count with INSUFFICIENT_SIZE;
+	 * take SUCCESS with a count the same way. NOT_FOUND: none since last. */
 	nvmlReturn_t r = lib->proc_util(h, NULL, n, last);
+	bool filled = false;
 
-	for (int attempt = 0; r == NVML_ERROR_INSUFFICIENT_SIZE && attempt < MAX_RETRIES; attempt++) {
+	for (int attempt = 0; attempt < MAX_RETRIES && !filled &&
+			      (r == NVML_ERROR_INSUFFICIENT_SIZE || (r == NVML_SUCCESS && *n > 0));
+	     attempt++) {
 		unsigned cap = headroom(*n);
 		*n = cap;
 		r = lib->proc_util(h, scratch_buf(sc, (size_t)cap * sizeof(nvmlProcessUtilizationSample_t)), n, last);
-		if (r == NVML_SUCCESS && *n > cap)
+		filled = r == NVML_SUCCESS;
+		if (filled && *n > cap)
 			*n = cap;
 	}
-	if (r == NVML_ERROR_NOT_FOUND) { /* "sample entries are not found": none since last */
+	if (r == NVML_ERROR_NOT_FOUND || (r == NVML_SUCCESS && !filled)) {
 		*n = 0;
 		r = NVML_SUCCESS;
 	}
