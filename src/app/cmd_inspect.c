@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collect/collector.h"
 #include "core/util.h"
 
 #if __has_include("app/inspect_pid.h")
@@ -17,6 +18,27 @@ static cmd_inspect_gpu_query_fn gpu_query;
 void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn)
 {
 	gpu_query = fn;
+}
+
+int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n)
+{
+	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true};
+	struct collector *c = collector_new(&o);
+	struct gtm_snapshot *s = collector_refresh(c);
+	int rc = -1;
+	for (int i = 0; i < s->n_devices && rc != 0; i++) {
+		const struct gtm_device *d = &s->devices[i];
+		/* only a driver's own figure decides a fit, never an estimate */
+		if (d->mem_free.prov != GTM_MEASURED)
+			continue;
+		*free_bytes = d->mem_free.v;
+		*total_bytes = d->mem_total.prov == GTM_MEASURED ? d->mem_total.v : 0;
+		snprintf(name, n, "GPU %d %s", d->index, d->name);
+		rc = 0;
+	}
+	snapshot_free(s);
+	collector_free(c);
+	return rc;
 }
 
 static void check_fit(struct inspect_model *m)
@@ -151,6 +173,8 @@ int cmd_inspect(int argc, char **argv)
 		fprintf(stderr, "gputaskman inspect: %s\n", f.error);
 		rc = 2;
 	}
+	if (!gpu_query)
+		gpu_query = cmd_inspect_collector_gpu;
 	if (rc == 0)
 		rc = print_model(operand, &f, json);
 	llama_flags_free(&f);

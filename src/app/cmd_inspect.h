@@ -23,6 +23,10 @@ int cmd_inspect(int argc, char **argv);
  * says "no GPU visible: fit not checked". */
 typedef int (*cmd_inspect_gpu_query_fn)(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n);
 void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn);
+/* The default query `inspect MODEL` uses when none is set: one collector
+ * refresh (no probes), the first device whose free memory is measured.
+ * Returns -1 when no such device is visible. */
+int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n);
 
 /* Everything inspect knows about one model file under one set of flags. */
 struct inspect_model {

@@ -106,7 +106,7 @@ static json_t *gpu_json(const struct inspect_model *m)
 	if (!m->have_gpu)
 		return json_null();
 	return json_pack("{s:s, s:o, s:o, s:o, s:o}", "name", m->gpu_name, "free_bytes", bytes(m->gpu_free),
-			 "total_bytes", bytes(m->gpu_total), "fits", m->plan_ok ? json_boolean(m->fits) : json_null(),
+			 "total_bytes", m->gpu_total ? bytes(m->gpu_total) : json_null(), "fits", m->plan_ok ? json_boolean(m->fits) : json_null(),
 			 "max_ctx", m->plan_ok && m->max_ctx ? bytes(m->max_ctx) : json_null());
 }
 

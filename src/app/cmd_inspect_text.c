@@ -97,14 +97,14 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 
 static void print_kv(FILE *out, const struct estimate *e)
 {
-	char a[MIB_BUF], b[MIB_BUF], c[MIB_BUF];
+	char a[MIB_BUF], b[MIB_BUF], c[MIB_BUF], tk[16], tv[16];
 	if (!e->has_kv) {
 		fprintf(out, "  KV cache      none (estimated: %s)\n",
 			e->n_rs_layers ? "recurrent layers only" : "no causal attention memory");
 	} else {
 		fprintf(out, "  KV per token  %.2f KiB (estimated, %u layers, K %s + V %s)\n",
-			(double)e->kv_bytes_per_token / 1024.0, e->n_kv_layers, ggml_type_name(e->type_k),
-			ggml_type_name(e->type_v));
+			(double)e->kv_bytes_per_token / 1024.0, e->n_kv_layers, lower_type(tk, sizeof tk, e->type_k),
+			lower_type(tv, sizeof tv, e->type_v));
 		fprintf(out, "  KV cache      %s (estimated; %llu cells x %u stream%s; K %s, V %s)\n", mib(a, e->kv_bytes),
 			(unsigned long long)e->kv_cells, e->n_stream, e->n_stream == 1 ? "" : "s", mib(b, e->kv_k_bytes),
 			mib(c, e->kv_v_bytes));
@@ -126,7 +126,7 @@ static void print_gpu(FILE *out, const struct inspect_model *m)
 		return;
 	}
 	fprintf(out, "  GPU           %s: %s free of %s (measured)\n", m->gpu_name, mib(a, m->gpu_free),
-		mib(b, m->gpu_total));
+		m->gpu_total ? mib(b, m->gpu_total) : "N/A");
 	if (!m->plan_ok)
 		return;
 	fprintf(out, "  fits          %s (estimated, without the compute buffer)\n", m->fits ? "yes" : "no");

@@ -1,13 +1,20 @@
 #!/bin/sh
 # `gputaskman inspect MODEL.gguf`: the accuracy figures of issue 3 through the
-# real binary ($1) on header replicas written by make_models ($2), and bad input.
+# real binary ($1) on header replicas written by make_models ($2), bad input,
+# and the fit check against the fake libnvidia-ml.so.1 in folder $3.
 set -u
 bin=$1
 make_models=$2
+fake_nvml=$3
 fail=0
 t=$(mktemp -d /tmp/gtm-inspect-XXXXXX)
 trap 'rm -rf "$t"' EXIT
 "$make_models" "$t" || { echo "FAIL make_models"; exit 1; }
+# No GPU of this machine is seen: no NVML on the library path, an empty root
+# for /sys and /proc (the model files themselves are read by their real paths).
+mkdir -p "$t/nolib" "$t/root"
+unset GTM_FAKE_NVML_SCENARIO
+export LD_LIBRARY_PATH="$t/nolib" GPUTASKMAN_ROOT="$t/root"
 
 check_rc() { # name, expected, actual
 	if [ "$2" != "$3" ]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
@@ -53,6 +60,26 @@ expect "moe overrides" "overrides     144 tensors" "$t/moe"
 inspect hint "$t/openjev-7b-Q8_0.gguf" -c 4096 --json
 expect "hint kept apart" '"kind": "llm"' "$t/hint"
 expect "hint text" '"kind_hint": "likely decision model (openjev)"' "$t/hint"
+
+# The fit against a fake GPU: free = total - used.
+fake_gpu() { # out-file, free MiB, args...
+	out=$1; free=$(($2 * 1048576)); shift 2
+	printf 'device name="Fake GPU" uuid=GPU-1 bus=00000000:01:00.0 mem_total=%s mem_used=0\n' "$free" >"$t/scenario"
+	GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake_nvml" "$bin" inspect "$@" >"$t/$out" 2>"$t/$out.err"
+}
+fake_gpu fit8g 8192 "$q" -c 4096; check_rc "fit on 8 GiB" 0 $?
+expect "fit: GPU named" "Fake GPU: 8192.00 MiB free" "$t/fit8g"
+expect "fit: fits" "fits          yes" "$t/fit8g"
+expect "fit: largest -c is the trained context" "largest -c    40960" "$t/fit8g"
+# (1024 MiB - 604.15 MiB) / 112 KiB per token = 3838 tokens: 3840 is 15 x 256 and too many by 2
+fake_gpu fit1g 1024 "$q" -c 4096
+expect "fit 1 GiB: does not fit at 4096" "fits          no" "$t/fit1g"
+expect "fit 1 GiB: largest -c" "largest -c    3584" "$t/fit1g"
+fake_gpu fitj 1024 "$q" -c 2048 --json
+expect "fit json" '"fits": true' "$t/fitj"
+expect "fit json max_ctx" '"max_ctx": 3584' "$t/fitj"
+fake_gpu fit500 500 "$q"
+expect "fit 500 MiB: none" "largest -c    none fits" "$t/fit500"
 
 bad() { # name, expected stderr fragment, args...
 	name=$1; want=$2; shift 2

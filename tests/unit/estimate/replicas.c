@@ -63,7 +63,7 @@ static void kv_keys(struct gw *w, const struct replica_spec *s)
 	gw_u32(w, "general.file_type", s->ftype);
 	gw_u32(w, "general.quantization_version", 2);
 	gw_str(w, "tokenizer.ggml.model", "gpt2");
-	gw_arr_vocab(w, "tokenizer.ggml.tokens", 1000); /* stands in for the vocabulary */
+	gw_arr_vocab(w, "tokenizer.ggml.tokens", s->vocab); /* as many tokens as the real vocabulary */
 #undef AK
 }
 
