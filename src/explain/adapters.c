@@ -181,8 +181,9 @@ void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, str
 		snprintf(app->message, sizeof app->message, "log not readable");
 		return;
 	}
-	if (rc == 1) {
-		app->n_events = 0;
+	if (rc >= 1) { /* 1: read again from the tail; 2: only the appended lines */
+		memcpy(app->events, c->app_events, sizeof app->events);
+		app->n_events = rc == 2 ? c->n_app_events : 0;
 		scan_events(a, c->app_log.buf, c->app_log.len, app);
 		memcpy(c->app_events, app->events, sizeof app->events);
 		c->n_app_events = app->n_events;

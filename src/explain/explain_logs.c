@@ -37,6 +37,14 @@ static bool resolve_path(const struct gtm_process *p, const char *path, char *ou
 	return true;
 }
 
+static void parse_into(struct llama_log *lg, bool ollama, const char *buf, size_t len)
+{
+	if (ollama)
+		ollama_log_parse(lg, buf, len);
+	else
+		llama_log_parse(lg, buf, len);
+}
+
 static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool ollama, int *err)
 {
 	struct log_entry *e = NULL, *lru = &c->logs[0];
@@ -58,14 +66,13 @@ static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool o
 		return NULL;
 	}
 	e->used = c->refresh;
-	if (rc == 1 || !e->lg) {
+	if (rc == 2 && e->lg) { /* appended: the parse goes on from its state */
+		parse_into(e->lg, ollama, e->tf.buf, e->tf.len);
+	} else if (rc != 0 || !e->lg) {
 		if (!e->lg)
 			e->lg = xmalloc(sizeof *e->lg);
 		llama_log_init(e->lg);
-		if (ollama)
-			ollama_log_parse(e->lg, e->tf.buf, e->tf.len);
-		else
-			llama_log_parse(e->lg, e->tf.buf, e->tf.len);
+		parse_into(e->lg, ollama, e->tf.buf, e->tf.len);
 	}
 	return e;
 }

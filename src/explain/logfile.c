@@ -46,16 +46,18 @@ int tail_read(struct tail_file *t, const char *path, size_t max)
 		close(fd);
 		return 0;
 	}
-	/* new, rotated (other inode), truncated or grown: read the tail again */
-	size_t want = (size_t)st.st_size > max ? max : (size_t)st.st_size;
-	off_t off = st.st_size - (off_t)want;
+	bool grown = t->valid && strcmp(t->path, path) == 0 && t->dev == st.st_dev && t->ino == st.st_ino &&
+		     st.st_size > t->size && (size_t)(st.st_size - t->lines_end) <= max;
+	/* new, rotated (other inode), truncated or grown by more than the tail: read the tail again */
+	size_t want = grown ? (size_t)(st.st_size - t->lines_end) : (size_t)st.st_size > max ? max : (size_t)st.st_size;
+	off_t off = grown ? t->lines_end : st.st_size - (off_t)want;
 	char *buf = xmalloc(want + 1);
 	ssize_t got = pread_all(fd, buf, want, off);
 	close(fd);
 	if (got < 0)
 		got = 0;
 	size_t start = 0;
-	if (off > 0) { /* the first line is cut: skip to the next one */
+	if (off > 0 && !grown) { /* the first line is cut: skip to the next one */
 		char *nl = memchr(buf, '\n', (size_t)got);
 		start = nl ? (size_t)(nl - buf) + 1 : (size_t)got;
 	}
@@ -64,12 +66,18 @@ int tail_read(struct tail_file *t, const char *path, size_t max)
 	memmove(buf, buf + start, (size_t)got - start);
 	t->len = (size_t)got - start;
 	buf[t->len] = 0;
-	t->cut = off > 0;
+	t->cut = grown ? t->cut : off > 0;
+	char *last_nl = t->len ? memrchr(buf, '\n', t->len) : NULL;
+	off_t base = off + (off_t)start;
+	if (last_nl)
+		t->lines_end = base + (off_t)(last_nl - buf) + 1;
+	else if (!grown)
+		t->lines_end = base;
 	str_copy(t->path, path, sizeof t->path);
 	t->dev = st.st_dev;
 	t->ino = st.st_ino;
 	t->size = st.st_size;
 	t->mtime_ns = mt;
 	t->valid = true;
-	return 1;
+	return grown ? 2 : 1;
 }

@@ -19,10 +19,14 @@ struct tail_file {
 	char *buf;          /* whole lines only after the first newline when cut */
 	size_t len;
 	bool cut;           /* the file is longer than the tail: older lines were skipped */
+	off_t lines_end;    /* file offset just after the last '\n' read */
 	bool valid;
 };
 
-/* 1: (re)read, 0: unchanged since the last call, -1: cannot read (errno). */
+/* 1: (re)read, 0: unchanged since the last call, -1: cannot read (errno).
+ * 2: only appended to (same inode, larger, at most max new bytes): t->buf
+ *    holds just the new bytes from the end of the last whole line read before,
+ *    so a parser can go on from its state. */
 int tail_read(struct tail_file *t, const char *path, size_t max);
 void tail_free(struct tail_file *t);
 

@@ -183,6 +183,15 @@ static void test_cuda_log_breakdown(void **state)
 	/* the same file unchanged: the cached parse gives the same answer */
 	explain_process(c, f->snap, p);
 	assert_string_equal(p->explain->log.state, "current");
+	/* appended lines are parsed on from the cached state: a reload becomes current */
+	FILE *fp = fopen(path, "a");
+	fputs("0.09.000.000 I srv    load_model: loading model '/m/other.gguf'\n"
+	      "0.09.001.000 I load_tensors:        CUDA0 model buffer size =   100.00 MiB\n", fp);
+	fclose(fp);
+	explain_process(c, f->snap, p);
+	assert_string_equal(p->explain->log.model, "/m/other.gguf");
+	assert_int_equal(seg(p->explain, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0")->bytes.v, 100ull << 20);
+	assert_string_equal(p->explain->log.history[0].model, "/m/qwen3-0.6b-q8_0.gguf");
 	/* a log last written before the process started is history only */
 	struct timeval tv[2] = {{1000000000, 0}, {1000000000, 0}};
 	utimes(path, tv);
