@@ -186,13 +186,22 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
 	}
 }
 
-static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp, bool container)
+/* A PID from outside this PID namespace: "H:<pid>" (host), or "W:<pid>" under
+ * WSL, where NVML's PIDs are Windows PIDs (platforms.md 2.2). */
+static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp, enum gtm_mode mode)
 {
+	static const char *const reasons[] = {
+		[GTM_MODE_NATIVE] = "not in this /proc: exited, or hidden from this user",
+		[GTM_MODE_CONTAINER] = "host PID: no process of this container to pair it with",
+		[GTM_MODE_WSL] = "a Windows PID (WSL): never looked up here",
+	};
 	struct gtm_process *p = snapshot_add_process(snap);
+
 	p->rss = GTM_U64_NA;
 	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST,
-	       container ? "host PID: no process of this container to pair it with"
-			 : "not in this /proc: exited, or hidden from this user");
+	       (unsigned)mode < ARRAY_LEN(reasons) ? reasons[mode] : reasons[GTM_MODE_NATIVE]);
+	if (mode == GTM_MODE_WSL)
+		snprintf(snap->processes[snap->n_processes - 1].label, sizeof p->label, "W:%u", rp->pid);
 }
 
 /* pid 0: one "unattributed" row per device; bytes add up. */
@@ -277,15 +286,17 @@ static void distrust_coincidences(struct work *w, const struct gtm_snapshot *sna
 	}
 }
 
-static void resolve_local(struct work *w, struct gtm_snapshot *snap, bool container, int n_local)
+static void resolve_local(struct work *w, struct gtm_snapshot *snap, enum gtm_mode mode, int n_local)
 {
 	size_t unresolved = 0;
 
 	for (size_t i = 0; i < w->n_raw; i++) {
-		w->raw[i].row = find_local(w, snap, w->raw[i].pid, w->raw[i].start);
+		/* Under WSL a PID without a start time (NVML's) is a Windows PID. */
+		bool foreign = mode == GTM_MODE_WSL && w->raw[i].start == 0;
+		w->raw[i].row = foreign ? -1 : find_local(w, snap, w->raw[i].pid, w->raw[i].start);
 		unresolved += w->raw[i].row < 0;
 	}
-	if (container && unresolved > 0)
+	if (mode == GTM_MODE_CONTAINER && unresolved > 0)
 		distrust_coincidences(w, snap, unresolved, n_local);
 	for (size_t i = 0; i < w->n_raw; i++)
 		if (w->raw[i].row >= 0)
@@ -535,7 +546,7 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 	index_local(&w, snap);
 	group_raw(&w);
 	add_unattributed(snap, uses);
-	resolve_local(&w, snap, container, n_local);
+	resolve_local(&w, snap, snap->mode, n_local);
 	if (container) {
 		collect_candidates(&w, st, snap, n_local);
 		keep_pairings(&w, st, snap);
@@ -544,7 +555,7 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 	}
 	for (size_t i = 0; i < w.n_raw; i++)
 		if (w.raw[i].row < 0)
-			add_host_row(snap, &w, &w.raw[i], container);
+			add_host_row(snap, &w, &w.raw[i], snap->mode);
 	if (container)
 		remember(st, &w, snap);
 	order_rows(st, snap);

@@ -26,6 +26,8 @@
  *   missing from /proc has exited or is hidden.
  * - Anything left: a row "H:<pid>" (owner HOST, pid 0, host_pid set, no
  *   detail, never looked up locally).
+ * - Under WSL (snap->mode == GTM_MODE_WSL) a raw PID without a start time
+ *   (NVML's) is a Windows PID: a row "W:<pid>" (owner HOST), never looked up.
  * Per-process load (SM, encoder, decoder) travels with the use it belongs to. */
 #ifndef GTM_ATTRIBUTE_H
 #define GTM_ATTRIBUTE_H

@@ -349,6 +349,29 @@ static void test_start_time_must_match(void **state)
 	attribute_state_free(st);
 }
 
+/* Under WSL NVML's PIDs are Windows PIDs: never charged to a Linux process. */
+static void test_wsl_pids_are_windows(void **state)
+{
+	(void)state;
+	struct attribute_state *st = attribute_state_new();
+	struct gtm_snapshot *s = snap_in(GTM_MODE_WSL);
+	struct gtm_raw_uses u = {0};
+	add_local(s, 80, 5, CUDA);
+	add_raw(&u, 80, 0, 5);
+	add_raw(&u, 81, 0, 6)->start_time = 7; /* a source that read /proc (DRM): Linux */
+	add_local(s, 81, 7, NULL);
+	attribute_uses(st, s, &u);
+	const struct gtm_process *w = row(s, "W:80");
+	assert_int_equal(w->owner, GTM_OWNER_HOST);
+	assert_int_equal(w->pid, 0);
+	assert_string_equal(w->owner_reason, "a Windows PID (WSL): never looked up here");
+	assert_int_equal(row(s, "80")->owner, GTM_OWNER_NONE);
+	assert_int_equal(row(s, "81")->owner, GTM_OWNER_LOCAL);
+	raw_uses_free(&u);
+	snapshot_free(s);
+	attribute_state_free(st);
+}
+
 static void test_no_uses(void **state)
 {
 	(void)state;
@@ -373,7 +396,7 @@ int main(void)
 		cmocka_unit_test(test_container_matched),   cmocka_unit_test(test_container_guessed),
 		cmocka_unit_test(test_pinned_by_start),     cmocka_unit_test(test_pairing_is_sticky),
 		cmocka_unit_test(test_pid_coincidence),     cmocka_unit_test(test_start_time_must_match),
-		cmocka_unit_test(test_no_uses),
+		cmocka_unit_test(test_wsl_pids_are_windows), cmocka_unit_test(test_no_uses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
