@@ -659,7 +659,12 @@ static struct child spawn_listener(bool wait_first)
 static uint16_t child_port(struct child *ch)
 {
 	uint16_t port = 0;
-	assert_int_equal(read(ch->report, &port, sizeof port), (ssize_t)sizeof port);
+	if (read(ch->report, &port, sizeof port) != (ssize_t)sizeof port) {
+		int st = 0;
+		waitpid(ch->pid, &st, 0);
+		fail_msg("the child could not listen on 127.0.0.1 (exit status %d: 2 = socket/bind/listen failed)",
+			 WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	}
 	return port;
 }
 
