@@ -136,9 +136,14 @@ static void probe_targets(struct explain_ctx *c, struct probe_entry *pe, const s
 	pe->probed_ns = now_monotonic_ns();
 }
 
+/* A server's loaded models are evidence for the process that runs them: not
+ * for `ollama serve` (its runners hold the models), and for a runner only when
+ * Ollama lists exactly one model (with several, which is whose is not known). */
 static void add_api_evidence(const struct gtm_process *p, const struct ex_server *s)
 {
 	char detail[48];
+	if (!strcmp(s->kind, "ollama") && (!ex_is_ollama_runner(p) || s->n_models != 1))
+		return;
 	for (int i = 0; p->ident && i < s->n_models; i++) {
 		const struct ex_server_model *m = &s->models[i];
 		if (!m->loaded)

@@ -370,6 +370,50 @@ static void test_handy_adapter(void **state)
 	explain_ctx_free(c);
 }
 
+/* Ollama's /api/ps through the runner's OLLAMA_HOST: evidence for the runner
+ * when one model is listed; never for `ollama serve` itself. */
+static void test_ollama_api(void **state)
+{
+	struct fixture *f = *state;
+	struct replay_route r[] = {
+		{"/api/ps", 200, "{\"models\":[{\"name\":\"qwen3:0.6b\",\"model\":\"qwen3:0.6b\",\"size\":1073741824,\"size_vram\":805306368,\"context_length\":4096}]}", REPLAY_NORMAL},
+	};
+	struct replay_server *rs = replay_start(r, 1, false, 0);
+	char env[256];
+	snprintf(env, sizeof env, "HOME=/nonexistent\nOLLAMA_HOST=127.0.0.1:%u", replay_port(rs));
+	const char *runner_argv[] = {"/usr/bin/ollama", "runner", "--model", "/h/blobs/sha256-aa", "--port", "40112", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "ollama", runner_argv, "/", env);
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = 0;
+	u->vram = gtm_u64_of(1ull << 30, GTM_MEASURED);
+	struct explain_ctx *c = explain_ctx_new(true);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_int_equal(e->n_servers, 1);
+	assert_string_equal(e->servers[0].kind, "ollama");
+	const struct ex_segment *g = seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "GPU");
+	assert_non_null(g);
+	assert_int_equal(g->bytes.v, 805306368);
+	assert_int_equal(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL)->bytes.v, (1ull << 30) - 805306368);
+	bool api = false;
+	for (int i = 0; i < p->ident->n_models; i++)
+		api |= p->ident->models[i].name && !strcmp(p->ident->models[i].name, "qwen3:0.6b") &&
+		       (p->ident->models[i].evidence & (1u << MODEL_EV_API));
+	assert_true(api);
+
+	const char *serve_argv[] = {"/usr/bin/ollama", "serve", NULL};
+	struct gtm_process *q = add_proc(f->snap, f->ic, "ollama", serve_argv, "/", env);
+	q->start_time++;
+	q->ports[q->n_ports++] = replay_port(rs);
+	explain_process(c, f->snap, q);
+	assert_int_equal(q->explain->n_servers, 1);
+	assert_int_equal(q->explain->servers[0].n_models, 1);
+	for (int i = 0; i < q->ident->n_models; i++)
+		assert_false(q->ident->models[i].evidence & (1u << MODEL_EV_API));
+	explain_ctx_free(c);
+	replay_stop(rs);
+}
+
 /* Device names to snapshot devices: the log's PCI address, a single GPU, the
  * n-th of the process's GPUs; host buffers never map to a GPU. */
 static void test_device_mapping_and_disagreement(void **state)
@@ -453,6 +497,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ollama_runner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_mapping_and_disagreement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ollama_api, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
