@@ -93,6 +93,8 @@ static const struct {
 	{"llama-server", "/opt/llama.cpp/bin/llama-server -m x.gguf", "/opt/llama.cpp/bin/llama-server", "llama.cpp",
 	 "executable llama-server"},
 	{"llama-cli", "llama-cli -m x.gguf", "/usr/bin/llama-cli", "llama.cpp", "executable llama-cli"},
+	{"llama-mtmd-cli", "llama-mtmd-cli -m x.gguf", "/usr/bin/llama-mtmd-cli", "llama.cpp",
+	 "executable llama-mtmd-cli"},
 	{"whisper-server", "whisper-server -m ggml-base.bin", "/opt/w/whisper-server", "whisper.cpp",
 	 "executable whisper-server"},
 	{"sd-server", "sd-server --diffusion-model x.gguf", "/opt/sd/sd-server", "stable-diffusion.cpp",
@@ -172,6 +174,10 @@ static void test_near_misses(void **state)
 	const char *maps[] = {"/usr/lib/libcudart_static_stub.a", "/usr/lib/libGLU.so.1", "/usr/lib/libggmlx.so",
 			      "/usr/lib/libllamafile.so", "/usr/lib/libcudaxx.so", "/usr/lib/libvulkan_helper.so", NULL};
 	const char *argv[] = {"/usr/bin/python3", "-c", "import vllm", NULL};
+	struct gtm_process *swap = tf_process_cmdline("llama-swap", "llama-swap --config c.yaml", "/usr/bin/llama-swap",
+						      "/", NULL, NULL);
+	assert_int_equal(tf_identify(swap)->n_runtimes, 0);
+	tf_process_free(swap);
 	struct gtm_process *p = tf_process("python3", argv, "/usr/bin/python3", "/", maps, NULL);
 	const struct gtm_ident *id = tf_identify(p);
 	assert_int_equal(id->n_runtimes, 0);
