@@ -103,7 +103,7 @@ static void read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list,
 			break;
 	}
 	if (*ver >= NVML_PROCS_N) {
-		*ver = NVML_PROCS_N - 1; /* keep probing the original: a driver may gain it */
+		*ver = NVML_PROCS_N - 1; /* no entry point answers: this list is unavailable */
 		return;
 	}
 	if (!nvml_check(f, r, names[list == LIST_GRAPHICS][*ver]))
@@ -134,7 +134,7 @@ static unsigned long long mem_add(unsigned long long a, unsigned long long b)
 {
 	if (a == NVML_VALUE_NOT_AVAILABLE || b == NVML_VALUE_NOT_AVAILABLE)
 		return a == NVML_VALUE_NOT_AVAILABLE ? b : a;
-	return a + b;
+	return a + b >= a ? a + b : NVML_VALUE_NOT_AVAILABLE - 1; /* saturate on a hostile sum */
 }
 
 /* Emits one raw use per PID. Within one list a PID repeats once per MIG
