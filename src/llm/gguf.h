@@ -97,7 +97,8 @@ enum gguf_status gguf_parse(const uint8_t *buf, size_t len, struct gguf_header *
 			    char *err, size_t errlen);
 
 /* Reads and parses the header of the file at path, never reading tensor data.
- * Error messages start with nothing path-specific; callers prefix the path. */
+ * Error messages do not name the file; callers prefix the path. A file whose
+ * size or mtime changed during the read is GGUF_ERR_CHANGED. */
 enum gguf_status gguf_read_file(const char *path, struct gguf_header **out,
 				char *err, size_t errlen);
 
