@@ -203,6 +203,10 @@ static void scan_cmdline(struct cmdline_scan *s)
 	const char *cmd = NULL;
 	int start = runtimes_command(d, &cmd) + 1;
 
+	/* `vllm serve MODEL`: a positional model, a file only when it is a GGUF */
+	if (start > 0 && cmd && !strcmp(cmd, "vllm") && start + 1 < d->argc && !strcmp(d->argv[start], "serve") &&
+	    d->argv[start + 1][0] != '-')
+		add_named_file(s, d->argv[start + 1], MODEL_ROLE_MODEL, "vllm serve");
 	for (int i = start; i > 0 && i < d->argc; i++) {
 		const char *v;
 		const struct model_flag *f = flag_lookup(d->argv[i], &v);

@@ -141,6 +141,16 @@ static void test_unreadable_named_model(void **state)
 	assert_int_equal(id->n_models, 0);
 	assert_non_null(tf_runtime(id, "vllm"));
 	tf_process_free(p);
+	/* vllm serve with a local GGUF file: a model named on the command line */
+	tu_mkdirs(at("vl"));
+	tf_write_gguf(at("vl/q.gguf"), "qwen3");
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 /usr/local/bin/vllm serve %s --port 8000", at("vl/q.gguf"));
+	p = tf_process_cmdline("vllm", cmd, "/usr/bin/python3", "/", NULL, NULL);
+	id = tf_identify(p);
+	assert_int_equal(id->n_models, 1);
+	assert_string_equal(id->models[0].evidence_detail[MODEL_EV_CMDLINE], "vllm serve");
+	tf_process_free(p);
 	/* a tool that is no GGUF runtime: an unreadable -m is nothing */
 	p = tf_process_cmdline("tool", "tool -m /nonexistent/x.gguf", "/usr/bin/tool", "/", NULL, NULL);
 	assert_int_equal(tf_identify(p)->n_models, 0);
