@@ -83,7 +83,9 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
  * process's fds cannot be read (exited, refused); p is then left as it was. */
 int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
 
-/* Whether a PID is a process in this /proc (root-prefixed). */
+/* Whether a PID is a process in this /proc (root-prefixed): its folder exists
+ * and, where status is readable, its Tgid is itself (/proc/TID of a thread
+ * resolves too, though readdir never lists it). */
 bool proc_pid_exists(uint32_t pid);
 
 #endif
