@@ -70,6 +70,12 @@ struct diff_kv_check {
 	double ratio;                   /* measured / estimate */
 };
 
+/* A llama.cpp flag whose value differs between the paired processes. */
+struct diff_flag_change {
+	int which;                      /* index into diff_flags[] */
+	const json_t *b, *a;            /* NULL: the default */
+};
+
 struct diff_proc_row {
 	const struct diff_proc *b, *a;  /* NULL: not listed on that side */
 	enum diff_rule rule;
@@ -80,6 +86,8 @@ struct diff_proc_row {
 	int n_segs;
 	struct diff_model_row *models;
 	int n_models;
+	struct diff_flag_change flags[DIFF_N_FLAGS];
+	int n_flags;
 	struct diff_kv_check kv;
 	bool movement_known;            /* every counter known on either side has a delta (or the row is one-sided) */
 	uint64_t movement;              /* largest |change| (one-sided: largest value), bytes */

@@ -82,9 +82,22 @@ static void kv_check(struct diff_proc_row *row)
 	kv->ratio = (double)kv->measured_delta / (double)est;
 }
 
+static void compare_flags(struct diff_proc_row *row)
+{
+	if (!row->b || !row->a || !row->b->has_flags || !row->a->has_flags)
+		return;
+	for (int i = 0; i < DIFF_N_FLAGS; i++) {
+		const json_t *b = row->b->flags[i], *a = row->a->flags[i];
+		if ((!b && !a) || (b && a && json_equal((json_t *)b, (json_t *)a)))
+			continue;
+		row->flags[row->n_flags++] = (struct diff_flag_change){i, b, a};
+	}
+}
+
 void diff_compare_extras(struct diff_proc_row *row)
 {
 	compare_segments(row);
 	compare_models(row);
+	compare_flags(row);
 	kv_check(row);
 }

@@ -40,6 +40,25 @@ static const char *const quiet_keys[] = {"explain"};
 /* Fields that name an array element, so a segment keeps its label when the order changes. */
 static const char *const name_keys[] = {"name", "segment", "kind", "buffer", "type", "device"};
 
+const struct diff_flag_table diff_flags[DIFF_N_FLAGS] = {
+	{"ctx_size", "-c"}, {"n_gpu_layers", "-ngl"}, {"parallel", "-np"},
+	{"cache_type_k", "-ctk"}, {"cache_type_v", "-ctv"}, {"flash_attn", "-fa"},
+};
+
+static void read_flags(const json_t *o, struct diff_proc *p)
+{
+	const json_t *f = json_object_get(o, "llama_flags");
+
+	if (!json_is_object(f))
+		return;
+	p->has_flags = true;
+	for (size_t i = 0; i < DIFF_N_FLAGS; i++) {
+		const json_t *v = json_object_get(f, diff_flags[i].key);
+		/* Scalars only: anything else from a newer writer is left out, not misread. */
+		p->flags[i] = v && (json_is_integer(v) || json_is_string(v) || json_is_boolean(v)) ? v : NULL;
+	}
+}
+
 enum diff_seg_kind diff_seg_kind_of(const char *source)
 {
 	for (size_t i = 0; source && i < ARRAY_LEN(source_kinds); i++)
@@ -245,6 +264,7 @@ int diff_extra_read(const json_t *o, struct diff_proc *p, const char *where, cha
 {
 	(void)where, (void)err, (void)errn;
 	read_models(o, p);
+	read_flags(o, p);
 	walk(o, "", NULL, 0, p);
 	return 0;
 }

@@ -142,6 +142,21 @@ static json_t *models(const struct diff_proc_row *row)
 	return arr;
 }
 
+static json_t *flags_changed(const struct diff_proc_row *row)
+{
+	json_t *arr = json_array();
+	for (int i = 0; i < row->n_flags; i++) {
+		const struct diff_flag_change *f = &row->flags[i];
+		json_t *j = json_object();
+		json_put(j, "flag", json_string(diff_flags[f->which].flag));
+		json_put(j, "key", json_string(diff_flags[f->which].key));
+		json_put(j, "before", f->b ? json_deep_copy(f->b) : json_null());
+		json_put(j, "after", f->a ? json_deep_copy(f->a) : json_null());
+		json_array_append_new(arr, j);
+	}
+	return arr;
+}
+
 static json_t *kv_check(const struct diff_kv_check *kv)
 {
 	json_t *j;
@@ -176,6 +191,7 @@ static json_t *process(const struct diff_proc_row *row)
 	json_put(j, "estimated", segments(row, DIFF_SEG_ESTIMATED));
 	json_put(j, "other", segments(row, DIFF_SEG_OTHER));
 	json_put(j, "models", models(row));
+	json_put(j, "llama_flags_changed", flags_changed(row));
 	json_put(j, "kv_check", kv_check(&row->kv));
 	return j;
 }

@@ -55,6 +55,15 @@ struct diff_model {
 	char *status;            /* "confirmed", "not proven loaded", ... or NULL */
 };
 
+/* llama.cpp flags as identify parsed them from the command line (llama_flags in
+ * the snapshot), compared so "I raised -c" shows next to what grew. */
+#define DIFF_N_FLAGS 6
+struct diff_flag_table {
+	const char *key;         /* llama_flags key: "ctx_size" */
+	const char *flag;        /* as typed: "-c" */
+};
+extern const struct diff_flag_table diff_flags[DIFF_N_FLAGS];
+
 struct diff_proc {
 	bool has_pid, has_host_pid, has_start;
 	uint32_t pid, host_pid;
@@ -69,6 +78,8 @@ struct diff_proc {
 	int n_segs;
 	struct diff_model *models;
 	int n_models;
+	bool has_flags;          /* llama_flags is an object */
+	const json_t *flags[DIFF_N_FLAGS]; /* borrowed from the document; NULL or null: the default */
 };
 
 struct diff_snap {

@@ -158,6 +158,32 @@ static void print_models(FILE *out, const struct diff_proc_row *row)
 	}
 }
 
+static const char *flag_text(char *buf, size_t n, const json_t *v)
+{
+	if (!v)
+		snprintf(buf, n, "default");
+	else if (json_is_integer(v))
+		snprintf(buf, n, "%lld", (long long)json_integer_value(v));
+	else if (json_is_string(v))
+		snprintf(buf, n, "%s", json_string_value(v));
+	else
+		snprintf(buf, n, "%s", json_is_true(v) ? "on" : "off");
+	return buf;
+}
+
+/* "    llama.cpp flags: -c 4096 -> 8192, -ngl default -> 99" */
+static void print_flags(FILE *out, const struct diff_proc_row *row)
+{
+	char b[64], a[64];
+	if (row->n_flags == 0)
+		return;
+	fprintf(out, "    llama.cpp flags:");
+	for (int i = 0; i < row->n_flags; i++)
+		fprintf(out, "%s %s %s -> %s", i ? "," : "", diff_flags[row->flags[i].which].flag,
+			flag_text(b, sizeof b, row->flags[i].b), flag_text(a, sizeof a, row->flags[i].a));
+	fputc('\n', out);
+}
+
 static void print_kv(FILE *out, const struct diff_kv_check *kv)
 {
 	char e[32], m[32];
@@ -179,6 +205,7 @@ static void print_process(FILE *out, const struct diff_proc_row *row)
 		side(a, sizeof a, row->vram_total.a_listed, row->vram_total.a), change(c, sizeof c, &row->vram_total),
 		change(rss, sizeof rss, &row->rss), rule_text(row));
 	print_uses(out, row);
+	print_flags(out, row);
 	print_segments(out, row);
 	print_models(out, row);
 	print_kv(out, &row->kv);

@@ -113,6 +113,7 @@ expect "KV estimate beside measured growth" \
 expect "lazy allocation note" "Lazy allocation, allocator caching and sliding-window attention" "$t/text"
 expect "advice: after one request" 'Take the "after" snapshot once the model has answered one request.' "$t/text"
 expect "estimate listed apart" "breakdown kv_cache GPU [estimate]" "$t/text"
+expect "the -c change is shown" "llama.cpp flags: -c 4096 -> 8192" "$t/text"
 expect "model file is evidence" "llama.gguf  [" "$t/text"
 "$bin" diff --all "$t/before.json" "$t/after.json" >"$t/all" 2>"$t/err"; check_rc "diff --all exits 0" 0 $?
 expect "--all shows the worker" "worker $worker" "$t/all"

@@ -351,9 +351,20 @@ static void test_estimates_beside_measured(void **state)
 	json_t *a = b_snap("box", NULL, gpus1(0),
 			   procs(1, with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = 1724 * MiB), 896 * MiB,
 						   896 * MiB, "/models/qwen3.gguf", "mapped")));
+	json_object_set_new(json_array_get(json_object_get(b, "processes"), 0), "llama_flags",
+			    json_pack("{s:i, s:n, s:s}", "ctx_size", 4096, "n_gpu_layers", "cache_type_k", "F16"));
+	json_object_set_new(json_array_get(json_object_get(a, "processes"), 0), "llama_flags",
+			    json_pack("{s:i, s:i, s:s}", "ctx_size", 8192, "n_gpu_layers", 99, "cache_type_k", "F16"));
 	struct diff_result *r = b_diff(b, a, &sb, &sa);
 	const struct diff_proc_row *row = b_row_b(r, 5);
 	int reported = 0, estimated = 0;
+
+	/* the flags that changed, in table order; unchanged -ctk is not listed */
+	assert_int_equal(row->n_flags, 2);
+	assert_string_equal(diff_flags[row->flags[0].which].flag, "-c");
+	assert_int_equal(json_integer_value(row->flags[0].b), 4096);
+	assert_int_equal(json_integer_value(row->flags[0].a), 8192);
+	assert_null(row->flags[1].b);
 
 	/* measured: the process's own counter, untouched by the segments */
 	assert_int_equal(row->vram_total.delta, 224 * MiB);
@@ -385,6 +396,7 @@ static void test_estimates_beside_measured(void **state)
 	assert_non_null(strstr(text, "answered one request"));
 	assert_non_null(strstr(text, "+ qwen3-0.6b  [mapped, single source]  (new in after)"));
 	assert_non_null(strstr(text, "never added to the totals"));
+	assert_non_null(strstr(text, "llama.cpp flags: -c 4096 -> 8192, -ngl default -> 99"));
 	/* the model file's size is not GPU growth: no 639 MiB anywhere */
 	assert_null(strstr(text, "639"));
 	free(text);
@@ -393,6 +405,10 @@ static void test_estimates_beside_measured(void **state)
 	assert_int_equal(json_array_size(json_object_get(p, "reported")), 2);
 	assert_int_equal(json_array_size(json_object_get(p, "estimated")), 2);
 	assert_float_equal(json_real_value(json_object_get(json_object_get(p, "kv_check"), "ratio")), 0.5, 1e-9);
+	json_t *fc = json_array_get(json_object_get(p, "llama_flags_changed"), 1);
+	assert_string_equal(json_string_value(json_object_get(fc, "flag")), "-ngl");
+	assert_true(json_is_null(json_object_get(fc, "before")));
+	assert_int_equal(json_integer_value(json_object_get(fc, "after")), 99);
 	json_decref(j);
 	b_free(r, &sb, &sa);
 }
@@ -413,6 +429,26 @@ static void test_absent_keys(void **state)
 	assert_false(row->hidden);
 	char *text = b_text(r, false);
 	assert_non_null(strstr(text, "N/A"));
+	free(text);
+	b_free(r, &sb, &sa);
+}
+
+/* Swapped files, other modes and other machines are said, and the comparison goes on. */
+static void test_warnings(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", "2026-11-30T07:00:00Z", gpus1(0), json_array());
+	json_t *a = b_snap("other", "2026-11-30T06:00:00Z", gpus1(0), json_array());
+	json_object_set_new(a, "mode", json_string("container"));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+
+	assert_int_equal(r->n_warnings, 3);
+	assert_non_null(strstr(r->warnings[0], "are the files swapped?"));
+	assert_non_null(strstr(r->warnings[1], "different modes (native, container)"));
+	assert_non_null(strstr(r->warnings[2], "different machines (box, other)"));
+	char *text = b_text(r, false);
+	assert_non_null(strstr(text, "warning: the after snapshot (2026-11-30T06:00:00Z) was taken before"));
 	free(text);
 	b_free(r, &sb, &sa);
 }
@@ -449,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_process_uses_follow_uuid),
 		cmocka_unit_test(test_estimates_beside_measured),
 		cmocka_unit_test(test_absent_keys),
+		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_many_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
