@@ -37,6 +37,19 @@ static const struct {
 	{"clip.", GGUF_KIND_VISION_PROJECTOR},
 };
 
+/* Tensor-name prefixes of files without an LLM architecture: stable-diffusion.cpp
+ * checkpoints (UNet/DiT, VAE, text encoders) and CLIP projectors. */
+static const struct {
+	const char *prefix;
+	enum gguf_kind kind;
+} tensor_kinds[] = {
+	{"model.diffusion_model.", GGUF_KIND_DIFFUSION},
+	{"first_stage_model.", GGUF_KIND_DIFFUSION},
+	{"double_blocks.", GGUF_KIND_DIFFUSION}, /* FLUX transformer */
+	{"mm.", GGUF_KIND_VISION_PROJECTOR},
+	{"v.blk.", GGUF_KIND_VISION_PROJECTOR},
+};
+
 static const struct {
 	const char *name, *text;
 } kind_names[] = {
@@ -88,6 +101,10 @@ static enum gguf_kind header_kind(const struct gguf_header *h)
 	for (size_t i = 0; i < ARRAY_LEN(arch_kinds); i++)
 		if (strcmp(h->arch, arch_kinds[i].arch) == 0)
 			return arch_kinds[i].kind;
+	if (!h->arch[0] && h->n_tensors)
+		for (size_t i = 0; i < ARRAY_LEN(tensor_kinds); i++)
+			if (str_starts(h->tensors[0].name, tensor_kinds[i].prefix))
+				return tensor_kinds[i].kind;
 	if (h->n_tensors == 0)
 		return GGUF_KIND_VOCAB_ONLY;
 	if (gguf_get_arch_u64(h, "block_count", &layers) && layers > 0 &&

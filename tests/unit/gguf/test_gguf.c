@@ -619,6 +619,18 @@ static void test_kinds(void **state)
 	assert_int_equal(kind_of(NULL, "llada", 2), GGUF_KIND_DIFFUSION);
 	assert_int_equal(kind_of(NULL, "llama", 0), GGUF_KIND_VOCAB_ONLY);
 	assert_string_equal(gguf_kind_name(GGUF_KIND_VISION_PROJECTOR), "vision-projector");
+	/* stable-diffusion.cpp checkpoints carry no architecture key */
+	struct gw *w = gw_new();
+	struct gguf_header *h;
+	struct gguf_model_info m;
+	char err[256];
+	gw_tensor2(w, "model.diffusion_model.input_blocks.0.0.weight", GGML_T_F16, 32, 4);
+	assert_int_equal(parse_gw(w, &h, err, sizeof err), GGUF_OK);
+	gguf_model_info_get(h, "/m/sd-v1-5.gguf", NULL, &m);
+	assert_int_equal(m.kind, GGUF_KIND_DIFFUSION);
+	assert_string_equal(m.arch, "");
+	gguf_header_unref(h);
+	gw_free(w);
 	assert_string_equal(gguf_kind_text(GGUF_KIND_LLM), "LLM");
 }
 
