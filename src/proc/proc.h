@@ -7,10 +7,11 @@
  *   uid is the owner of that file, i.e. the effective uid for a dumpable
  *   process), so a steady refresh costs about one small read per process;
  * - for a new (PID, start time), and when the rescan rule fires (resident
- *   memory moved by 64 MiB or 10% since the last read, or 2 minutes passed):
- *   (at most once per 5 s per process) cmdline, exe, cwd, status (for the effective uid of non-dumpable
- *   processes, whose /proc files root owns), maps, environ (first 64 KiB,
- *   cut at the last whole entry) and the socket fds. Kernel threads get an
+ *   memory moved by 64 MiB or 10% since the last read, or 2 minutes passed;
+ *   at most once per 5 s per process): cmdline (first 128 KiB), exe, cwd,
+ *   status (for the effective uid of non-dumpable processes, whose /proc
+ *   files root owns), maps, environ (first 64 KiB, cut at the last whole
+ *   entry) and the socket fds. Kernel threads get an
  *   empty detail without these reads. This slow work stops when the budget
  *   runs out; the rest keep their cached detail (new ones get none yet) and
  *   snap->partial_scan is set; they are read on a later refresh.
@@ -71,15 +72,16 @@ void proc_cache_free(struct proc_cache *c);
 /* Scans /proc under GPUTASKMAN_ROOT. Appends one struct gtm_process per
  * listed process: pid, label (decimal pid), owner = GTM_OWNER_NONE,
  * start_time, ppid, uid, user, name (comm), rss (measured bytes), detail (a
- * new reference to the cached detail, or NULL), ports. Sets n_procs_total,
- * n_procs_uninspectable and partial_scan. o may be NULL (no budget).
+ * new reference to the cached detail, or NULL), ports. Adds to
+ * n_procs_total and n_procs_uninspectable; sets partial_scan when the budget
+ * cut the detail reads short. o may be NULL (no budget).
  * Returns 0, or -1 when /proc itself cannot be listed (nothing appended). */
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o);
 
 /* Re-reads the listening loopback TCP ports of one process now (the collector
  * calls it every refresh for GPU and AI processes, since servers start
- * listening after loading a model). Reads /proc/net/tcp(6) at most once per
- * scan. Updates p->ports/n_ports and the cache. Returns 0, or -1 when the
+ * listening after loading a model). Reads the listening table at most once
+ * per scan. Updates p->ports/n_ports and the cache. Returns 0, or -1 when the
  * process's fds cannot be read (exited, refused); p is then left as it was. */
 int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
 
