@@ -59,6 +59,14 @@ struct ex_segment *ex_add_seg(struct gtm_explain *e, enum ex_seg seg, enum ex_sr
 	return s;
 }
 
+void ex_model_key(const struct gtm_process *p, const char *in, char *out, size_t n)
+{
+	if (in[0] != '/' && strchr(in, '/') && p->detail && p->detail->cwd && p->detail->cwd[0] == '/')
+		snprintf(out, n, "%s/%s", p->detail->cwd, in[0] == '.' && in[1] == '/' ? in + 2 : in);
+	else
+		str_copy(out, in, n);
+}
+
 static uint32_t env_ms(const char *name, uint32_t def)
 {
 	const char *v = getenv(name);

@@ -61,5 +61,8 @@ bool ex_is_ollama_runner(const struct gtm_process *p);
 void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e);
 
 void ex_log_entries_free(struct explain_ctx *c);
+/* A model path as a runtime printed it (maybe relative to its cwd, as -m was
+ * given) made absolute; names without '/' are copied as they are. */
+void ex_model_key(const struct gtm_process *p, const char *path_or_name, char *out, size_t n);
 
 #endif

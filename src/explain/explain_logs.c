@@ -280,7 +280,10 @@ const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_
 		return NULL;
 	}
 	const struct llog_load *cur = ollama ? classify_ollama(c, snap, p, le, e) : classify_llama(c, p, le, e);
-	if (cur && cur->model[0] && p->ident)
-		ident_add_model_evidence_detail(p->ident, cur->model, MODEL_EV_LOG, ollama ? "server.log" : "log");
+	if (cur && cur->model[0] && p->ident) {
+		char key[1024];
+		ex_model_key(p, cur->model, key, sizeof key);
+		ident_add_model_evidence_detail(p->ident, key, MODEL_EV_LOG, ollama ? "server.log" : "log");
+	}
 	return cur;
 }

@@ -149,7 +149,8 @@ static void add_api_evidence(const struct gtm_process *p, const struct ex_server
 		if (!m->loaded)
 			continue;
 		snprintf(detail, sizeof detail, "%s :%u", s->kind[0] ? s->kind : "api", s->port);
-		const char *key = m->path[0] ? m->path : m->name;
+		char key[1024];
+		ex_model_key(p, m->path[0] ? m->path : m->name, key, sizeof key);
 		if (key[0])
 			ident_add_model_evidence_detail(p->ident, key, MODEL_EV_API, detail);
 	}
@@ -172,7 +173,7 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 	bool due = !pe->used || !same_ports(pe, t, n) || pe->model_key != key ||
 		   now - pe->probed_ns >= (uint64_t)c->interval_ms * 1000000u;
 	pe->used = c->refresh;
-	if (due && now < c->deadline_ns) {
+	if (due && now + 20000000ull < c->deadline_ns) { /* probe.c needs a 20 ms slice */
 		probe_targets(c, pe, t, n);
 		pe->model_key = key;
 	} else if (due)

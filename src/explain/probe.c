@@ -202,6 +202,8 @@ void probe_result_clear(struct probe_result *r)
 	memset(r, 0, sizeof *r);
 }
 
+#define PROBE_MIN_SLICE_NS (20ull * 1000000ull)
+
 typedef bool (*body_parser)(const char *, size_t, struct ex_server *);
 
 /* Which endpoints each server kind answers, in probing order. */
@@ -280,7 +282,7 @@ static bool probe_endpoint(struct ex_server *s, const char *host, const char *pa
 	uint64_t now = now_monotonic_ns();
 	if (!e)
 		return false;
-	if (now >= deadline_ns) {
+	if (now + PROBE_MIN_SLICE_NS >= deadline_ns) { /* too little left to learn anything */
 		e->state = EP_NOT_PROBED;
 		e->http_status = 0;
 		e->ms = 0;

@@ -370,6 +370,28 @@ static void test_handy_adapter(void **state)
 	explain_ctx_free(c);
 }
 
+/* A model path the runtime printed relative to its cwd (as -m was given) is
+ * the file under the process's cwd. */
+static void test_relative_model_path(void **state)
+{
+	struct fixture *f = *state;
+	char path[1024], want[1200];
+	snprintf(path, sizeof path, "%s/rel.log", f->dir);
+	const char *log = "srv load_model: loading model 'models/rel.gguf'\nload_tensors: CPU_Mapped model buffer size = 1.00 MiB\n";
+	tu_write_file(path, log, strlen(log));
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "models/rel.gguf", "--log-file", "rel.log", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, f->dir, NULL);
+	struct explain_ctx *c = explain_ctx_new(false);
+	explain_process(c, f->snap, p);
+	snprintf(want, sizeof want, "%s/models/rel.gguf", f->dir);
+	bool found = false;
+	for (int i = 0; i < p->ident->n_models; i++)
+		found |= p->ident->models[i].path && !strcmp(p->ident->models[i].path, want) &&
+			 (p->ident->models[i].evidence & (1u << MODEL_EV_LOG));
+	assert_true(found);
+	explain_ctx_free(c);
+}
+
 /* Ollama's /api/ps through the runner's OLLAMA_HOST: evidence for the runner
  * when one model is listed; never for `ollama serve` itself. */
 static void test_ollama_api(void **state)
@@ -498,6 +520,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_mapping_and_disagreement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_api, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_relative_model_path, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
