@@ -169,7 +169,7 @@ static bool hf_file_fits(const char *file, const char *tag, bool mmproj)
 }
 
 /* Picks a file in the snapshot folder (and its subfolders one level down), by name order. */
-static bool hf_pick(const char *snap, const char *tag, bool mmproj, char *out, size_t n)
+static bool hf_pick(const char *snap, const char *tag, bool mmproj, int depth, char *out, size_t n)
 {
 	struct dirent **ents = NULL;
 	int ne = scandir(snap, &ents, NULL, alphasort);
@@ -181,8 +181,8 @@ static bool hf_pick(const char *snap, const char *tag, bool mmproj, char *out, s
 		if (!found && f[0] != '.' && (size_t)snprintf(sub, sizeof sub, "%s/%s", snap, f) < sizeof sub) {
 			if (is_file(sub) && hf_file_fits(f, tag, mmproj) && (size_t)snprintf(out, n, "%s", sub) < n)
 				found = true;
-			else if (is_dir(sub) && i < STORES_MAX_DIR_ENTRIES)
-				found = hf_pick(sub, tag, mmproj, out, n);
+			else if (depth == 0 && i < STORES_MAX_DIR_ENTRIES && is_dir(sub))
+				found = hf_pick(sub, tag, mmproj, 1, out, n);
 		}
 		free(ents[i]);
 	}
@@ -228,7 +228,8 @@ bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const 
 			continue;
 		}
 		/* llama.cpp's default tag is Q4_K_M; without it any model file will do */
-		if (hf_pick(snap, tag ? tag : "Q4_K_M", mmproj, out, n) || (!tag && hf_pick(snap, NULL, mmproj, out, n)))
+		if (hf_pick(snap, tag ? tag : "Q4_K_M", mmproj, 0, out, n) ||
+		    (!tag && hf_pick(snap, NULL, mmproj, 0, out, n)))
 			return true;
 	}
 	return false;

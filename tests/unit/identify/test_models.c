@@ -413,12 +413,22 @@ static void test_hf_resolution(void **state)
 	assert_int_equal(tf_model(id, "mmproj-Qwen3-0.6B-f16.gguf")->role, MODEL_ROLE_MMPROJ);
 	tf_process_free(p);
 
+	/* a folder symlinked to its parent inside the snapshot does not loop */
+	char loop[4300];
+	snprintf(loop, sizeof loop, "%s/loop", d);
+	assert_int_equal(symlink(".", at(loop)), 0);
 	/* no tag: llama.cpp's default Q4_K_M; --no-mmproj: no projector */
 	p = tf_process_cmdline("llama-server", "llama-server -hf Qwen/Qwen3-0.6B-GGUF --no-mmproj", "/opt/llama-server",
 			       "/", NULL, envp);
 	id = tf_identify(p);
 	assert_int_equal(id->n_models, 1);
 	assert_non_null(tf_model(id, "Qwen3-0.6B-Q4_K_M.gguf"));
+	tf_process_free(p);
+
+	/* a tag no file has: the whole snapshot is searched (the loop once) and nothing found */
+	p = tf_process_cmdline("llama-server", "llama-server -hf Qwen/Qwen3-0.6B-GGUF:Q2_K --no-mmproj",
+			       "/opt/llama-server", "/", NULL, envp);
+	assert_int_equal(tf_identify(p)->n_models, 0);
 	tf_process_free(p);
 
 	/* a repo not in the cache, or one climbing out of it: nothing */
