@@ -168,25 +168,48 @@ static bool hf_file_fits(const char *file, const char *tag, bool mmproj)
 	return mmproj || !tag || strcasestr(file, tag);
 }
 
+#define HF_MAX_SNAPSHOT_ENTRIES 1024
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in a folder, sorted, at most HF_MAX_SNAPSHOT_ENTRIES (a repo
+ * snapshot holds a few dozen files). */
+static size_t sorted_names(const char *dir, char **names)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t n = 0;
+	while (d && n < HF_MAX_SNAPSHOT_ENTRIES && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			names[n++] = xstrdup(de->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, n, sizeof *names, name_cmp);
+	return n;
+}
+
 /* Picks a file in the snapshot folder (and its subfolders one level down), by name order. */
 static bool hf_pick(const char *snap, const char *tag, bool mmproj, int depth, char *out, size_t n)
 {
-	struct dirent **ents = NULL;
-	int ne = scandir(snap, &ents, NULL, alphasort);
+	char **names = xcalloc(HF_MAX_SNAPSHOT_ENTRIES, sizeof *names);
+	size_t ne = sorted_names(snap, names);
 	bool found = false;
 	char sub[4096];
 
-	for (int i = 0; i < ne; i++) {
-		const char *f = ents[i]->d_name;
-		if (!found && f[0] != '.' && (size_t)snprintf(sub, sizeof sub, "%s/%s", snap, f) < sizeof sub) {
+	for (size_t i = 0; i < ne; i++) {
+		const char *f = names[i];
+		if (!found && (size_t)snprintf(sub, sizeof sub, "%s/%s", snap, f) < sizeof sub) {
 			if (is_file(sub) && hf_file_fits(f, tag, mmproj) && (size_t)snprintf(out, n, "%s", sub) < n)
 				found = true;
-			else if (depth == 0 && i < STORES_MAX_DIR_ENTRIES && is_dir(sub))
+			else if (depth == 0 && is_dir(sub))
 				found = hf_pick(sub, tag, mmproj, 1, out, n);
 		}
-		free(ents[i]);
+		free(names[i]);
 	}
-	free(ents);
+	free(names);
 	return found;
 }
 
