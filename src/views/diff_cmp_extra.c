@@ -59,17 +59,28 @@ static void compare_models(struct diff_proc_row *row)
 	free(used);
 }
 
-/* The KV estimate's change: the sum over GPU KV estimate segments known on both
- * sides (one per device). Measured: the process's VRAM change. */
+/* A GPU KV estimate known on both sides; with `breakdown_only`, only explain's
+ * per-device breakdown, which would otherwise be counted twice beside any
+ * per-model estimate a writer adds. */
+static bool kv_counts(const struct diff_seg_row *s, bool breakdown_only)
+{
+	return s->b && s->a && s->b->is_kv && !s->b->host && s->bytes.known &&
+	       (!breakdown_only || str_starts(s->b->label, "breakdown "));
+}
+
+/* The KV estimate's change: the sum over GPU KV estimate segments (one per
+ * device). Measured: the process's VRAM change. */
 static void kv_check(struct diff_proc_row *row)
 {
 	struct diff_kv_check *kv = &row->kv;
-	bool any = false;
+	bool any = false, breakdown = false;
 	int64_t est = 0;
 
+	for (int i = 0; i < row->n_segs; i++)
+		breakdown |= kv_counts(&row->segs[i], true);
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		if (!s->b || !s->a || !s->b->is_kv || s->b->host || !s->bytes.known)
+		if (!kv_counts(s, breakdown))
 			continue;
 		any = true;
 		est += s->bytes.delta;

@@ -6,14 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Deepest [ / { nesting outside strings, stopping once over `limit`. jansson
- * recurses per level (up to JSON_PARSER_MAX_DEPTH), so we refuse deep input first. */
-static int json_depth(const char *buf, size_t len, int limit)
+/* The shape of the text before jansson sees it: the deepest [ / { nesting and the
+ * number of values (commas and openings outside strings). jansson recurses per
+ * level and spends tens of bytes per value, so both are bounded first. */
+struct json_shape {
+	int depth;
+	size_t values;
+};
+
+static struct json_shape json_shape(const char *buf, size_t len)
 {
-	int depth = 0, max = 0;
+	struct json_shape sh = {0, 1};
+	int depth = 0;
 	bool in_str = false;
 
-	for (size_t i = 0; i < len && max <= limit; i++) {
+	for (size_t i = 0; i < len; i++) {
 		char c = buf[i];
 		if (in_str) {
 			if (c == '\\')
@@ -23,13 +30,16 @@ static int json_depth(const char *buf, size_t len, int limit)
 		} else if (c == '"') {
 			in_str = true;
 		} else if (c == '[' || c == '{') {
-			if (++depth > max)
-				max = depth;
+			sh.values++;
+			if (++depth > sh.depth)
+				sh.depth = depth;
 		} else if ((c == ']' || c == '}') && depth > 0) {
 			depth--;
+		} else if (c == ',') {
+			sh.values++;
 		}
 	}
-	return max;
+	return sh;
 }
 
 static bool only_space(const char *buf, size_t len)
@@ -49,8 +59,13 @@ static json_t *parse_json(const char *buf, size_t len, char *err, size_t errn)
 		snprintf(err, errn, "empty file, not a gputaskman snapshot");
 		return NULL;
 	}
-	if (json_depth(buf, len, DIFF_MAX_DEPTH) > DIFF_MAX_DEPTH) {
+	struct json_shape sh = json_shape(buf, len);
+	if (sh.depth > DIFF_MAX_DEPTH) {
 		snprintf(err, errn, "JSON nested deeper than %d levels, not a gputaskman snapshot", DIFF_MAX_DEPTH);
+		return NULL;
+	}
+	if (sh.values > DIFF_MAX_VALUES) {
+		snprintf(err, errn, "more than %u JSON values, not a gputaskman snapshot", DIFF_MAX_VALUES);
 		return NULL;
 	}
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);

@@ -9,6 +9,9 @@
 #define DIFF_MAX_INPUT_BYTES (64u * 1024u * 1024u)
 /* A snapshot nests about 6 levels; 64 leaves room for growth, not for a stack attack. */
 #define DIFF_MAX_DEPTH 64
+/* A real snapshot holds tens of values per KiB (about 3 M in 64 MiB); a file of
+ * bare "1,1,1" would hold 32 M, each a jansson allocation. */
+#define DIFF_MAX_VALUES 4000000u
 #define DIFF_SCHEMA_MAX 1
 
 /* Parses a snapshot from buf[0..len). Returns the document (caller decrefs), or

@@ -413,6 +413,33 @@ static void test_estimates_beside_measured(void **state)
 	b_free(r, &sb, &sa);
 }
 
+/* A per-model KV estimate beside explain's per-device one is listed, not counted twice. */
+static json_t *kv_twice(long long pid, long long vram, long long kv)
+{
+	json_t *p = with_breakdown(P(.pid = pid, .start = 1, .name = "llama-server", .vram = vram), kv, kv, "/m.gguf", "mapped");
+	json_object_set_new(json_array_get(json_object_get(p, "models"), 0), "estimate",
+			    json_pack("{s:I}", "kv_bytes", (json_int_t)kv));
+	return p;
+}
+
+static void test_kv_not_counted_twice(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	struct diff_result *r = b_diff(b_snap("box", NULL, gpus1(0), procs(1, kv_twice(5, 1000 * MiB, 100 * MiB))),
+				       b_snap("box", NULL, gpus1(0), procs(1, kv_twice(5, 1100 * MiB, 300 * MiB))), &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 5);
+	bool model_kv = false;
+
+	for (int i = 0; i < row->n_segs; i++)
+		model_kv |= !strcmp(row->segs[i].a->label, "models qwen3-0.6b estimate kv") && row->segs[i].a->is_kv;
+	assert_true(model_kv);
+	assert_true(row->kv.present);
+	assert_int_equal(row->kv.estimate_delta, 200 * MiB);
+	assert_float_equal(row->kv.ratio, 0.5, 1e-9);
+	b_free(r, &sb, &sa);
+}
+
 /* Older or limited snapshots: absent keys read as null, not as errors or zeros. */
 static void test_absent_keys(void **state)
 {
@@ -486,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_estimates_beside_measured),
 		cmocka_unit_test(test_absent_keys),
 		cmocka_unit_test(test_warnings),
+		cmocka_unit_test(test_kv_not_counted_twice),
 		cmocka_unit_test(test_many_rows),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

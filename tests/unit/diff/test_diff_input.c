@@ -62,6 +62,16 @@ static void test_bounds_nesting_and_size(void **state)
 	assert_non_null(ok);
 	json_decref(ok);
 	free(deep);
+	/* millions of tiny values: refused before jansson allocates each */
+	n = 2 * (size_t)DIFF_MAX_VALUES + 2;
+	char *flat = malloc(n + 1);
+	for (size_t i = 0; i < n; i++)
+		flat[i] = i % 2 ? ',' : '1';
+	flat[0] = '[';
+	flat[n - 1] = ']';
+	flat[n] = '\0';
+	expect_refused(flat, "more than 4000000 JSON values");
+	free(flat);
 	/* the length check comes before any byte is read */
 	assert_null(diff_snapshot_parse("", (size_t)DIFF_MAX_INPUT_BYTES + 1, err, sizeof err));
 	assert_non_null(strstr(err, "larger than 64 MiB"));
