@@ -16,8 +16,6 @@
 /* Installed candidates listed per process; the rest are counted. */
 #define IDENT_MAX_INSTALLED 8
 
-void (*ident_server_free_hook)(struct ident_server *);
-
 struct identify_ctx {
 	struct magic_cache *magic;
 };
@@ -77,8 +75,6 @@ void ident_free(struct gtm_ident *id)
 	free(id->models);
 	if (id->has_flags)
 		llama_flags_free(&id->flags);
-	if (id->server && ident_server_free_hook)
-		ident_server_free_hook(id->server);
 	free(id);
 }
 

@@ -86,8 +86,6 @@ struct ident_model {
 	char *error;               /* why the header could not be read, or NULL */
 };
 
-struct ident_server;           /* explain/: what the runtime's local API says (opaque here) */
-
 struct gtm_ident {
 	struct ident_runtime *runtimes;
 	int n_runtimes;
@@ -100,10 +98,7 @@ struct gtm_ident {
 
 	bool has_flags;             /* flags holds the parsed llama.cpp command line */
 	struct llama_flags flags;   /* its error[] says when a value was invalid */
-	struct ident_server *server; /* explain/ owns it; released through the hook below */
 };
-
-extern void (*ident_server_free_hook)(struct ident_server *);
 
 struct identify_ctx;
 
