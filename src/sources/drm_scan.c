@@ -1,15 +1,24 @@
 #include "sources/drm_scan.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/sysroot.h"
 #include "core/util.h"
+
+/* Listing threads: at most this many, one per this many processes to list. */
+#define LIST_THREADS_MAX 4
+#define LIST_JOBS_PER_THREAD 64
 
 /* A cached list is re-read after this many refreshes even when nothing
  * signalled a change (an fd swapped for another keeps the count). */
@@ -109,16 +118,20 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* The numeric entries of /proc, sorted. */
-static uint32_t *list_pids(size_t *n)
+static uint32_t *list_pids(int procfd, size_t *n)
 {
-	DIR *d = sysroot_opendir("/proc");
+	int fd = openat(procfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *e;
 	uint32_t *pids = NULL;
 	size_t cap = 0;
 
 	*n = 0;
-	if (!d)
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return NULL;
+	}
 	while ((e = readdir(d))) {
 		const char *s = e->d_name;
 		if (*s < '1' || *s > '9' || strspn(s, "0123456789") != strlen(s) || strlen(s) > 9)
@@ -172,26 +185,45 @@ static void fd_add(struct drm_proc *p, int fd, enum drm_fd_kind kind, const char
 		p->kfd = true;
 }
 
-/* Reads start time and fd count; false when the process is gone. */
-static bool refresh_identity(struct drm_proc *p)
+/* Reads a process's start time through the /proc folder fd. */
+static bool read_start_time(int procfd, uint32_t pid, uint64_t *start)
 {
-	char buf[1024], path[64];
+	char path[32], buf[1024];
+	ssize_t n;
+
+	snprintf(path, sizeof path, "%u/stat", pid);
+	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	do
+		n = read(fd, buf, sizeof buf - 1); /* the kernel writes the line at once */
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n > 0 && proc_stat_start_time(buf, (size_t)n, start);
+}
+
+static void forget(struct drm_proc *p)
+{
+	proc_clear(p);
+	p->listed_gen = 0;
+	p->unlistable = p->kfd = false;
+	p->fd_count = -1;
+}
+
+/* Reads start time and fd count; false when the process is gone. */
+static bool refresh_identity(int procfd, struct drm_proc *p)
+{
+	char path[32];
 	uint64_t start;
 	struct stat st;
-	ssize_t n = sysroot_read(buf, sizeof buf, "/proc/%u/stat", p->pid);
 
-	if (n <= 0 || !proc_stat_start_time(buf, (size_t)n, &start))
+	if (!read_start_time(procfd, p->pid, &start))
 		return false;
-	if (p->listed_gen && start != p->start_time) {
-		/* the PID was reused: nothing cached belongs to this process */
-		proc_clear(p);
-		p->listed_gen = 0;
-		p->unlistable = p->kfd = false;
-		p->fd_count = -1;
-	}
+	if (p->listed_gen && start != p->start_time)
+		forget(p); /* the PID was reused: nothing cached belongs to this process */
 	p->start_time = start;
-	if (sysroot_path(path, sizeof path, "/proc/%u/fd", p->pid) == 0 && stat(path, &st) == 0 &&
-	    st.st_size > 0) {
+	snprintf(path, sizeof path, "%u/fd", p->pid);
+	if (fstatat(procfd, path, &st, 0) == 0 && st.st_size > 0) {
 		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
 			p->stale = true;
 		p->fd_count = (int64_t)st.st_size;
@@ -201,15 +233,18 @@ static bool refresh_identity(struct drm_proc *p)
 
 /* Re-reads the links of the cached DRM fds; one that moved marks the list stale
  * and is dropped. */
-static void verify_cached(struct drm_proc *p)
+static void verify_cached(int procfd, struct drm_proc *p)
 {
-	char target[256], node[16];
+	char path[48], target[256], node[16];
 	int kept = 0;
 
 	for (int i = 0; i < p->n_fds; i++) {
 		struct drm_fd_ref *r = &p->fds[i];
-		if (sysroot_readlink(target, sizeof target, "/proc/%u/fd/%d", p->pid, r->fd) > 0 &&
-		    drm_fd_classify(target, node, sizeof node) == r->kind && strcmp(node, r->node) == 0)
+		snprintf(path, sizeof path, "%u/fd/%d", p->pid, r->fd);
+		ssize_t n = readlinkat(procfd, path, target, sizeof target - 1);
+		if (n > 0)
+			target[n] = '\0';
+		if (n > 0 && drm_fd_classify(target, node, sizeof node) == r->kind && strcmp(node, r->node) == 0)
 			p->fds[kept++] = *r;
 		else
 			p->stale = true;
@@ -220,39 +255,61 @@ static void verify_cached(struct drm_proc *p)
 		p->kfd |= p->fds[i].kind == DRM_FD_KFD;
 }
 
-/* Lists /proc/PID/fd, keeping DRM and KFD fds. */
-static void list_fds(struct drm_proc *p, uint32_t gen)
+/* One fd link: kept when it names a DRM node or KFD. */
+static void consider_fd(struct drm_proc *p, int dfd, const char *name)
 {
-	DIR *d = sysroot_opendir("/proc/%u/fd", p->pid);
-	struct dirent *e;
 	char target[256], node[16];
+
+	if (name[0] < '0' || name[0] > '9')
+		return;
+	ssize_t n = readlinkat(dfd, name, target, sizeof target - 1);
+	/* cheap reject: everything we want lives under /dev */
+	if (n < 8 || memcmp(target, "/dev/", 5) != 0)
+		return;
+	target[n] = '\0';
+	enum drm_fd_kind k = drm_fd_classify(target, node, sizeof node);
+	if (k != DRM_FD_NONE)
+		fd_add(p, atoi(name), k, node);
+}
+
+/* Lists /proc/PID/fd with getdents64 into the caller's buffer (no DIR
+ * allocation per process), keeping DRM and KFD fds. */
+static void list_fds(char *dents, size_t cap, uint32_t gen, int procfd, struct drm_proc *p)
+{
+	char path[32];
 
 	p->listed_gen = gen;
 	p->stale = false;
 	p->n_fds = 0;
 	p->kfd = false;
-	if (!d) {
+	snprintf(path, sizeof path, "%u/fd", p->pid);
+	int dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
 		/* ENOENT: it exited; anything else (EACCES) hides its fds from us */
 		p->unlistable = errno != ENOENT;
+		p->gone = errno == ENOENT;
 		return;
 	}
 	p->unlistable = false;
-	int dfd = dirfd(d);
-	while ((e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		ssize_t n = readlinkat(dfd, e->d_name, target, sizeof target - 1);
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, dents, cap);
 		if (n <= 0)
-			continue;
-		target[n] = '\0';
-		/* cheap reject: everything we want lives under /dev */
-		if (n < 8 || memcmp(target, "/dev/", 5) != 0)
-			continue;
-		enum drm_fd_kind k = drm_fd_classify(target, node, sizeof node);
-		if (k != DRM_FD_NONE)
-			fd_add(p, atoi(e->d_name), k, node);
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 {
+				uint64_t d_ino;
+				int64_t d_off;
+				unsigned short d_reclen;
+				unsigned char d_type;
+				char d_name[];
+			} *e = (struct linux_dirent64 *)(dents + off);
+			if (e->d_reclen == 0 || off + e->d_reclen > n)
+				break;
+			consider_fd(p, dfd, e->d_name);
+			off += e->d_reclen;
+		}
 	}
-	closedir(d);
+	close(dfd);
 }
 
 struct list_job {
@@ -275,7 +332,67 @@ static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 	return one_shot || p->listed_gen == 0 || p->stale || gen - p->listed_gen >= RELIST_EVERY;
 }
 
-static void list_within_budget(struct drm_scan *s, bool one_shot, uint64_t budget_ns)
+/* The listing work of one refresh, shared by the listing threads. */
+struct lister {
+	struct drm_scan *s;
+	int procfd;
+	const struct list_job *jobs;
+	size_t m;
+	atomic_size_t next;
+	uint64_t deadline;   /* monotonic ns; 0: none (one-shot) */
+	atomic_int n_listed, n_skipped;
+};
+
+static void *lister_run(void *arg)
+{
+	struct lister *l = arg;
+	_Alignas(8) char dents[16384];
+
+	for (;;) {
+		size_t k = atomic_fetch_add(&l->next, 1);
+		if (k >= l->m)
+			break;
+		struct drm_proc *p = &l->s->procs[l->jobs[k].idx];
+		if (l->deadline && now_monotonic_ns() > l->deadline) {
+			p->skipped = p->listed_gen == 0;
+			atomic_fetch_add(&l->n_skipped, p->skipped);
+			continue;
+		}
+		list_fds(dents, sizeof dents, l->s->gen, l->procfd, p);
+		atomic_fetch_add(&l->n_listed, 1);
+	}
+	return NULL;
+}
+
+/* Listing is one readlink per fd (about 1-2 µs each): a cold scan of
+ * thousands of fds is spread over a few threads; small ones stay inline. */
+static int lister_threads(size_t jobs)
+{
+	cpu_set_t set;
+	/* the CPUs this process may run on (a container's cpuset), not all online */
+	long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+	size_t n = jobs / LIST_JOBS_PER_THREAD;
+	if (cpus < 1)
+		cpus = 1;
+	if (n > (size_t)cpus)
+		n = (size_t)cpus;
+	return n > LIST_THREADS_MAX ? LIST_THREADS_MAX : n < 1 ? 1 : (int)n;
+}
+
+static void run_listers(struct lister *l)
+{
+	pthread_t tid[LIST_THREADS_MAX];
+	int want = lister_threads(l->m), started = 0;
+
+	for (int i = 1; i < want; i++)
+		if (pthread_create(&tid[started], NULL, lister_run, l) == 0)
+			started++;
+	lister_run(l); /* this thread works too; failed starts just mean fewer helpers */
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
+static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, uint64_t budget_ns)
 {
 	struct list_job *jobs = xmalloc((s->n ? s->n : 1) * sizeof *jobs);
 	size_t m = 0;
@@ -287,47 +404,82 @@ static void list_within_budget(struct drm_scan *s, bool one_shot, uint64_t budge
 			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : 2, p->listed_gen, i};
 	}
 	qsort(jobs, m, sizeof *jobs, by_priority);
-	for (size_t k = 0; k < m; k++) {
-		struct drm_proc *p = &s->procs[jobs[k].idx];
-		if (!one_shot && budget_ns && now_monotonic_ns() - t0 > budget_ns) {
-			p->skipped = p->listed_gen == 0;
-			s->n_skipped += p->skipped;
-			continue;
-		}
-		list_fds(p, s->gen);
-		s->n_listed++;
-	}
+	struct lister l = {.s = s, .procfd = procfd, .jobs = jobs, .m = m,
+			   .deadline = !one_shot && budget_ns ? t0 + budget_ns : 0};
+	atomic_init(&l.next, 0);
+	atomic_init(&l.n_listed, 0);
+	atomic_init(&l.n_skipped, 0);
+	run_listers(&l);
+	s->n_listed = atomic_load(&l.n_listed);
+	s->n_skipped = atomic_load(&l.n_skipped);
 	s->listing_ns = now_monotonic_ns() - t0;
 	free(jobs);
+}
+
+/* One-shot: every process is listed anyway, so start times are read only
+ * for those holding DRM fds (about 1 µs saved per process). */
+static void identify_holders(struct drm_scan *s, int procfd)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct drm_proc *p = &s->procs[i];
+		uint64_t start;
+		if (p->n_fds == 0)
+			continue;
+		if (!read_start_time(procfd, p->pid, &start)) {
+			p->gone = true;
+			continue;
+		}
+		if (p->start_time != start && p->start_time != 0)
+			p->stale = true;
+		p->start_time = start;
+	}
+}
+
+/* Drops the processes found gone. */
+static void compact(struct drm_scan *s)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->procs[i].gone)
+			proc_clear(&s->procs[i]);
+		else
+			s->procs[kept++] = s->procs[i];
+	}
+	s->n = kept;
 }
 
 int drm_scan_refresh(struct drm_scan *s, bool one_shot, uint64_t budget_ns)
 {
 	size_t n;
-	uint32_t *pids = list_pids(&n);
+	int procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
+	uint32_t *pids = procfd >= 0 ? list_pids(procfd, &n) : NULL;
 
-	if (!pids)
+	if (!pids) {
+		if (procfd >= 0)
+			close(procfd);
 		return -1;
-	s->gen++;
-	if (s->gen == 0)
+	}
+	if (++s->gen == 0)
 		s->gen = 1;
 	s->n_unlistable = s->n_skipped = s->n_listed = 0;
 	merge_pids(s, pids, n);
 	free(pids);
-	size_t kept = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		struct drm_proc *p = &s->procs[i];
-		p->skipped = false;
-		if (!refresh_identity(p)) {
-			proc_clear(p);
+		p->skipped = p->gone = false;
+		if (one_shot)
 			continue;
-		}
-		if (p->listed_gen)
-			verify_cached(p);
-		s->procs[kept++] = *p;
+		if (!refresh_identity(procfd, p))
+			p->gone = true;
+		else if (p->listed_gen)
+			verify_cached(procfd, p);
 	}
-	s->n = kept;
-	list_within_budget(s, one_shot, budget_ns);
+	compact(s);
+	list_within_budget(s, procfd, one_shot, budget_ns);
+	if (one_shot)
+		identify_holders(s, procfd);
+	compact(s);
+	close(procfd);
 	for (size_t i = 0; i < s->n; i++)
 		s->n_unlistable += s->procs[i].unlistable;
 	return 0;

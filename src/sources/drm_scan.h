@@ -33,6 +33,7 @@ struct drm_proc {
 	bool unlistable;      /* its fd folder could not be read (permission) */
 	bool stale;           /* a cached DRM fd changed: list again */
 	bool skipped;         /* this refresh: never listed, no budget left */
+	bool gone;            /* found exited during this refresh */
 	bool kfd;             /* holds /dev/kfd */
 };
 

@@ -152,7 +152,7 @@ static void test_budget_partial(void **state)
 	dc_begin(&c);
 	dt_device(c.root, 0, 128, "0000:03:00.0", "amdgpu", 0x1002, 0x744c);
 	const char *body = "drm-driver:\tamdgpu\ndrm-client-id:\t%u\ndrm-resident-vram:\t4 KiB\ndrm-shared-vram:\t0\n";
-	for (uint32_t p = 1000; p < 1100; p++) {
+	for (uint32_t p = 1000; p < 1150; p++) {
 		char b[256];
 		snprintf(b, sizeof b, body, p);
 		dt_proc(c.root, p, p, "worker");
@@ -163,15 +163,20 @@ static void test_budget_partial(void **state)
 	drm_scan_init(&s);
 	assert_int_equal(drm_scan_refresh(&s, false, 1), 0);
 	assert_true(s.n_skipped > 0);
-	assert_int_equal(s.n_skipped + s.n_listed, 100);
+	assert_int_equal(s.n_skipped + s.n_listed, 150);
 	int skipped = 0;
 	for (size_t i = 0; i < s.n; i++)
 		skipped += s.procs[i].skipped;
 	assert_int_equal(skipped, s.n_skipped);
-	/* one-shot ignores the budget */
+	/* one-shot ignores the budget (and lists with helper threads: 150 jobs) */
 	assert_int_equal(drm_scan_refresh(&s, true, 1), 0);
 	assert_int_equal(s.n_skipped, 0);
-	assert_int_equal(s.n_listed, 100);
+	assert_int_equal(s.n_listed, 150);
+	for (size_t i = 0; i < s.n; i++) {
+		assert_int_equal(s.procs[i].n_fds, 1);
+		assert_int_equal(s.procs[i].fds[0].fd, 3);
+		assert_int_equal(s.procs[i].start_time, s.procs[i].pid);
+	}
 	drm_scan_free(&s);
 
 	/* the source with a tiny budget: partial, said so, nothing guessed */
