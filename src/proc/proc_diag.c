@@ -36,7 +36,9 @@ static void add_msg(struct proc_listeners *t, const unsigned char *payload, size
 	if (alen == 0)
 		return;
 	memcpy(addr, m.id.idiag_src, alen);
-	if (proc_addr_classify(addr, alen) != PROC_ADDR_LOOPBACK)
+	/* Loopback and wildcard listeners, as proc_tcp_row_is_loopback_listener. */
+	enum proc_addr_class cls = proc_addr_classify(addr, alen);
+	if (cls != PROC_ADDR_LOOPBACK && cls != PROC_ADDR_ANY)
 		return;
 	t->v = grow_array(t->v, sizeof *t->v, &t->cap, t->n);
 	t->v[t->n++] = (struct proc_listener){m.idiag_inode, ntohs(m.id.idiag_sport)};

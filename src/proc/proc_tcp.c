@@ -106,7 +106,10 @@ int proc_tcp_line_parse(const char *line, size_t len, struct proc_tcp_row *out)
 
 bool proc_tcp_row_is_loopback_listener(const struct proc_tcp_row *r)
 {
-	return r->state == PROC_TCP_LISTEN && r->addr == PROC_ADDR_LOOPBACK && r->inode != 0;
+	/* A wildcard listener (0.0.0.0, ::) accepts loopback connections too, and
+	 * vLLM and LM Studio bind one by default: it is reachable on loopback. */
+	return r->state == PROC_TCP_LISTEN && r->inode != 0 &&
+	       (r->addr == PROC_ADDR_LOOPBACK || r->addr == PROC_ADDR_ANY);
 }
 
 uint64_t proc_socket_inode(const char *link, size_t len)

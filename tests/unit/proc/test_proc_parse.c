@@ -242,10 +242,10 @@ static void test_tcp_lines(void **state)
 	/* 127.1.2.3 is loopback too */
 	assert_int_equal(proc_tcp_line_parse(S("1: 0302017F:0050 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 5 1"), &r), 0);
 	assert_true(proc_tcp_row_is_loopback_listener(&r));
-	/* 0.0.0.0:2024 LISTEN (a real row): wildcard, not loopback */
+	/* 0.0.0.0:2024 LISTEN (a real row): wildcard, reachable on loopback */
 	assert_int_equal(proc_tcp_line_parse(S("   0: 00000000:07E8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 637 1 00000000e580f08f 100 0 0 10 0"), &r), 0);
 	assert_int_equal(r.addr, PROC_ADDR_ANY);
-	assert_false(proc_tcp_row_is_loopback_listener(&r));
+	assert_true(proc_tcp_row_is_loopback_listener(&r));
 	/* 10.0.0.5:9000 */
 	assert_int_equal(proc_tcp_line_parse(S("2: 0500000A:2328 00000000:0000 0A 00000000:00000000 00:00000000 00000000 0 0 9 1"), &r), 0);
 	assert_int_equal(r.addr, PROC_ADDR_OTHER);
@@ -314,10 +314,11 @@ static void test_diag_parse(void **state)
 	memset(buf + sizeof done, 0, 4);
 	assert_int_equal(proc_diag_parse(buf, NLMSG_LENGTH(4), &t), 1);
 	proc_listeners_finish(&t);
-	assert_int_equal(t.n, 2);
+	assert_int_equal(t.n, 3);
 	assert_int_equal(proc_listeners_port(&t, 1234), 8080);
 	assert_int_equal(proc_listeners_port(&t, 4444), 11434);
-	assert_int_equal(proc_listeners_port(&t, 99), -1);
+	assert_int_equal(proc_listeners_port(&t, 99), 22); /* wildcard: reachable on loopback */
+	assert_int_equal(proc_listeners_port(&t, 98), -1); /* another address */
 	/* an error reply, and a length that runs past the buffer */
 	struct nlmsghdr eh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct nlmsgerr)), .nlmsg_type = NLMSG_ERROR, .nlmsg_seq = seq};
 	struct nlmsgerr e = {.error = -ENOENT};

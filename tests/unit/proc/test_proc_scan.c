@@ -253,11 +253,11 @@ static void test_tree_ports(void **state)
 	fx_tcp();
 	static const char *const links[][2] = {
 		{"0", "/dev/null"},     {"1", "pipe:[60197]"},  {"3", "socket:[1111]"}, /* 127.0.0.1:8080 */
-		{"4", "socket:[2222]"}, /* 0.0.0.0:22: not loopback */
+		{"4", "socket:[2222]"}, /* 0.0.0.0:22: wildcard, reachable on loopback */
 		{"5", "socket:[4444]"}, /* [::1]:11434 */
 		{"6", "socket:[3333]"}, /* 10.0.0.5:9000: not loopback */
 		{"7", "socket:[5555]"}, /* [::ffff:127.0.0.1]:5000 */
-		{"8", "socket:[6666]"}, /* [::]:7000: wildcard */
+		{"8", "socket:[6666]"}, /* [::]:7000: wildcard, reachable on loopback */
 		{"9", "socket:[7777]"}, /* established, not listening */
 		{"10", "socket:[8888]"}, /* [::1]:8080 again */
 	};
@@ -271,10 +271,12 @@ static void test_tree_ports(void **state)
 	struct gtm_snapshot *s = scan(c, 0);
 	struct gtm_process *p = find_row(s, 100);
 	assert_non_null(p);
-	assert_int_equal(p->n_ports, 3);
-	assert_int_equal(p->ports[0], 5000);
-	assert_int_equal(p->ports[1], 8080);
-	assert_int_equal(p->ports[2], 11434);
+	assert_int_equal(p->n_ports, 5);
+	assert_int_equal(p->ports[0], 22);
+	assert_int_equal(p->ports[1], 5000);
+	assert_int_equal(p->ports[2], 7000);
+	assert_int_equal(p->ports[3], 8080);
+	assert_int_equal(p->ports[4], 11434);
 	assert_int_equal(find_row(s, 1)->n_ports, 0);
 
 	/* a new listener appears: a steady scan keeps the cached ports, an explicit
@@ -284,14 +286,16 @@ static void test_tree_ports(void **state)
 	snapshot_free(s);
 	s = scan(c, 0);
 	p = find_row(s, 100);
-	assert_int_equal(p->n_ports, 3);
+	assert_int_equal(p->n_ports, 5);
 	assert_int_equal(proc_refresh_ports(c, p), 0);
-	assert_int_equal(p->n_ports, 4);
-	assert_int_equal(p->ports[3], 54321);
+	/* the rewritten tcp table lost 0.0.0.0:22 and gained 127.0.0.1:54321 */
+	assert_int_equal(p->n_ports, 5);
+	assert_int_equal(p->ports[0], 5000);
+	assert_int_equal(p->ports[4], 54321);
 	/* the cache took the refresh: the next steady scan reports it */
 	snapshot_free(s);
 	s = scan(c, 0);
-	assert_int_equal(find_row(s, 100)->n_ports, 4);
+	assert_int_equal(find_row(s, 100)->n_ports, 5);
 	/* a process without fds any more cannot be refreshed; its row stays as it was */
 	struct gtm_process gone = {.pid = 4242, .n_ports = 1, .ports = {80}};
 	assert_int_equal(proc_refresh_ports(c, &gone), -1);
