@@ -13,6 +13,7 @@
 #include "collect/collector.h"
 #include "core/format.h"
 #include "identify/ident.h"
+#include "proc/proc.h"
 #include "views/ident_json.h"
 #include "views/ident_text.h"
 #include "views/json.h"
@@ -136,6 +137,11 @@ int inspect_pid_main(uint32_t pid, int argc, char **argv)
 	int rc = parse_args(pid, argc, argv, &json);
 	if (rc)
 		return rc;
+	/* no process: say so before paying for a whole refresh */
+	if (!proc_pid_exists(pid)) {
+		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
+		return 2;
+	}
 	struct collector *c = collector_new(&(struct collector_opts){.one_shot = true, .gpu_filter = -1});
 	struct gtm_snapshot *s = collector_refresh(c);
 	const struct gtm_process *p = find_pid(s, pid);
