@@ -51,8 +51,9 @@ static const struct app_event_pattern handy_events[] = {
 	{"Model unloaded", "unload", false},
 	{"Immediately unloading model", "unload", false},
 	{"Starting streaming", "stream-start", false},  /* unverified wording */
-	{"streaming transcription started", "stream-start", false}, /* unverified wording */
-	{"preview", "preview", false},                  /* unverified wording */
+	{"Streaming transcription started", "stream-start", false}, /* unverified wording */
+	{"Streaming preview", "preview", false},        /* unverified wording */
+	{"Preview transcription", "preview", false},    /* unverified wording */
 };
 
 static const struct app_adapter adapters[] = {
@@ -117,8 +118,23 @@ static void add_event(struct ex_app *app, const struct app_event_pattern *pat, c
 	}
 }
 
-/* Only the listed patterns are looked at; every other line (transcriptions
- * included) is skipped unread. */
+/* Where the message starts: after "[date][time][module][LEVEL] ". */
+static const char *message_start(const char *p, const char *end)
+{
+	const char *m = p;
+	for (int i = 0; i < 4 && m < end && *m == '['; i++) {
+		const char *close = memchr(m, ']', (size_t)(end - m));
+		if (!close)
+			return p;
+		m = close + 1;
+	}
+	while (m < end && *m == ' ')
+		m++;
+	return m;
+}
+
+/* Only messages that start with a listed pattern count; every other line
+ * (transcriptions included) is skipped unread. */
 static void scan_events(const struct app_adapter *a, const char *buf, size_t len, struct ex_app *app)
 {
 	const char *p = buf, *end = buf + len;
@@ -126,8 +142,10 @@ static void scan_events(const struct app_adapter *a, const char *buf, size_t len
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		if (!nl)
 			break;
+		const char *msg = message_start(p, nl);
 		for (size_t i = 0; i < a->n_events; i++) {
-			const char *hit = ls_find(p, nl, a->events[i].needle);
+			size_t nlen = strlen(a->events[i].needle);
+			const char *hit = (size_t)(nl - msg) >= nlen && !memcmp(msg, a->events[i].needle, nlen) ? msg : NULL;
 			if (hit) {
 				add_event(app, &a->events[i], hit, nl, line_time(p, nl));
 				break;

@@ -342,7 +342,7 @@ static void test_handy_adapter(void **state)
 	const char *log =
 		"[2026-11-30][06:00:01][handy_app_lib::managers::transcription][DEBUG] Starting to load model: parakeet-tdt-0.6b-v3\n"
 		"[2026-11-30][06:00:03][handy_app_lib::managers::transcription][DEBUG] Successfully loaded transcription model: parakeet-tdt-0.6b-v3 (took 1800ms)\n"
-		"[2026-11-30][06:01:00][handy_app_lib::actions][INFO] Transcription result: my secret dictation\n"
+		"[2026-11-30][06:01:00][handy_app_lib::actions][INFO] Transcription result: my secret dictation, Model unloaded preview\n"
 		"[2026-11-30][06:07:00][handy_app_lib::managers::transcription][INFO] Model unloaded due to inactivity (took 3ms)\n";
 	tu_write_file(p1, log, strlen(log));
 	snprintf(env, sizeof env, "HOME=%s/hh", f->dir);
