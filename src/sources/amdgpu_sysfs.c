@@ -8,6 +8,7 @@
 #include "core/util.h"
 #include "sources/drm_hwmon.h"
 #include "sources/drm_sysfs.h"
+#include "sources/drm_text.h"
 
 #define DEV "/sys/class/drm/%s/device/"
 
@@ -24,19 +25,18 @@ bool amdgpu_is_apu(bool has_vendor, const char *vendor, bool has_total, unsigned
 
 bool amdgpu_dpm_parse(const char *buf, size_t len, double *cur_mhz, bool *has_cur, double *max_mhz)
 {
-	size_t i = 0;
+	size_t pos = 0, n;
+	const char *s;
 	bool any = false;
 	double best = 0;
 
 	*has_cur = false;
-	while (i < len) {
-		const char *nl = memchr(buf + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - buf) : len;
+	while (drm_next_line(buf, len, &pos, &s, &n)) {
 		char line[96];
-		size_t n = end - i < sizeof line - 1 ? end - i : sizeof line - 1;
-		memcpy(line, buf + i, n);
+		if (n > sizeof line - 1)
+			n = sizeof line - 1;
+		memcpy(line, s, n);
 		line[n] = '\0';
-		i = end + 1;
 		char *colon = strchr(line, ':'), *endp;
 		if (!colon)
 			continue;

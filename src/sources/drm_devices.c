@@ -12,6 +12,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "sources/drm_sysfs.h"
+#include "sources/drm_text.h"
 #include "sources/pci_ids.h"
 
 static void copy_field(char *dst, size_t cap, const char *s, size_t n)
@@ -45,21 +46,17 @@ static bool parse_pci_id(const char *s, size_t n, uint16_t *v, uint16_t *d)
 
 void drm_uevent_parse(const char *buf, size_t len, struct drm_uevent *out)
 {
-	size_t i = 0;
+	size_t pos = 0, n;
+	const char *s;
 
 	memset(out, 0, sizeof *out);
-	while (i < len) {
-		const char *nl = memchr(buf + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		const char *s = buf + i;
-		size_t n = end - i;
+	while (drm_next_line(buf, len, &pos, &s, &n)) {
 		if (n > 7 && memcmp(s, "DRIVER=", 7) == 0)
 			copy_field(out->driver, sizeof out->driver, s + 7, n - 7);
 		else if (n > 14 && memcmp(s, "PCI_SLOT_NAME=", 14) == 0)
 			copy_field(out->pci_slot, sizeof out->pci_slot, s + 14, n - 14);
 		else if (n > 7 && memcmp(s, "PCI_ID=", 7) == 0)
 			out->has_pci_id = parse_pci_id(s + 7, n - 7, &out->vendor_id, &out->device_id);
-		i = end + 1;
 	}
 }
 

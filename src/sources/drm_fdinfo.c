@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "sources/drm_text.h"
+
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
@@ -242,15 +244,12 @@ static void parse_line(struct drm_fdinfo *fi, const char *s, size_t n)
 
 int drm_fdinfo_parse(const char *buf, size_t len, struct drm_fdinfo *out)
 {
-	size_t i = 0;
+	size_t pos = 0, n;
+	const char *line;
 
 	memset(out, 0, sizeof *out);
-	while (i < len) {
-		const char *nl = memchr(buf + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		parse_line(out, buf + i, end - i);
-		i = end + 1;
-	}
+	while (drm_next_line(buf, len, &pos, &line, &n))
+		parse_line(out, line, n);
 	return out->has_driver ? 0 : -1;
 }
 

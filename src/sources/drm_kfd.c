@@ -11,25 +11,23 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "sources/drm_sysfs.h"
+#include "sources/drm_text.h"
 
 #define KFD "/sys/class/kfd/kfd"
 
 static bool prop_value(const char *buf, size_t len, const char *key, uint64_t *v)
 {
-	size_t kl = strlen(key), i = 0;
-	while (i < len) {
-		const char *nl = memchr(buf + i, '\n', len - i);
-		size_t end = nl ? (size_t)(nl - buf) : len;
-		if (end - i > kl + 1 && memcmp(buf + i, key, kl) == 0 && buf[i + kl] == ' ') {
+	size_t kl = strlen(key), pos = 0, n;
+	const char *s;
+	while (drm_next_line(buf, len, &pos, &s, &n)) {
+		if (n > kl + 1 && memcmp(s, key, kl) == 0 && s[kl] == ' ') {
 			char num[32];
-			size_t n = end - i - kl - 1;
-			if (n >= sizeof num)
+			if (n - kl - 1 >= sizeof num)
 				return false;
-			memcpy(num, buf + i + kl + 1, n);
-			num[n] = '\0';
+			memcpy(num, s + kl + 1, n - kl - 1);
+			num[n - kl - 1] = '\0';
 			return drm_parse_u64(num, v);
 		}
-		i = end + 1;
 	}
 	return false;
 }

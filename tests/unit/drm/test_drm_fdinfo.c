@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "drm_tree.h"
+#include "sources/amdgpu_sysfs.h"
 #include "sources/drm_classes.h"
+#include "sources/drm_devices.h"
+#include "sources/drm_kfd.h"
 #include "sources/drm_fdinfo.h"
 #include "testutil.h"
 
@@ -253,6 +256,52 @@ static void test_classes(void **state)
 	assert_false(drm_driver_omits_idle_engines("xe"));
 }
 
+/* The other text the DRM source reads: sysfs and KFD files. */
+static void test_sysfs_parsers(void **state)
+{
+	(void)state;
+	double cur = -1, max = -1;
+	bool has_cur;
+	const char *dpm = "0: 500Mhz\n1: 1800Mhz *\n2: 2500Mhz\n";
+	assert_true(amdgpu_dpm_parse(dpm, strlen(dpm), &cur, &has_cur, &max));
+	assert_true(has_cur);
+	assert_float_equal(cur, 1800, 0);
+	assert_float_equal(max, 2500, 0);
+	/* APU deep sleep level "S:", no current level marked */
+	const char *apu = "S: 19Mhz\n0: 400Mhz\n1: 2700MHz\n";
+	assert_true(amdgpu_dpm_parse(apu, strlen(apu), &cur, &has_cur, &max));
+	assert_false(has_cur);
+	assert_float_equal(max, 2700, 0);
+	assert_false(amdgpu_dpm_parse("garbage\n", 8, &cur, &has_cur, &max));
+
+	assert_int_equal(pcie_gen_of_speed("2.5 GT/s PCIe"), 1);
+	assert_int_equal(pcie_gen_of_speed("16.0 GT/s PCIe"), 4);
+	assert_int_equal(pcie_gen_of_speed("32.0 GT/s PCIe"), 5);
+	assert_int_equal(pcie_gen_of_speed("Unknown"), 0);
+
+	assert_true(amdgpu_is_apu(false, "", true, 8ull << 30)); /* no vendor file */
+	assert_true(amdgpu_is_apu(true, "", true, 8ull << 30));  /* empty vendor */
+	assert_true(amdgpu_is_apu(true, "samsung", true, 512ull << 20)); /* a carve-out */
+	assert_false(amdgpu_is_apu(true, "hynix", true, 8ull << 30));
+
+	char slot[32];
+	const char *props = "cpu_cores_count 0\nlocation_id 33544\ndomain 1\n";
+	assert_true(kfd_properties_slot(props, strlen(props), slot, sizeof slot));
+	assert_string_equal(slot, "0001:83:01.0");
+	assert_false(kfd_properties_slot("domain 0\n", 9, slot, sizeof slot));
+
+	struct drm_uevent ue;
+	const char *ev = "DRIVER=amdgpu\nPCI_CLASS=30000\nPCI_ID=1002:744C\nPCI_SLOT_NAME=0000:03:00.0";
+	drm_uevent_parse(ev, strlen(ev), &ue);
+	assert_string_equal(ue.driver, "amdgpu");
+	assert_string_equal(ue.pci_slot, "0000:03:00.0");
+	assert_true(ue.has_pci_id);
+	assert_int_equal(ue.vendor_id, 0x1002);
+	assert_int_equal(ue.device_id, 0x744c);
+	drm_uevent_parse("PCI_ID=zz:1\n", 12, &ue);
+	assert_false(ue.has_pci_id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +314,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_lines),
 		cmocka_unit_test(test_both_resident_and_legacy),
 		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_sysfs_parsers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
