@@ -178,6 +178,11 @@ static bool newest_log(const char *dir, char *out, size_t n)
 	return best >= 0;
 }
 
+bool ex_adapter_matches(const struct gtm_process *p)
+{
+	return adapter_for(p) != NULL;
+}
+
 void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e)
 {
 	const struct app_adapter *a = adapter_for(p);

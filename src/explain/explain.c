@@ -169,8 +169,17 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 		explain_free(p->explain);
 		p->explain = NULL;
 	}
-	if (!p->ident || !p->detail || !ident_is_ai(p->ident))
+	if (!p->ident || !p->detail)
 		return;
+	if (!ident_is_ai(p->ident)) {
+		/* an app adapter's facts are still worth showing (a speech app between loads) */
+		if (!ex_adapter_matches(p))
+			return;
+		struct gtm_explain *e = xcalloc(1, sizeof *e);
+		ex_adapters_explain(c, p, e);
+		p->explain = e;
+		return;
+	}
 	if (snap->monotonic_ns != c->refresh_key || !c->refresh) {
 		c->refresh_key = snap->monotonic_ns;
 		c->refresh++;

@@ -59,6 +59,8 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 bool ex_is_ollama_runner(const struct gtm_process *p);
 /* adapters.c: app adapters (Handy, stable-diffusion.cpp). */
 void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e);
+/* Whether an app adapter knows the process (by name), AI runtime seen or not. */
+bool ex_adapter_matches(const struct gtm_process *p);
 
 void ex_log_entries_free(struct explain_ctx *c);
 /* A model path as a runtime printed it (maybe relative to its cwd, as -m was
