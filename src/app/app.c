@@ -27,7 +27,7 @@
 static bool source_failed(const struct gtm_snapshot *s)
 {
 	for (int i = 0; i < s->n_sources; i++)
-		if (!s->sources[i].available && strstr(s->sources[i].message, "error"))
+		if (s->sources[i].failed)
 			return true;
 	return false;
 }
@@ -75,7 +75,7 @@ static int run_once(const struct app_options *o)
 		text_print_snapshot(stdout, s, o->all);
 	if (source_failed(s)) {
 		for (int i = 0; i < s->n_sources; i++)
-			if (!s->sources[i].available && s->sources[i].message[0])
+			if (s->sources[i].failed)
 				fprintf(stderr, "gputaskman: %s: %s\n", s->sources[i].name, s->sources[i].message);
 		rc = 1;
 	}

@@ -126,6 +126,7 @@ static void sample_sources(struct collector *c, struct gtm_snapshot *snap)
 		if (s->priv) {
 			s->status.message[0] = '\0';
 			s->status.available = s->ops->sample(s->priv, snap, &c->uses, &s->status) == 0;
+			s->status.failed = !s->status.available;
 		}
 		*snapshot_add_source(snap, s->ops->name) = s->status;
 	}

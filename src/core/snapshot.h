@@ -132,6 +132,8 @@ const char *gtm_mode_name(enum gtm_mode m);
 struct gtm_source_status {
 	char name[12];           /* "nvml", "drm" */
 	bool available;
+	bool failed;             /* present but broken (missing symbols, init or mid-run error),
+	                          * as opposed to simply absent (no driver): exit status 1 */
 	char message[256];       /* why not available, or a note ("driver 550.54, NVML 12") */
 };
 

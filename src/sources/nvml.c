@@ -42,8 +42,10 @@ static void *nvml_open(const struct gtm_source_opts *o, struct gtm_source_status
 
 	(void)o;
 	str_copy(st->name, "nvml", sizeof st->name);
-	if (nvml_lib_open(&s->lib, st->message, sizeof st->message) < 0) {
+	int r = nvml_lib_open(&s->lib, st->message, sizeof st->message);
+	if (r < 0) {
 		st->available = false;
+		st->failed = r == -2;
 		free(s);
 		return NULL;
 	}

@@ -104,20 +104,21 @@ static int load(struct nvml_lib *lib, char *msg, size_t msg_len)
 		snprintf(msg, msg_len, "no NVIDIA driver: libnvidia-ml.so.1 not found");
 	else
 		snprintf(msg, msg_len, "libnvidia-ml.so.1 could not be loaded: %s", first_err);
-	return -1;
+	return first_err[0] == '\0' || strstr(first_err, "No such file") ? -1 : -2;
 }
 
 int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len)
 {
 	memset(lib, 0, sizeof *lib);
-	if (load(lib, msg, msg_len) < 0)
-		return -1;
+	int r_load = load(lib, msg, msg_len);
+	if (r_load < 0)
+		return r_load;
 	enum sym_need missing = resolve(lib);
 	if (missing != OPTIONAL) {
 		snprintf(msg, msg_len, "%s lacks %s: not a usable NVML library", lib->soname, need_what[missing]);
 		dlclose(lib->dl);
 		memset(lib, 0, sizeof *lib);
-		return -1;
+		return -2;
 	}
 	nvmlReturn_t r = lib->init_v2 ? lib->init_v2() : NVML_ERROR_FUNCTION_NOT_FOUND;
 	if (r == NVML_ERROR_FUNCTION_NOT_FOUND && lib->init)
@@ -126,7 +127,7 @@ int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len)
 		snprintf(msg, msg_len, "NVML could not start: %s (nvmlInit returned %d)", nvml_error_name(r), (int)r);
 		dlclose(lib->dl);
 		memset(lib, 0, sizeof *lib);
-		return -1;
+		return -2;
 	}
 	return 0;
 }

@@ -163,6 +163,7 @@ json_t *json_snapshot(const struct gtm_snapshot *s, bool all)
 		json_t *o = json_object();
 		json_put(o, "name", json_of_str(s->sources[i].name));
 		json_put(o, "available", json_boolean(s->sources[i].available));
+		json_put(o, "failed", json_boolean(s->sources[i].failed));
 		json_put(o, "message", json_of_str(s->sources[i].message));
 		json_array_append_new(srcs, o);
 	}

@@ -39,7 +39,8 @@ fi
 # A library without nvmlDeviceGetHandleByIndex: not usable, said so.
 scenario "$gpus"
 GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$nohandle" GPUTASKMAN_ROOT="$root" "$bin" --json >"$t/j" 2>"$t/e"
-check_rc "missing symbol: --json exits 0" 0 $?
+check_rc "missing symbol: --json exits 1 (a driver that is present but broken)" 1 $?
+expect_out "missing symbol: one line on stderr" "nvml: libnvidia-ml.so.1 lacks" "$t/e"
 [ "$(nvml_message "$t/j")" = "False libnvidia-ml.so.1 lacks nvmlDeviceGetHandleByIndex: not a usable NVML library" ] &&
 	ok "missing symbol: named" || bad "missing symbol: $(nvml_message "$t/j")"
 jcheck "$t/j" "missing symbol: no GPU, no crash" "assert d['gpus'] == [] and d['processes'] == [] or all(p['owner'] == 'none' for p in d['processes'])"
@@ -47,7 +48,8 @@ jcheck "$t/j" "missing symbol: no GPU, no crash" "assert d['gpus'] == [] and d['
 # nvmlInit fails.
 scenario "fail init
 $gpus"
-gtm --json >"$t/j" 2>"$t/e"; check_rc "init failure: --json exits 0" 0 $?
+gtm --json >"$t/j" 2>"$t/e"; check_rc "init failure: --json exits 1" 1 $?
+[ "$(wc -l <"$t/e")" -eq 1 ] && ok "init failure: one line" || { bad "init failure: not one line:"; cat "$t/e"; }
 [ "$(nvml_message "$t/j")" = "False NVML could not start: NVIDIA driver not loaded (nvmlInit returned 9)" ] &&
 	ok "init failure: explained" || bad "init failure: $(nvml_message "$t/j")"
 
