@@ -2,9 +2,8 @@
  * (diff_pair.c), measured counters as deltas, everything else listed beside. */
 #include "views/diff.h"
 
-#include <stddef.h>
-
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,16 +131,13 @@ static const struct diff_dev *use_dev(const struct diff_snap *s, const struct di
 	return u ? diff_snap_dev(s, u->index) : NULL;
 }
 
-/* The paired device row of a before device (for per-process per-device rows). */
-static bool same_device(const struct diff_result *r, const struct diff_dev *db, int ib, const struct diff_dev *da,
-			int ia)
+/* The after-snapshot device paired with a before device (NULL when none). */
+static const struct diff_dev *paired_after(const struct diff_result *r, const struct diff_dev *db)
 {
-	if (!db || !da)
-		return !db && !da && ib == ia;
-	for (int i = 0; i < r->n_devs; i++)
+	for (int i = 0; db && i < r->n_devs; i++)
 		if (r->devs[i].b == db)
-			return r->devs[i].a == da;
-	return false;
+			return r->devs[i].a;
+	return NULL;
 }
 
 static struct diff_val sum_of(const struct diff_proc *p, size_t offset)
@@ -166,18 +162,23 @@ static void fill_use(struct diff_use_row *u, const struct diff_use *ub, const st
 	u->paged = diff_delta_of(ub != NULL, ub ? ub->paged : NONE, ua != NULL, ua ? ua->paged : NONE);
 }
 
+/* Per-device rows follow the device pairing (UUID), not the index; devices
+ * neither snapshot describes pair by index. Lookups are made once per use. */
 static void compare_uses(const struct diff_result *r, struct diff_proc_row *row)
 {
 	const struct diff_proc *b = row->b, *a = row->a;
 	int nb = b ? b->n_uses : 0, na = a ? a->n_uses : 0;
 	bool *used = xcalloc((size_t)na + 1, sizeof *used);
+	const struct diff_dev **dev_a = xcalloc((size_t)na + 1, sizeof *dev_a);
 
+	for (int j = 0; j < na; j++)
+		dev_a[j] = use_dev(r->after, &a->uses[j]);
 	row->uses = xcalloc((size_t)nb + (size_t)na + 1, sizeof *row->uses);
 	for (int i = 0; i < nb; i++) {
 		const struct diff_use *ub = &b->uses[i], *ua = NULL;
-		const struct diff_dev *db = use_dev(r->before, ub);
+		const struct diff_dev *db = use_dev(r->before, ub), *want = paired_after(r, db);
 		for (int j = 0; j < na && !ua; j++)
-			if (!used[j] && same_device(r, db, ub->index, use_dev(r->after, &a->uses[j]), a->uses[j].index)) {
+			if (!used[j] && (db ? dev_a[j] == want && want : !dev_a[j] && a->uses[j].index == ub->index)) {
 				ua = &a->uses[j];
 				used[j] = true;
 			}
@@ -189,9 +190,10 @@ static void compare_uses(const struct diff_result *r, struct diff_proc_row *row)
 	for (int j = 0; j < na; j++)
 		if (!used[j]) {
 			struct diff_use_row *u = &row->uses[row->n_uses++];
-			u->dev_a = use_dev(r->after, &a->uses[j]);
+			u->dev_a = dev_a[j];
 			fill_use(u, NULL, &a->uses[j]);
 		}
+	free(dev_a);
 	free(used);
 }
 
@@ -281,6 +283,9 @@ static void check_snapshots(struct diff_result *r)
 		warn(r, "the snapshots were taken in different modes (%s, %s): PIDs may not compare", b->mode, a->mode);
 	if (b->hostname && a->hostname && strcmp(b->hostname, a->hostname))
 		warn(r, "the snapshots are from different machines (%s, %s)", b->hostname, a->hostname);
+	if (b->extras_truncated || a->extras_truncated)
+		warn(r, "the %s snapshot holds more reported/estimated figures or models than are listed here",
+		     b->extras_truncated ? "before" : "after");
 }
 
 struct diff_result *diff_compare(const struct diff_snap *before, const struct diff_snap *after,

@@ -108,25 +108,55 @@ static void join(char *dst, const char *base, const char *part)
 
 /* host: the figure is in host memory (explain's "host_memory": true), so it is
  * not compared with a GPU's measured growth. */
-static void add_seg(struct diff_proc *p, const char *label, const char *source, bool host, const json_t *v)
+/* Whether `label` is `base` or `base #N`. */
+static bool same_base(const char *label, const char *base)
 {
-	struct diff_seg *s;
+	size_t n = strlen(base);
+	return !strncmp(label, base, n) && (label[n] == '\0' || !strncmp(label + n, " #", 2));
+}
 
-	if (p->n_segs >= DIFF_MAX_SEGMENTS)
+/* One process's walk, and the snapshot's budget for what it lists. */
+struct walk {
+	struct diff_snap *snap;
+	struct diff_proc *p;
+};
+
+/* Takes one from the snapshot's budget of listed extras; false (and truncated noted) when spent. */
+static bool take_budget(struct diff_snap *s)
+{
+	if (s->n_extras >= DIFF_MAX_EXTRAS_TOTAL) {
+		s->extras_truncated = true;
+		return false;
+	}
+	s->n_extras++;
+	return true;
+}
+
+static void add_seg(struct walk *w, const char *label, const char *source, bool host, const json_t *v)
+{
+	struct diff_proc *p = w->p;
+	struct diff_seg *s;
+	int same = 0;
+
+	if (p->n_segs >= DIFF_MAX_SEGMENTS) {
+		w->snap->extras_truncated = true;
+		return;
+	}
+	if (!take_budget(w->snap))
 		return;
 	if (!p->segs)
 		p->segs = xcalloc(DIFF_MAX_SEGMENTS, sizeof *p->segs);
-	s = &p->segs[p->n_segs++];
-	s->label = xstrdup(label);
 	/* Same label and source twice (two unnamed elements): number them, so pairing stays one to one. */
-	for (int i = 0, n = 2; i < p->n_segs - 1; i++)
-		if (!strcmp(p->segs[i].label, s->label) && !strcmp(p->segs[i].source, source)) {
-			char buf[LABEL_MAX + 16];
-			snprintf(buf, sizeof buf, "%s #%d", label, n++);
-			free(s->label);
-			s->label = xstrdup(buf);
-			i = -1;
-		}
+	for (int i = 0; i < p->n_segs; i++)
+		same += same_base(p->segs[i].label, label) && !strcmp(p->segs[i].source, source);
+	s = &p->segs[p->n_segs++];
+	if (same) {
+		char buf[LABEL_MAX + 16];
+		snprintf(buf, sizeof buf, "%s #%d", label, same + 1);
+		s->label = xstrdup(buf);
+	} else {
+		s->label = xstrdup(label);
+	}
 	s->source = xstrdup(source);
 	s->kind = diff_seg_kind_of(source);
 	s->host = host;
@@ -149,15 +179,14 @@ static bool bytes_key(const char *k, char *part, size_t n)
 	return true;
 }
 
-static void walk(const json_t *v, const char *label, const char *source, int depth, struct diff_proc *p);
+static void walk(const json_t *v, const char *label, const char *source, int depth, struct walk *w);
 
-static void walk_object(const json_t *o, const char *label, const char *source, int depth, struct diff_proc *p)
+static void walk_object(const json_t *o, const char *label, const char *source, int depth, struct walk *w)
 {
 	const json_t *src = json_object_get(o, "source");
 	const char *k;
 	json_t *v;
 	char sub[LABEL_MAX], part[LABEL_MAX];
-
 	bool host = json_is_true(json_object_get(o, "host_memory"));
 
 	if (json_is_string(src) && json_string_length(src) > 0)
@@ -167,11 +196,11 @@ static void walk_object(const json_t *o, const char *label, const char *source, 
 			continue;
 		if (source && (json_is_integer(v) || json_is_null(v)) && bytes_key(k, part, sizeof part)) {
 			join(sub, label, part);
-			add_seg(p, sub[0] ? sub : k, source, host, v);
+			add_seg(w, sub[0] ? sub : k, source, host, v);
 		} else if (json_is_object(v) || json_is_array(v)) {
 			const char *ks = source_of_key(k);
 			join(sub, label, is_quiet_key(k) ? "" : k);
-			walk(v, sub, source ? source : ks, depth + 1, p);
+			walk(v, sub, source ? source : ks, depth + 1, w);
 		}
 	}
 }
@@ -194,7 +223,7 @@ static void element_label(const json_t *e, size_t i, const char *label, char *ou
 	join(out, label, part);
 }
 
-static void walk(const json_t *v, const char *label, const char *source, int depth, struct diff_proc *p)
+static void walk(const json_t *v, const char *label, const char *source, int depth, struct walk *w)
 {
 	char sub[LABEL_MAX];
 	size_t i;
@@ -203,12 +232,12 @@ static void walk(const json_t *v, const char *label, const char *source, int dep
 	if (depth > WALK_DEPTH)
 		return;
 	if (json_is_object(v)) {
-		walk_object(v, label, source, depth, p);
+		walk_object(v, label, source, depth, w);
 		return;
 	}
 	json_array_foreach((json_t *)v, i, e) {
 		element_label(e, i, label, sub);
-		walk(e, sub, source, depth + 1, p);
+		walk(e, sub, source, depth + 1, w);
 	}
 }
 
@@ -232,7 +261,7 @@ static char *evidence_text(const json_t *ev)
 	return buf[0] ? xstrdup(buf) : NULL;
 }
 
-static void read_models(const json_t *o, struct diff_proc *p)
+static void read_models(const json_t *o, struct diff_snap *snap, struct diff_proc *p)
 {
 	const json_t *models = json_object_get(o, "models");
 	size_t i;
@@ -247,10 +276,12 @@ static void read_models(const json_t *o, struct diff_proc *p)
 		const char *ns = json_is_string(name) ? json_string_value(name) : NULL;
 		struct diff_model *dm;
 
-		if (p->n_models >= DIFF_MAX_MODELS)
-			break;
 		if (!json_is_object(m) || (!ps && !ns))
 			continue;
+		if (p->n_models >= DIFF_MAX_MODELS || !take_budget(snap)) {
+			snap->extras_truncated = true;
+			break;
+		}
 		dm = &p->models[p->n_models++];
 		dm->name = xstrdup(ns ? ns : path_base(ps));
 		dm->key = xstrdup(ps ? ps : ns);
@@ -260,13 +291,13 @@ static void read_models(const json_t *o, struct diff_proc *p)
 	}
 }
 
-int diff_extra_read(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn)
+void diff_extra_read(const json_t *o, struct diff_snap *snap, struct diff_proc *p)
 {
-	(void)where, (void)err, (void)errn;
-	read_models(o, p);
+	struct walk w = {snap, p};
+
+	read_models(o, snap, p);
 	read_flags(o, p);
-	walk(o, "", NULL, 0, p);
-	return 0;
+	walk(o, "", NULL, 0, &w);
 }
 
 void diff_extra_free(struct diff_proc *p)

@@ -10,8 +10,10 @@
 
 #include "views/diff_model.h"
 
-/* Fills p->segs and p->models from the process object o. Returns 0, or -1 with err set. */
-int diff_extra_read(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn);
+/* Fills p->segs, p->models and p->flags from the process object o. Never fails:
+ * what does not fit the known shapes is left out; past the per-process and
+ * per-snapshot bounds, snap->extras_truncated is set. */
+void diff_extra_read(const json_t *o, struct diff_snap *snap, struct diff_proc *p);
 void diff_extra_free(struct diff_proc *p);
 
 /* The kind of a `source` string: log/api → reported, estimate → estimated. */

@@ -115,7 +115,8 @@ static int read_identity(const json_t *o, struct diff_proc *p, const char *where
 	return read_ports(o, p, where, err, errn);
 }
 
-static int read_process(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn)
+static int read_process(const json_t *o, struct diff_snap *s, struct diff_proc *p, const char *where, char *err,
+			size_t errn)
 {
 	const json_t *uses;
 	char uwhere[80];
@@ -130,13 +131,20 @@ static int read_process(const json_t *o, struct diff_proc *p, const char *where,
 	    jr_bytes(o, "rss_bytes", &p->rss, where, err, errn) ||
 	    jr_array(o, "gpus", DIFF_MAX_DEVICES, &uses, where, err, errn))
 		return -1;
+	if (json_array_size(uses) > (size_t)(DIFF_MAX_USES_TOTAL - s->n_uses)) {
+		snprintf(err, errn, "%s.gpus: more than %d per-device process rows in all, more than a snapshot holds",
+			 where, DIFF_MAX_USES_TOTAL);
+		return -1;
+	}
+	s->n_uses += (int)json_array_size(uses);
 	p->uses = xcalloc(json_array_size(uses) + 1, sizeof *p->uses);
 	json_array_foreach(uses, i, v) {
 		snprintf(uwhere, sizeof uwhere, "%s.gpus[%zu]", where, i);
 		if (read_use(v, &p->uses[p->n_uses++], uwhere, err, errn))
 			return -1;
 	}
-	return diff_extra_read(o, p, where, err, errn);
+	diff_extra_read(o, s, p);
+	return 0;
 }
 
 static int read_top(json_t *doc, struct diff_snap *s, char *err, size_t errn)
@@ -168,7 +176,7 @@ int diff_snap_read(json_t *doc, struct diff_snap *s, char *err, size_t errn)
 	s->procs = xcalloc(json_array_size(procs) + 1, sizeof *s->procs);
 	json_array_foreach(procs, i, v) {
 		snprintf(where, sizeof where, "processes[%zu]", i);
-		if (read_process(v, &s->procs[s->n_procs++], where, err, errn))
+		if (read_process(v, s, &s->procs[s->n_procs++], where, err, errn))
 			return -1;
 	}
 	return 0;

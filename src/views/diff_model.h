@@ -14,6 +14,11 @@
 #define DIFF_MAX_PORTS 64
 #define DIFF_MAX_SEGMENTS 256
 #define DIFF_MAX_MODELS 64
+/* Per snapshot, so pairing rows stays cheap on hostile files: per-device process
+ * rows (a real machine has processes x GPUs, a few thousand), and listed
+ * reported/estimated segments plus models. */
+#define DIFF_MAX_USES_TOTAL 65536
+#define DIFF_MAX_EXTRAS_TOTAL 65536
 
 /* A counter: a number, or null (N/A). Never a zero standing in for unknown. */
 struct diff_val {
@@ -90,6 +95,8 @@ struct diff_snap {
 	int n_devs;
 	struct diff_proc *procs;
 	int n_procs;
+	int n_uses, n_extras;    /* against the per-snapshot bounds */
+	bool extras_truncated;   /* some segments or models were not listed */
 };
 
 /* Reads a parsed snapshot (see diff_load.h). Absent keys read as null / empty;

@@ -498,6 +498,49 @@ static void test_many_rows(void **state)
 	b_free(r, &sb, &sa);
 }
 
+/* The widest a snapshot may be: 64 GPUs, 1000 processes using each of them. The
+ * per-device rows pair through the GPUs' UUIDs, which the after snapshot lists in
+ * reverse; a per-snapshot bound refuses more rows. */
+static json_t *wide(bool reversed, int n_procs, int per_proc)
+{
+	json_t *g = json_array(), *pr = json_array();
+	char uuid[32];
+	for (int d = 0; d < 64; d++) {
+		snprintf(uuid, sizeof uuid, "GPU-%02d", reversed ? 63 - d : d);
+		json_array_append_new(g, b_gpu(d, uuid, 0));
+	}
+	for (int i = 0; i < n_procs; i++) {
+		json_t *p = P(.pid = 1 + i, .start = 1, .name = "w", .gpu = -1), *uses = json_object_get(p, "gpus");
+		for (int d = 0; d < per_proc; d++)
+			json_array_append_new(uses, json_pack("{s:i, s:I}", "index", reversed ? 63 - d : d, "vram_bytes",
+							      (json_int_t)((d + (reversed ? 1 : 0)) * MiB)));
+		json_array_append_new(pr, p);
+	}
+	return b_snap("box", NULL, g, pr);
+}
+
+static void test_wide_snapshots(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	char err[256];
+	struct diff_result *r = b_diff(wide(false, 1000, 64), wide(true, 1000, 64), &sb, &sa);
+	const struct diff_proc_row *row = b_row_b(r, 7);
+
+	assert_int_equal(row->n_uses, 64);
+	for (int i = 0; i < row->n_uses; i++) {
+		assert_string_equal(row->uses[i].dev_b->uuid, row->uses[i].dev_a->uuid);
+		assert_int_equal(row->uses[i].vram.delta, MiB);
+	}
+	b_free(r, &sb, &sa);
+
+	json_t *doc = wide(false, 1025, 64);
+	assert_int_equal(diff_snap_read(doc, &sb, err, sizeof err), -1);
+	assert_non_null(strstr(err, "processes[1024].gpus: more than 65536 per-device process rows"));
+	diff_snap_free(&sb);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_kv_not_counted_twice),
 		cmocka_unit_test(test_many_rows),
+		cmocka_unit_test(test_wide_snapshots),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
