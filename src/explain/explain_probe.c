@@ -61,20 +61,36 @@ struct target {
 	const char *kind;
 };
 
-static int targets_of(const struct gtm_process *p, struct target *t)
+static void add_target(struct target *t, int *n, uint16_t port, const char *kind)
+{
+	for (int i = 0; i < *n; i++)
+		if (t[i].port == port)
+			return;
+	if (*n < EX_MAX_SERVERS)
+		t[(*n)++] = (struct target){port, kind};
+}
+
+/* The process's own loopback ports; for an Ollama runner also its parent's
+ * (`ollama serve`: the ports it listens on when the snapshot has them, else
+ * OLLAMA_HOST from the runner's environment, else 11434). */
+static int targets_of(const struct gtm_snapshot *snap, const struct gtm_process *p, struct target *t)
 {
 	int n = 0;
 	const char *k = kind_hint(p);
-	for (int i = 0; i < p->n_ports && n < EX_MAX_SERVERS; i++)
-		t[n++] = (struct target){p->ports[i], k};
-	if (ex_is_ollama_runner(p) && n < EX_MAX_SERVERS) {
-		uint16_t api = ollama_api_port(p);
-		bool have = false;
-		for (int i = 0; i < n; i++)
-			have |= t[i].port == api;
-		if (!have)
-			t[n++] = (struct target){api, "ollama"};
+	for (int i = 0; i < p->n_ports; i++)
+		add_target(t, &n, p->ports[i], k);
+	if (!ex_is_ollama_runner(p))
+		return n;
+	bool parent_ports = false;
+	for (int i = 0; snap && i < snap->n_processes; i++) {
+		const struct gtm_process *q = &snap->processes[i];
+		if (q->pid != p->ppid || !q->pid)
+			continue;
+		for (int k2 = 0; k2 < q->n_ports; k2++, parent_ports = true)
+			add_target(t, &n, q->ports[k2], "ollama");
 	}
+	if (!parent_ports)
+		add_target(t, &n, ollama_api_port(p), "ollama");
 	return n;
 }
 
@@ -160,8 +176,7 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 		       struct gtm_explain *e)
 {
 	struct target t[EX_MAX_SERVERS];
-	int n = targets_of(p, t);
-	(void)snap;
+	int n = targets_of(snap, p, t);
 	if (!n || !p->pid)
 		return;
 	if (!c->allow_probe) {

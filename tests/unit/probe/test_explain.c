@@ -432,6 +432,19 @@ static void test_ollama_api(void **state)
 	assert_int_equal(q->explain->servers[0].n_models, 1);
 	for (int i = 0; i < q->ident->n_models; i++)
 		assert_false(q->ident->models[i].evidence & (1u << MODEL_EV_API));
+
+	/* a runner whose parent (`ollama serve`) is in the snapshot: the parent's own port, not OLLAMA_HOST */
+	struct gtm_process *parent = snapshot_add_process(f->snap);
+	parent->pid = (uint32_t)getppid();
+	parent->ports[parent->n_ports++] = replay_port(rs);
+	const char *env2 = "HOME=/nonexistent\nOLLAMA_HOST=127.0.0.1:1";
+	struct gtm_process *r2 = add_proc(f->snap, f->ic, "ollama", runner_argv, "/", env2);
+	r2->start_time += 7;
+	f->snap->monotonic_ns++;
+	explain_process(c, f->snap, r2);
+	assert_int_equal(r2->explain->n_servers, 1);
+	assert_int_equal(r2->explain->servers[0].port, replay_port(rs));
+	assert_string_equal(r2->explain->servers[0].kind, "ollama");
 	explain_ctx_free(c);
 	replay_stop(rs);
 }
