@@ -44,10 +44,12 @@ static bool key_pid(const struct pairing *pr, const struct diff_snap *s, int i, 
 	return true;
 }
 
+/* The driver's PID: an H: row and a row paired with a local process later (*1234,
+ * ?1234) are the same process when their host PIDs agree. */
 static bool key_host_pid(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
 {
 	const struct diff_proc *p = &s->procs[i];
-	if (p->has_pid || !p->has_host_pid || is_paired(pr, s, i))
+	if (!p->has_host_pid || is_paired(pr, s, i))
 		return false;
 	snprintf(buf, n, "%010u", p->host_pid);
 	return true;

@@ -135,9 +135,10 @@ static void test_host_and_unattributed_rows(void **state)
 	json_t *b = b_snap("box", NULL, gpus1(0),
 			   procs(2, P(.host_pid = 4242, .owner = "host", .vram = 100 * MiB),
 				 P(.owner = "unattributed", .vram = 64 * MiB)));
+	/* after: 4242 is now paired with local PID 17 ('*17'): still the driver's 4242 */
 	json_t *a = b_snap("box", NULL, gpus1(0),
 			   procs(3, P(.host_pid = 4243, .owner = "host", .vram = 100 * MiB),
-				 P(.host_pid = 4242, .owner = "host", .vram = 300 * MiB),
+				 P(.pid = 17, .host_pid = 4242, .owner = "matched", .name = "python", .vram = 300 * MiB),
 				 P(.owner = "unattributed", .vram = 96 * MiB)));
 	struct diff_result *r = b_diff(b, a, &sb, &sa);
 	int host = 0, unattr = 0, single = 0;
