@@ -22,7 +22,7 @@ void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn)
 
 int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n)
 {
-	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true};
+	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true, .devices_only = true};
 	struct collector *c = collector_new(&o);
 	struct gtm_snapshot *s = collector_refresh(c);
 	int rc = -1;

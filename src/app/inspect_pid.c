@@ -142,7 +142,7 @@ int inspect_pid_main(uint32_t pid, int argc, char **argv)
 		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
 		return 2;
 	}
-	struct collector *c = collector_new(&(struct collector_opts){.one_shot = true, .gpu_filter = -1});
+	struct collector *c = collector_new(&(struct collector_opts){.one_shot = true, .gpu_filter = -1, .only_pid = pid});
 	struct gtm_snapshot *s = collector_refresh(c);
 	const struct gtm_process *p = find_pid(s, pid);
 

@@ -188,6 +188,20 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 	(void)c;
 }
 
+#ifdef HAVE_PROC
+/* In a container, a driver PID that is not ours is paired with local CUDA
+ * processes, which takes the whole process list. */
+static bool needs_pairing(const struct collector *c)
+{
+	if (c->mode != GTM_MODE_CONTAINER)
+		return false;
+	for (size_t i = 0; i < c->uses.n; i++)
+		if (c->uses.v[i].pid && !proc_pid_exists(c->uses.v[i].pid))
+			return true;
+	return false;
+}
+#endif
+
 struct gtm_snapshot *collector_refresh(struct collector *c)
 {
 	struct gtm_snapshot *snap = snapshot_new();
@@ -195,8 +209,16 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	str_copy(snap->hostname, c->hostname, sizeof snap->hostname);
 	snap->mode = c->mode;
 	sample_sources(c, snap);
+	if (c->opts.devices_only) {
+#ifdef HAVE_ORDER
+		devices_order(snap, &c->uses);
+#endif
+		return snap;
+	}
 #ifdef HAVE_PROC
 	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
+	if (c->opts.only_pid && !needs_pairing(c))
+		po.only_pid = c->opts.only_pid;
 	if (proc_cache_scan(c->proc, snap, &po) != 0)
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
 #endif

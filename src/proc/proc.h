@@ -51,7 +51,17 @@ struct proc_cache;
 
 struct proc_scan_opts {
 	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
+	uint32_t only_pid;  /* scan just this PID and its parent (inspect PID); 0 = every process */
 };
+
+/* A steady refresh of the real /proc re-reads a known process's stat (RSS,
+ * state) only every 2-3.75 s, staggered by PID: the inode of /proc/PID, which
+ * readdir returns for free, changes when a PID is reused (procfs makes a new
+ * inode for a new task), so identity never rests on a stale read. Fixture
+ * roots, whose folders keep their inode when a test rewrites them, are always
+ * read in full. */
+#define PROC_STAT_PERIOD_NS (2000ull * 1000 * 1000)
+#define PROC_STAT_STAGGER_NS (250ull * 1000 * 1000)
 
 /* Rescan rule (issue 2): resident memory change, or age, since the last read
  * of a process's maps. */

@@ -93,6 +93,10 @@ struct proc_entry {
 	uid_t stat_uid;          /* owner of /proc/PID/stat at the last scan */
 	bool has_status_uid;
 	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
+	ino_t ino;               /* inode of /proc/PID at the last stat read (0 unknown) */
+	bool have_stat;
+	uint64_t stat_at_ns;     /* when last_stat was read (the cache's clock) */
+	struct proc_stat last_stat;
 	uint64_t detail_rss;     /* resident bytes when the detail was read */
 	uint64_t detail_at_ns;
 	uint16_t ports[PROC_MAX_PORTS];
@@ -111,6 +115,7 @@ struct proc_cache {
 	char *io;                /* PROC_IO_BUF bytes for streamed reads */
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
+	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);

@@ -20,6 +20,7 @@ struct scan_state {
 	uint64_t now;            /* the cache's clock, for the rescan rule */
 	uint64_t t0, budget_ns;  /* real monotonic time, for the budget */
 	bool over_budget;
+	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
 };
 
 /* A /proc entry name that is a PID: digits only, no leading zero, fits. */
@@ -129,14 +130,32 @@ static void add_row(struct scan_state *s, const struct proc_entry *e, const stru
 		s->snap->n_procs_uninspectable++;
 }
 
-static void scan_pid(struct scan_state *s, uint32_t pid)
+/* A known process whose /proc inode is unchanged keeps its last stat for a
+ * while (proc.h: PROC_STAT_PERIOD_NS). */
+static bool stat_fresh(const struct scan_state *s, const struct proc_entry *e, ino_t ino)
+{
+	if (!s->trust_ino || !e || !e->have_stat || ino == 0 || e->ino != ino)
+		return false;
+	return s->now - e->stat_at_ns < PROC_STAT_PERIOD_NS + (e->pid % 8) * PROC_STAT_STAGGER_NS;
+}
+
+static void scan_pid(struct scan_state *s, uint32_t pid, ino_t ino)
 {
 	struct proc_cache *c = s->c;
-	struct proc_entry *e;
+	struct proc_entry *e = proc_cache_find(s->c, pid);
 	struct proc_stat st;
 	uint64_t rss;
 	uid_t uid;
 
+	if (stat_fresh(s, e, ino)) {
+		e->gen = c->gen;
+		st = e->last_stat;
+		uid = e->stat_uid;
+		rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
+		add_row(s, e, &st, uid, rss);
+		return;
+	}
+	c->stat_reads++;
 	switch (read_stat(s->procfd, pid, &st, &uid)) {
 	case STAT_OK:
 		break;
@@ -147,13 +166,16 @@ static void scan_pid(struct scan_state *s, uint32_t pid)
 	case STAT_GONE:
 		return;
 	}
-	e = proc_cache_find(c, pid);
 	if (e && e->start_time != st.start_time)
 		proc_entry_reset(e, st.start_time); /* the PID was reused */
 	if (!e)
 		e = proc_cache_insert(c, pid, st.start_time);
 	e->gen = c->gen;
 	e->stat_uid = uid;
+	e->ino = ino;
+	e->have_stat = true;
+	e->stat_at_ns = s->now;
+	e->last_stat = st;
 	rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
 	if (!refresh_detail(s, e, &st, rss)) {
 		e->gen = 0; /* exited mid-read: evicted below, no row */
@@ -165,6 +187,7 @@ static void scan_pid(struct scan_state *s, uint32_t pid)
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
+	uint32_t only = o ? o->only_pid : 0;
 	struct dirent *de;
 	uint32_t pid;
 	DIR *d;
@@ -177,9 +200,17 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	s.t0 = now_monotonic_ns();
 	s.now = c->clock();
 	c->gen++;
-	while ((de = readdir(d)))
-		if (parse_pid(de->d_name, &pid))
-			scan_pid(&s, pid);
+	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
+	if (only) {
+		/* and its parent: an Ollama runner's API is its parent's port */
+		scan_pid(&s, only, 0);
+		if (snap->n_processes > 0 && snap->processes[snap->n_processes - 1].ppid > 1)
+			scan_pid(&s, snap->processes[snap->n_processes - 1].ppid, 0);
+	} else {
+		while ((de = readdir(d)))
+			if (parse_pid(de->d_name, &pid))
+				scan_pid(&s, pid, de->d_ino);
+	}
 	closedir(d);
 	proc_cache_evict(c);
 	return 0;

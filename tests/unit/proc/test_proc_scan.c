@@ -756,6 +756,52 @@ static void test_live_listener(void **state)
 	proc_cache_free(c);
 }
 
+/* The live view's steady scan of the real /proc re-reads a known process's
+ * stat only when its period is up; a one-PID scan reads one process. */
+static void test_live_steady_reuses_stat(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	struct proc_cache *c = proc_cache_new();
+	c->clock = fake_clock;
+	fake_now_ns = 1000 * SEC;
+	struct proc_scan_opts live = {.budget_ns = 10 * SEC};
+	struct gtm_snapshot *s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &live), 0);
+	uint64_t first = c->stat_reads;
+	int rows = s->n_processes;
+	assert_true(first >= 2);
+	snapshot_free(s);
+
+	fake_now_ns = 1000 * SEC + SEC / 2;
+	s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &live), 0);
+	uint64_t steady = c->stat_reads - first;
+	assert_true(steady * 4 <= first);           /* only processes new since */
+	assert_true(s->n_processes * 4 >= rows * 3); /* yet every process is listed */
+	struct gtm_process *me = find_row(s, (uint32_t)getpid());
+	assert_non_null(me);
+	assert_true(gtm_u64_ok(me->rss));
+	snapshot_free(s);
+
+	fake_now_ns = 1010 * SEC; /* every period is up */
+	uint64_t before = c->stat_reads;
+	s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &live), 0);
+	assert_true((c->stat_reads - before) * 4 >= first * 3);
+	snapshot_free(s);
+
+	struct proc_scan_opts one = {.only_pid = (uint32_t)getpid()};
+	s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &one), 0);
+	assert_int_equal(s->n_processes, 2); /* and its parent */
+	assert_int_equal(s->processes[0].pid, (uint32_t)getpid());
+	assert_int_equal(s->processes[1].pid, (uint32_t)getppid());
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
 /* A server listens only after loading its model: the refresh catches it. */
 static void test_live_late_listener(void **state)
 {
@@ -829,6 +875,7 @@ int main(void)
 		cmocka_unit_test(test_no_proc),
 		cmocka_unit_test(test_live_listener),
 		cmocka_unit_test(test_live_late_listener),
+		cmocka_unit_test(test_live_steady_reuses_stat),
 		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
