@@ -14,15 +14,24 @@
 
 #define OLLAMA_DEFAULT_PORT 11434
 
+static bool parent_is_ollama(const struct gtm_process *p)
+{
+	char comm[32];
+	if (!p->ppid || sysroot_read(comm, sizeof comm, "/proc/%u/comm", p->ppid) <= 0)
+		return false;
+	return str_starts(comm, "ollama");
+}
+
 bool ex_is_ollama_runner(const struct gtm_process *p)
 {
-	if (!p->ident || !p->detail || !ident_find_runtime(p->ident, "ollama"))
+	if (!p->ident || !p->detail || p->detail->argc < 1 || !p->detail->argv[0])
 		return false;
-	for (int i = 1; i < p->detail->argc; i++)
+	bool ollama = ident_find_runtime(p->ident, "ollama") != NULL;
+	for (int i = 1; ollama && i < p->detail->argc; i++)
 		if (p->detail->argv[i] && !strcmp(p->detail->argv[i], "runner"))
 			return true;
-	/* llama-server launched by `ollama serve` (current Ollama) */
-	return p->detail->argc > 0 && p->detail->argv[0] && str_starts(path_base(p->detail->argv[0]), "llama-server");
+	/* llama-server launched by `ollama serve` (current Ollama runs GGUF models through it) */
+	return str_starts(path_base(p->detail->argv[0]), "llama-server") && (ollama || parent_is_ollama(p));
 }
 
 /* The server kind the process's runtime speaks, or NULL when unknown. */
