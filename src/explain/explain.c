@@ -134,7 +134,7 @@ static int count_models(const struct gtm_ident *id)
 static bool estimate_for(const struct gtm_process *p, struct estimate *est)
 {
 	const struct gtm_ident *id = p->ident;
-	if (!id->has_flags || !ident_find_runtime(id, "llama.cpp") || ex_is_ollama_runner(p))
+	if (!id->has_flags || !ident_find_runtime(id, "llama.cpp"))
 		return false;
 	for (int i = 0; i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
