@@ -122,19 +122,34 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	}
 }
 
+/* "a/b unit", "a unit (limit N/A)" or "N/A": a pair never prints N/A/N/A. */
+static char *pair_text(char *buf, size_t n, gtm_f64 a, gtm_f64 b, const char *unit)
+{
+	if (gtm_f64_ok(a) && gtm_f64_ok(b))
+		snprintf(buf, n, "%.0f/%.0f %s", a.v, b.v, unit);
+	else if (gtm_f64_ok(a))
+		snprintf(buf, n, "%.0f %s", a.v, unit);
+	else
+		snprintf(buf, n, "N/A");
+	return buf;
+}
+
 static void draw_counters(int y, int x, int w, const struct gtm_device *d)
 {
-	char line[320], g[16], m[16], t[16], p[16], pl[16], sm[16], smx[16], mc[16], gen[8], wid[8], tx[32], rx[32];
-	gtm_f64 tx_r = d->pcie_tx_bps, rx_r = d->pcie_rx_bps;
+	char line[320], g[16], m[16], t[16], pw[32], sm[32], mc[24], link[32] = "N/A", tx[32] = "", rx[32];
 
-	snprintf(line, sizeof line, "GPU %s  mem act %s  %s  %s/%s  SM %s/%s  mem %s  PCIe %s x%s tx %s/s rx %s/s",
+	if (gtm_f64_ok(d->pcie_gen) || gtm_f64_ok(d->pcie_width))
+		snprintf(link, sizeof link, "gen %s x%s", fmt_f64(g, sizeof g, d->pcie_gen, 0, ""),
+			 fmt_f64(m, sizeof m, d->pcie_width, 0, ""));
+	if (gtm_f64_ok(d->pcie_tx_bps) && gtm_f64_ok(d->pcie_rx_bps))
+		snprintf(tx, sizeof tx, " tx %s/s", fmt_bytes_raw(rx, sizeof rx, (uint64_t)(d->pcie_tx_bps.v > 0 ? d->pcie_tx_bps.v : 0)));
+	snprintf(line, sizeof line, "GPU %s  mem act %s  %s  power %s  SM %s  mem %s  PCIe %s%s%s%s%s",
 		 fmt_f64(g, sizeof g, d->util_gpu_pct, 0, "%"), fmt_f64(m, sizeof m, d->util_mem_pct, 0, "%"),
-		 fmt_f64(t, sizeof t, d->temp_c, 0, "C"), fmt_f64(p, sizeof p, d->power_w, 0, ""),
-		 fmt_f64(pl, sizeof pl, d->power_limit_w, 0, " W"), fmt_f64(sm, sizeof sm, d->clock_sm_mhz, 0, ""),
-		 fmt_f64(smx, sizeof smx, d->clock_sm_max_mhz, 0, " MHz"), fmt_f64(mc, sizeof mc, d->clock_mem_mhz, 0, " MHz"),
-		 fmt_f64(gen, sizeof gen, d->pcie_gen, 0, ""), fmt_f64(wid, sizeof wid, d->pcie_width, 0, ""),
-		 fmt_bytes(tx, sizeof tx, gtm_u64_of((uint64_t)(tx_r.v > 0 ? tx_r.v : 0), tx_r.prov)),
-		 fmt_bytes(rx, sizeof rx, gtm_u64_of((uint64_t)(rx_r.v > 0 ? rx_r.v : 0), rx_r.prov)));
+		 fmt_f64(t, sizeof t, d->temp_c, 0, "C"), pair_text(pw, sizeof pw, d->power_w, d->power_limit_w, "W"),
+		 pair_text(sm, sizeof sm, d->clock_sm_mhz, d->clock_sm_max_mhz, "MHz"),
+		 fmt_f64(mc, sizeof mc, d->clock_mem_mhz, 0, " MHz"), link, tx, tx[0] ? " rx " : "",
+		 tx[0] ? fmt_bytes_raw(rx, sizeof rx, (uint64_t)(d->pcie_rx_bps.v > 0 ? d->pcie_rx_bps.v : 0)) : "",
+		 tx[0] ? "/s" : "");
 	tui_put(y, x, w, line);
 }
 
@@ -191,8 +206,8 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 		if ((y = tui_clip_y(c, vline + 1 + r)) < 0)
 			continue;
 		attron(tui_attr(v, TP_DIM));
-		mvprintw(y, x, "%6s|", r == 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true)
-				       : row == 0 ? "0" : "");
+		mvprintw(y, x, "%6s|", r > 0 ? (row == 0 ? "0" : "")
+				       : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
 		attroff(tui_attr(v, TP_DIM));
 		attron(tui_attr(v, TP_CHART));
 		for (int col = 0; col < plot_w; col++) {

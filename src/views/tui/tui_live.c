@@ -174,8 +174,11 @@ static bool curses_start(void)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
-	set_escdelay(25);
-	mousemask(BUTTON1_PRESSED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	/* A lone Escape is told from a key sequence after this wait; 25 ms keeps
+	 * Escape prompt. ncurses' own ESCDELAY variable, when set, wins (slow links). */
+	if (!getenv("ESCDELAY"))
+		set_escdelay(25);
+	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	/* https://no-color.org: present and not empty disables colour. */
 	color = !(no_color && no_color[0]) && has_colors();
@@ -209,7 +212,9 @@ static int handle_mouse(struct tui_view *v)
 		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_WHEEL_UP);
 	if (me.bstate & BUTTON5_PRESSED)
 		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_WHEEL_DOWN);
-	return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_CLICK);
+	if (me.bstate & BUTTON1_PRESSED)
+		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_CLICK);
+	return TUI_ACT_NONE; /* a release: asked for only so ncurses keeps the button state */
 }
 
 /* Reads every pending key; returns the OR of their actions. */

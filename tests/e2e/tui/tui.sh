@@ -37,6 +37,16 @@ wait_for() {
 	return 1
 }
 key() { tmux -L "$sock" send-keys -t gtm "$@"; }
+# click X Y (0-based): a left-button press and release in the X10 mouse encoding
+# (ESC [ M, 32 + button, 33 + x, 33 + y) that ncurses reads under TERM=screen.
+# tmux writes a literal string one key at a time, so on a loaded machine the
+# bytes can arrive further apart than the view's 25 ms ESCDELAY: the view runs
+# with ESCDELAY=500 (ncurses' variable) so a sequence is never split.
+click() {
+	cx=$(printf "\\$(printf %o $((33 + $1)))") cy=$(printf "\\$(printf %o $((33 + $2)))")
+	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[M ')$cx$cy"
+	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[M#')$cx$cy"
+}
 # The first table row (the line after the column titles).
 first_row() { screen | awk '/ PID NAME/ { getline; print; exit }'; }
 
@@ -65,7 +75,7 @@ SCN
 scenario 4294967296 37
 
 tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
-	"env LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
+	"env ESCDELAY=500 LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
 
 echo "# ${cols}x${rows}"
 wait_for "header shows the device" "NVIDIA Test GPU" 10 || {
@@ -92,6 +102,25 @@ wait_for "the inspector shows the command" "silent_server.py"
 key Up
 wait_for "Up selects the first row again" "$p1 sleep  user"
 
+# The mouse: a click on a row selects it; the Charts menu opens and picks.
+y=$(screen | grep -n " $p2 sleep " | head -1 | cut -d: -f1)
+click 3 $((y - 1))
+wait_for "a click selects a row" "$p2 sleep  user"
+x=$(screen | head -1 | awk '{ print index($0, "[Charts") }')
+click "$x" 0
+wait_for "a click opens the Charts menu" "All charts"
+click $((x + 1)) 6
+wait_for "the menu picks a chart" "Charts: Temperature"
+wait_for "the chosen chart is drawn" "Temperature 61 C  0-120 C"
+key c
+wait_for "c after the menu goes on to the next chart" "Charts: Power"
+for _ in 1 2 3; do key c; done
+wait_for "c cycles back to all charts" "Charts: all"
+key Home
+
+key a; wait_for "a lists all collected processes" "all processes"
+key a; wait_for "a goes back to GPU processes" "GPU processes 3"
+
 key '?'
 wait_for "? opens the help" "What can be known about GPU memory?"
 wait_for "the help says what needs a debugger" "debugger"
@@ -105,7 +134,20 @@ if [ "$cols" -ge 160 ]; then
 	key c; wait_for "c shows one chart" "Charts: GPU"
 	wait_for "only the chosen chart" "Temperature 61" 3 absent
 	for _ in 1 2 3 4 5 6 7 8; do key c; done
-	wait_for "c cycles back to all charts" "Charts: all"
+	wait_for "c cycles back to all charts again" "Charts: all"
+else
+	# Short terminal: the dashboard scrolls on its own, the table stays.
+	key ']'
+	wait_for "] scrolls the dashboard" "GPU0 NVIDIA Test GPU" 3 absent
+	wait_for "the table stays while the dashboard scrolls" " $p1 sleep"
+	key '['
+	wait_for "[ scrolls it back" "GPU0 NVIDIA Test GPU"
+	# A resize redraws at once with the wider layout.
+	tmux -L "$sock" resize-window -t gtm -x 200 -y 50
+	wait_for "resize: the wide layout is drawn" "q:quit"
+	wait_for "resize: charts share rows" "Temperature 61 C"
+	tmux -L "$sock" resize-window -t gtm -x "$cols" -y "$rows"
+	wait_for "resize back: narrow again" "q:quit" 3 absent
 fi
 
 # p freezes values while the scenario changes; p again shows the new value.
