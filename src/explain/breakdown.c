@@ -101,6 +101,35 @@ static void log_segments(struct gtm_explain *e, const struct bd_input *in)
 	}
 }
 
+/* Without buffer lines, the memory-breakdown table's device rows (whole MiB;
+ * the fitting table is llama.cpp's projection from a dry run). "context" is
+ * the llama_context's memory: KV cache, output and recurrent state together. */
+static void table_segments(struct gtm_explain *e, const struct bd_input *in)
+{
+	const struct llog_bd_table *t = in->load->bd_final.n_rows ? &in->load->bd_final : &in->load->bd_fit;
+	static const struct { enum ex_seg seg; const char *note; } parts[3] = {
+		{EX_SEG_WEIGHTS, "memory-breakdown table, whole MiB"},
+		{EX_SEG_KV, "memory-breakdown table \"context\": KV + output + recurrent state, whole MiB"},
+		{EX_SEG_COMPUTE, "memory-breakdown table, whole MiB"},
+	};
+	for (int i = 0; i < t->n_rows; i++) {
+		const struct llog_bd_row *r = &t->rows[i];
+		int64_t v[3] = {r->model, r->context, r->compute};
+		bool host = llog_device_is_host(r->device) || r->total < 0;
+		for (int k = 0; k < 3; k++) {
+			struct ex_segment *s;
+			if (v[k] <= 0 || !(s = ex_add_seg(e, parts[k].seg, EX_SRC_LOG, r->device)))
+				continue;
+			s->host = host;
+			s->gpu = host ? -1 : breakdown_map_device(in->snap, in->p, in->load, r->device);
+			s->bytes = gtm_u64_of((uint64_t)v[k] << 20, GTM_REPORTED);
+			s->approx = true;
+			snprintf(s->note, sizeof s->note, "%s%s", t == &in->load->bd_fit ? "projected while fitting; " : "",
+				 parts[k].note);
+		}
+	}
+}
+
 static void api_segments(struct gtm_explain *e, const struct bd_input *in)
 {
 	const struct ex_server_model *m = in->api;
@@ -219,6 +248,8 @@ void breakdown_build(struct gtm_explain *e, const struct bd_input *in)
 {
 	if (in->load && in->load->n_buffers)
 		log_segments(e, in);
+	else if (in->load && (in->load->bd_final.n_rows || in->load->bd_fit.n_rows))
+		table_segments(e, in);
 	else if (in->api)
 		api_segments(e, in);
 	remainder_segments(e, in);

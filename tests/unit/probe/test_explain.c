@@ -496,6 +496,24 @@ static void test_device_mapping_and_disagreement(void **state)
 	assert_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL));
 	free(e);
 
+	/* no buffer lines, only the memory-breakdown table: its device rows, in whole MiB */
+	e = xcalloc(1, sizeof *e);
+	struct llog_load t;
+	memset(&t, 0, sizeof t);
+	t.bd_final.n_rows = 2;
+	t.bd_final.rows[0] = (struct llog_bd_row){"CUDA0", "RTX", 32606, 1057, 29365, 28609, 397, 358, 2183};
+	t.bd_final.rows[1] = (struct llog_bd_row){"Host", "", -1, -1, 30956, 30940, 0, 16, -1};
+	struct bd_input tin = {f->snap, p, &t, NULL, NULL};
+	breakdown_build(e, &tin);
+	const struct ex_segment *tw = seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0");
+	assert_non_null(tw);
+	assert_int_equal(tw->bytes.v, 28609ull << 20);
+	assert_true(tw->approx);
+	assert_int_equal(seg(e, EX_SEG_KV, EX_SRC_LOG, "CUDA0")->bytes.v, 397ull << 20);
+	assert_true(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "Host")->host);
+	assert_null(seg(e, EX_SEG_KV, EX_SRC_LOG, "Host")); /* a 0 is not a segment */
+	free(e);
+
 	/* two models in one process: the per-model KV note */
 	e = xcalloc(1, sizeof *e);
 	e->n_models = 2;
