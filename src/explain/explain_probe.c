@@ -86,6 +86,15 @@ static int targets_of(const struct gtm_snapshot *snap, const struct gtm_process 
 {
 	int n = 0;
 	const char *k = kind_hint(p);
+	/* the port the command line names first: other loopback ports (vLLM's
+	 * ZMQ sockets, say) are not HTTP and only cost budget */
+	long named = -1;
+	for (int i = 1; p->detail && i + 1 < p->detail->argc; i++)
+		if (p->detail->argv[i] && !strcmp(p->detail->argv[i], "--port") && p->detail->argv[i + 1])
+			named = strtol(p->detail->argv[i + 1], NULL, 10);
+	for (int i = 0; i < p->n_ports; i++)
+		if (p->ports[i] == named)
+			add_target(t, &n, p->ports[i], k);
 	for (int i = 0; i < p->n_ports; i++)
 		add_target(t, &n, p->ports[i], k);
 	if (!ex_is_ollama_runner(p))
