@@ -1,9 +1,6 @@
 #include "sources/drm_scan.h"
 
 #include <dirent.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,10 +12,6 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
-
-/* Listing threads: at most this many, one per this many processes to list. */
-#define LIST_THREADS_MAX 4
-#define LIST_JOBS_PER_THREAD 64
 
 /* A cached list is re-read after this many refreshes even when nothing
  * signalled a change (an fd swapped for another keeps the count). */
@@ -332,69 +325,14 @@ static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 	return one_shot || p->listed_gen == 0 || p->stale || gen - p->listed_gen >= RELIST_EVERY;
 }
 
-/* The listing work of one refresh, shared by the listing threads. */
-struct lister {
-	struct drm_scan *s;
-	int procfd;
-	const struct list_job *jobs;
-	size_t m;
-	atomic_size_t next;
-	uint64_t deadline;   /* monotonic ns; 0: none (one-shot) */
-	atomic_int n_listed, n_skipped;
-};
-
-static void *lister_run(void *arg)
-{
-	struct lister *l = arg;
-	_Alignas(8) char dents[16384];
-
-	for (;;) {
-		size_t k = atomic_fetch_add(&l->next, 1);
-		if (k >= l->m)
-			break;
-		struct drm_proc *p = &l->s->procs[l->jobs[k].idx];
-		if (l->deadline && now_monotonic_ns() > l->deadline) {
-			p->skipped = p->listed_gen == 0;
-			atomic_fetch_add(&l->n_skipped, p->skipped);
-			continue;
-		}
-		list_fds(dents, sizeof dents, l->s->gen, l->procfd, p);
-		atomic_fetch_add(&l->n_listed, 1);
-	}
-	return NULL;
-}
-
-/* Listing is one readlink per fd (about 1-2 µs each): a cold scan of
- * thousands of fds is spread over a few threads; small ones stay inline. */
-static int lister_threads(size_t jobs)
-{
-	cpu_set_t set;
-	/* the CPUs this process may run on (a container's cpuset), not all online */
-	long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-	size_t n = jobs / LIST_JOBS_PER_THREAD;
-	if (cpus < 1)
-		cpus = 1;
-	if (n > (size_t)cpus)
-		n = (size_t)cpus;
-	return n > LIST_THREADS_MAX ? LIST_THREADS_MAX : n < 1 ? 1 : (int)n;
-}
-
-static void run_listers(struct lister *l)
-{
-	pthread_t tid[LIST_THREADS_MAX];
-	int want = lister_threads(l->m), started = 0;
-
-	for (int i = 1; i < want; i++)
-		if (pthread_create(&tid[started], NULL, lister_run, l) == 0)
-			started++;
-	lister_run(l); /* this thread works too; failed starts just mean fewer helpers */
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
-}
-
+/* Lists what needs listing, most urgent first, until the budget is spent.
+ * Listing is one readlink per fd (1-2 µs each on procfs): the cost of a cold
+ * scan (bench/drm). Helper threads were tried and lost on a loaded 2-CPU
+ * machine; one thread keeps it simple. */
 static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, uint64_t budget_ns)
 {
 	struct list_job *jobs = xmalloc((s->n ? s->n : 1) * sizeof *jobs);
+	_Alignas(8) char dents[16384];
 	size_t m = 0;
 	uint64_t t0 = now_monotonic_ns();
 
@@ -404,14 +342,16 @@ static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, ui
 			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : 2, p->listed_gen, i};
 	}
 	qsort(jobs, m, sizeof *jobs, by_priority);
-	struct lister l = {.s = s, .procfd = procfd, .jobs = jobs, .m = m,
-			   .deadline = !one_shot && budget_ns ? t0 + budget_ns : 0};
-	atomic_init(&l.next, 0);
-	atomic_init(&l.n_listed, 0);
-	atomic_init(&l.n_skipped, 0);
-	run_listers(&l);
-	s->n_listed = atomic_load(&l.n_listed);
-	s->n_skipped = atomic_load(&l.n_skipped);
+	for (size_t k = 0; k < m; k++) {
+		struct drm_proc *p = &s->procs[jobs[k].idx];
+		if (!one_shot && budget_ns && now_monotonic_ns() - t0 > budget_ns) {
+			p->skipped = p->listed_gen == 0;
+			s->n_skipped += p->skipped;
+			continue;
+		}
+		list_fds(dents, sizeof dents, s->gen, procfd, p);
+		s->n_listed++;
+	}
 	s->listing_ns = now_monotonic_ns() - t0;
 	free(jobs);
 }

@@ -168,7 +168,7 @@ static void test_budget_partial(void **state)
 	for (size_t i = 0; i < s.n; i++)
 		skipped += s.procs[i].skipped;
 	assert_int_equal(skipped, s.n_skipped);
-	/* one-shot ignores the budget (and lists with helper threads: 150 jobs) */
+	/* one-shot ignores the budget */
 	assert_int_equal(drm_scan_refresh(&s, true, 1), 0);
 	assert_int_equal(s.n_skipped, 0);
 	assert_int_equal(s.n_listed, 150);
