@@ -199,6 +199,8 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 	struct bd_input in = {snap, p, load, api_model(p, e), have_est ? est : NULL};
 	breakdown_build(e, &in);
 	free(est);
+	if (!e->log.present && !strcmp(e->runtime, "llama.cpp"))
+		ex_add_note(e, "no log file found: --log-file FILE -lv 4 lets gputaskman read the buffer sizes");
 	if (e->log.present && !strcmp(e->log.state, "current") && !e->log.has_buffers && !strcmp(e->log.kind, "llama.cpp"))
 		ex_add_note(e, "llama-server logs no buffer sizes at its default verbosity: -lv 4 adds them");
 	ex_adapters_explain(c, p, e);
