@@ -31,8 +31,15 @@ static ssize_t pread_all(int fd, char *buf, size_t n, off_t off)
 
 int tail_read(struct tail_file *t, const char *path, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
+	/* a path from a command line may name a FIFO or a device: opening those can block or act */
+	if (stat(path, &st) != 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

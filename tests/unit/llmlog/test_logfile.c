@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -59,6 +60,13 @@ static void test_append_rotate_truncate(void **state)
 	bump_mtime(path, 2000000100);
 	assert_int_equal(tail_read(&t, path, 1024), 1);
 	assert_memory_equal(t.buf, "x\n", 2);
+	/* not a regular file: refused without opening it */
+	char fifo[600];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	struct tail_file tf2 = {0};
+	assert_int_equal(tail_read(&tf2, fifo, 1024), -1);
+	assert_int_equal(tail_read(&tf2, "/dev/null", 1024), -1);
 	/* gone */
 	unlink(path);
 	assert_int_equal(tail_read(&t, path, 1024), -1);
