@@ -50,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct drm_uevent ue;
 
 	fdinfo_pipeline(data, size);
-	proc_stat_start_time(text, size, &v);
+	uint32_t flags;
+	proc_stat_identity(text, size, &v, &flags);
 	drm_uevent_parse(text, size, &ue);
 	amdgpu_dpm_parse(text, size, &cur, &has_cur, &max);
 	kfd_properties_slot(text, size, slot, sizeof slot);

@@ -13,6 +13,9 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 
+/* include/linux/sched.h: the task is a kernel thread (stat field 9) */
+#define PF_KTHREAD 0x00200000u
+
 /* A cached list is re-read after this many refreshes even when nothing
  * signalled a change (an fd swapped for another keeps the count). */
 #define RELIST_EVERY 10u
@@ -49,34 +52,43 @@ enum drm_fd_kind drm_fd_classify(const char *target, char *node, size_t cap)
 	return DRM_FD_NONE;
 }
 
-bool proc_stat_start_time(const char *buf, size_t len, uint64_t *out)
+/* An unsigned decimal field at *p; advances past it. */
+static bool stat_u64(const char **p, const char *end, uint64_t *out)
 {
-	const char *p = NULL;
-	for (size_t i = len; i > 0; i--)
-		if (buf[i - 1] == ')') {
+	uint64_t v = 0;
+	if (*p == end || **p < '0' || **p > '9')
+		return false;
+	for (; *p < end && **p >= '0' && **p <= '9'; (*p)++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(**p - '0');
+	}
+	*out = v;
+	return true;
+}
+
+bool proc_stat_identity(const char *buf, size_t len, uint64_t *start_time, uint32_t *flags)
+{
+	const char *p = NULL, *end = buf + len;
+	uint64_t v;
+
+	for (size_t i = len; i > 0 && !p; i--)
+		if (buf[i - 1] == ')')
 			p = buf + i;
-			break;
-		}
 	if (!p)
 		return false;
-	const char *end = buf + len;
-	/* after ')': field 3 (state) ... field 22 (starttime) is the 20th */
+	/* after ')': field 3 (state) ... field 9 (flags) ... field 22 (starttime) */
 	for (int field = 3; field <= 22; field++) {
 		while (p < end && *p == ' ')
 			p++;
 		if (p == end)
 			return false;
-		if (field == 22) {
-			uint64_t v = 0;
-			if (*p < '0' || *p > '9')
+		if (field == 9) {
+			if (!stat_u64(&p, end, &v) || v > UINT32_MAX)
 				return false;
-			for (; p < end && *p >= '0' && *p <= '9'; p++) {
-				if (v > (UINT64_MAX - 9) / 10)
-					return false;
-				v = v * 10 + (uint64_t)(*p - '0');
-			}
-			*out = v;
-			return true;
+			*flags = (uint32_t)v;
+		} else if (field == 22) {
+			return stat_u64(&p, end, start_time);
 		}
 		while (p < end && *p != ' ')
 			p++;
@@ -178,8 +190,8 @@ static void fd_add(struct drm_proc *p, int fd, enum drm_fd_kind kind, const char
 		p->kfd = true;
 }
 
-/* Reads a process's start time through the /proc folder fd. */
-static bool read_start_time(int procfd, uint32_t pid, uint64_t *start)
+/* Reads a process's start time and flags through the /proc folder fd. */
+static bool read_identity(int procfd, uint32_t pid, uint64_t *start, uint32_t *flags)
 {
 	char path[32], buf[1024];
 	ssize_t n;
@@ -192,7 +204,7 @@ static bool read_start_time(int procfd, uint32_t pid, uint64_t *start)
 		n = read(fd, buf, sizeof buf - 1); /* the kernel writes the line at once */
 	while (n < 0 && errno == EINTR);
 	close(fd);
-	return n > 0 && proc_stat_start_time(buf, (size_t)n, start);
+	return n > 0 && proc_stat_identity(buf, (size_t)n, start, flags);
 }
 
 static void forget(struct drm_proc *p)
@@ -210,11 +222,16 @@ static bool refresh_identity(int procfd, struct drm_proc *p)
 	uint64_t start;
 	struct stat st;
 
-	if (!read_start_time(procfd, p->pid, &start))
+	uint32_t flags = 0;
+
+	if (!read_identity(procfd, p->pid, &start, &flags))
 		return false;
 	if (p->listed_gen && start != p->start_time)
 		forget(p); /* the PID was reused: nothing cached belongs to this process */
 	p->start_time = start;
+	p->kthread = (flags & PF_KTHREAD) != 0;
+	if (p->kthread)
+		return true; /* no fds, and a folder only root may open */
 	snprintf(path, sizeof path, "%u/fd", p->pid);
 	if (fstatat(procfd, path, &st, 0) == 0 && st.st_size > 0) {
 		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
@@ -322,6 +339,8 @@ static int by_priority(const void *a, const void *b)
 
 static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 {
+	if (p->kthread && !one_shot)
+		return false;
 	return one_shot || p->listed_gen == 0 || p->stale || gen - p->listed_gen >= RELIST_EVERY;
 }
 
@@ -357,18 +376,22 @@ static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, ui
 }
 
 /* One-shot: every process is listed anyway, so start times are read only
- * for those holding DRM fds (about 1 µs saved per process). */
+ * for those holding DRM fds (about 1 µs saved per process), and for those we
+ * could not list: a kernel thread's empty fd folder is closed to non-root. */
 static void identify_holders(struct drm_scan *s, int procfd)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		struct drm_proc *p = &s->procs[i];
 		uint64_t start;
-		if (p->n_fds == 0)
+		uint32_t flags = 0;
+		if (p->n_fds == 0 && !p->unlistable)
 			continue;
-		if (!read_start_time(procfd, p->pid, &start)) {
+		if (!read_identity(procfd, p->pid, &start, &flags)) {
 			p->gone = true;
 			continue;
 		}
+		p->kthread = (flags & PF_KTHREAD) != 0;
+		p->unlistable &= !p->kthread;
 		if (p->start_time != start && p->start_time != 0)
 			p->stale = true;
 		p->start_time = start;

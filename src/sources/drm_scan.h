@@ -34,6 +34,7 @@ struct drm_proc {
 	bool stale;           /* a cached DRM fd changed: list again */
 	bool skipped;         /* this refresh: never listed, no budget left */
 	bool gone;            /* found exited during this refresh */
+	bool kthread;         /* a kernel thread: no fds to list */
 	bool kfd;             /* holds /dev/kfd */
 };
 
@@ -58,8 +59,8 @@ int drm_scan_refresh(struct drm_scan *s, bool one_shot, uint64_t budget_ns);
 /* Pure helpers, exposed for tests and fuzzing. */
 /* Classifies a /proc/PID/fd link target; node gets "renderD128"/"card0". */
 enum drm_fd_kind drm_fd_classify(const char *target, char *node, size_t cap);
-/* Field 22 (starttime) of /proc/PID/stat; the command name may hold spaces
- * and parentheses, so fields are counted from the last ')'. */
-bool proc_stat_start_time(const char *buf, size_t len, uint64_t *out);
+/* Fields 22 (starttime) and 9 (flags) of /proc/PID/stat; the command name
+ * may hold spaces and parentheses, so fields are counted from the last ')'. */
+bool proc_stat_identity(const char *buf, size_t len, uint64_t *start_time, uint32_t *flags);
 
 #endif

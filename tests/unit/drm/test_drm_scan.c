@@ -37,14 +37,16 @@ static void test_stat_start_time(void **state)
 {
 	(void)state;
 	uint64_t t;
+	uint32_t f;
 	const char *s = "42 (a) b) (c) S 1 42 42 0 -1 4194560 1 0 0 0 5 3 0 0 20 0 4 0 987654 1 2\n";
-	assert_true(proc_stat_start_time(s, strlen(s), &t));
+	assert_true(proc_stat_identity(s, strlen(s), &t, &f));
 	assert_int_equal(t, 987654);
+	assert_int_equal(f, 4194560);
 	const char *shortline = "42 (x) S 1 2 3";
-	assert_false(proc_stat_start_time(shortline, strlen(shortline), &t));
-	assert_false(proc_stat_start_time("no paren", 8, &t));
+	assert_false(proc_stat_identity(shortline, strlen(shortline), &t, &f));
+	assert_false(proc_stat_identity("no paren", 8, &t, &f));
 	const char *neg = "1 (x) S 1 1 1 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 -5 1\n";
-	assert_false(proc_stat_start_time(neg, strlen(neg), &t));
+	assert_false(proc_stat_identity(neg, strlen(neg), &t, &f));
 }
 
 static const struct drm_proc *find(const struct drm_scan *s, uint32_t pid)
@@ -136,9 +138,22 @@ static void test_unlistable(void **state)
 	tu_rmrf(path);
 	tu_write_file(path, "", 0);
 	dt_proc(c.root, 301, 1, "mine");
+	/* a kernel thread's fd folder is closed too, but it holds no fds: not counted */
+	dt_proc(c.root, 2, 0, "kthreadd");
+	snprintf(path, sizeof path, "%s/proc/2/stat", c.root);
+	const char *kstat = "2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 0 0 0\n";
+	tu_write_file(path, kstat, strlen(kstat));
+	snprintf(path, sizeof path, "%s/proc/2/fd", c.root);
+	tu_rmrf(path);
+	tu_write_file(path, "", 0);
 	assert_int_equal(drm_scan_refresh(&s, true, 0), 0);
 	assert_int_equal(s.n_unlistable, 1);
 	assert_true(find(&s, 300)->unlistable);
+	assert_false(find(&s, 2)->unlistable);
+	assert_true(find(&s, 2)->kthread);
+	/* live refreshes read stat first and never try a kernel thread's fds */
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n_unlistable, 1);
 	drm_scan_free(&s);
 	dc_end(&c);
 }
