@@ -214,6 +214,7 @@ static void print_process(FILE *out, const struct diff_proc_row *row)
 static void print_processes(FILE *out, const struct diff_result *r, bool show_all, uint64_t hide_below)
 {
 	bool one_sided = false;
+	int shown = 0;
 	fprintf(out, "\nProcesses (measured)%14s %12s %12s %12s %12s\n", "", "VRAM before", "VRAM after", "change",
 		"RAM change");
 	for (int i = 0; i < r->n_procs; i++) {
@@ -221,9 +222,12 @@ static void print_processes(FILE *out, const struct diff_result *r, bool show_al
 			continue;
 		print_process(out, &r->procs[i]);
 		one_sided |= r->procs[i].rule == DIFF_RULE_NONE;
+		shown++;
 	}
 	if (r->n_procs == 0)
 		fprintf(out, "  no process in either snapshot\n");
+	else if (shown == 0)
+		fprintf(out, "  no process moved by %.0f MiB or more\n", MIB_F(hide_below));
 	if (r->n_hidden && !show_all)
 		fprintf(out, "%d process%s moved by less than %.0f MiB and %s hidden (--all shows them; --json lists all).\n",
 			r->n_hidden, r->n_hidden == 1 ? "" : "es", MIB_F(hide_below), r->n_hidden == 1 ? "is" : "are");

@@ -496,6 +496,9 @@ static void test_many_rows(void **state)
 	assert_int_equal(r->n_hidden, 20000);
 	for (int i = 0; i < r->n_procs; i++)
 		assert_int_equal(r->procs[i].b->pid, r->procs[i].a->pid);
+	char *text = b_text(r, false);
+	assert_non_null(strstr(text, "no process moved by 16 MiB or more\n20000 processes moved by less than 16 MiB"));
+	free(text);
 	b_free(r, &sb, &sa);
 }
 
