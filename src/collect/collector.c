@@ -185,6 +185,9 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 		explain_process(c->explain, snap, p);
 #endif
 	}
+#ifdef HAVE_IDENTIFY
+	identify_refresh_done(c->identify);
+#endif
 	(void)c;
 }
 

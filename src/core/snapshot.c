@@ -99,10 +99,11 @@ void snapshot_free(struct gtm_snapshot *s)
 	free(s);
 }
 
-/* Capacities are kept implicitly: arrays grow at powers of two. */
+/* Capacities are kept implicitly: grow_array doubles from 1, so an array
+ * of n elements has the smallest power of two >= n. */
 static size_t cap_of(int n)
 {
-	size_t c = 8;
+	size_t c = 1;
 	while (c < (size_t)n)
 		c *= 2;
 	return n == 0 ? 0 : c;

@@ -56,7 +56,7 @@ void *grow_array(void *arr, size_t elem, size_t *cap, size_t need)
 	if (need < c)
 		return arr;
 	if (c == 0)
-		c = 8;
+		c = 1; /* most arrays here are short (a process's GPUs): no 8-slot default */
 	while (c <= need)
 		c *= 2;
 	arr = xrealloc(arr, c * elem);

@@ -16,8 +16,23 @@
 /* Installed candidates listed per process; the rest are counted. */
 #define IDENT_MAX_INSTALLED 8
 
+/* What identify_process concluded for one (PID, start time, detail) with a
+ * given shape of GPU use. A steady refresh hands out a copy of it: the maps
+ * scan and the category rules run again only when one of these changes. */
+struct ident_memo {
+	uint32_t pid;
+	uint64_t start_time;
+	const struct gtm_proc_detail *detail;
+	unsigned use_shape;
+	uint64_t seen_gen;
+	struct gtm_ident *ident;
+};
+
 struct identify_ctx {
 	struct magic_cache *magic;
+	struct ident_memo *memo;  /* open addressing by pid; ident NULL = empty */
+	size_t n_memo, cap_memo;
+	uint64_t gen;
 };
 
 static const struct {
@@ -53,6 +68,9 @@ void identify_ctx_free(struct identify_ctx *c)
 {
 	if (!c)
 		return;
+	for (size_t i = 0; i < c->cap_memo; i++)
+		ident_free(c->memo[i].ident);
+	free(c->memo);
 	magic_cache_free(c->magic);
 	free(c);
 }
@@ -60,6 +78,75 @@ void identify_ctx_free(struct identify_ctx *c)
 struct gtm_ident *ident_new(void)
 {
 	return xcalloc(1, sizeof(struct gtm_ident));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+struct gtm_ident *ident_clone(const struct gtm_ident *src)
+{
+	struct gtm_ident *id = ident_new();
+
+	*id = *src;
+	id->runtimes = src->n_runtimes ? xcalloc((size_t)src->n_runtimes, sizeof *id->runtimes) : NULL;
+	for (int i = 0; i < src->n_runtimes; i++) {
+		id->runtimes[i] = src->runtimes[i];
+		for (int k = 0; k < src->runtimes[i].n_evidence; k++)
+			id->runtimes[i].evidence[k] = dup_or_null(src->runtimes[i].evidence[k]);
+	}
+	id->cap_models = src->n_models;
+	id->models = src->n_models ? xcalloc((size_t)src->n_models, sizeof *id->models) : NULL;
+	for (int i = 0; i < src->n_models; i++) {
+		struct ident_model *m = &id->models[i];
+		*m = src->models[i];
+		m->path = dup_or_null(m->path);
+		m->name = dup_or_null(m->name);
+		m->error = dup_or_null(m->error);
+		for (int e = 0; e < MODEL_EV_COUNT; e++)
+			m->evidence_detail[e] = dup_or_null(m->evidence_detail[e]);
+	}
+	if (src->has_flags)
+		llama_flags_copy(&id->flags, &src->flags);
+	return id;
+}
+
+/* The facts of GPU use that the category rules read. */
+static unsigned use_shape(const struct gtm_process *p)
+{
+	unsigned s = p->n_uses > 0 ? 1u : 0u;
+	for (int i = 0; i < p->n_uses; i++) {
+		const struct gtm_gpu_use *u = &p->uses[i];
+		s |= (u->compute ? 2u : 0u) | (u->graphics ? 4u : 0u);
+		s |= gtm_f64_ok(u->enc_pct) && u->enc_pct.v > 0 ? 8u : 0u;
+		s |= gtm_f64_ok(u->dec_pct) && u->dec_pct.v > 0 ? 16u : 0u;
+		s |= gtm_f64_ok(u->gfx_pct) && u->gfx_pct.v > 0 ? 32u : 0u;
+	}
+	return s;
+}
+
+static struct ident_memo *memo_slot(struct identify_ctx *c, uint32_t pid)
+{
+	if (c->cap_memo == 0 || (c->n_memo + 1) * 2 > c->cap_memo) {
+		/* grow: rehash the live entries */
+		struct ident_memo *old = c->memo;
+		size_t old_cap = c->cap_memo;
+		c->cap_memo = old_cap ? old_cap * 2 : 64;
+		c->memo = xcalloc(c->cap_memo, sizeof *c->memo);
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].ident) {
+				size_t h = (old[i].pid * 2654435761u) & (c->cap_memo - 1);
+				while (c->memo[h].ident)
+					h = (h + 1) & (c->cap_memo - 1);
+				c->memo[h] = old[i];
+			}
+		free(old);
+	}
+	size_t h = (pid * 2654435761u) & (c->cap_memo - 1);
+	while (c->memo[h].ident && c->memo[h].pid != pid)
+		h = (h + 1) & (c->cap_memo - 1);
+	return &c->memo[h];
 }
 
 void ident_free(struct gtm_ident *id)
@@ -148,19 +235,70 @@ static void parse_flags(const struct gtm_process *p, struct gtm_ident *id)
 	id->has_flags = true;
 }
 
-void identify_process(struct identify_ctx *c, struct gtm_process *p)
+static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_process *p)
 {
 	struct gtm_ident *id = ident_new();
 
-	if (!gtm_ident_free_hook)
-		gtm_ident_free_hook = ident_free;
 	runtimes_detect(p, id);
 	model_files_collect(c->magic, p, id);
 	add_installed(p, id);
 	parse_flags(p, id);
 	category_assign(p, id);
 	ident_sort_models(id);
+	return id;
+}
+
+void identify_process(struct identify_ctx *c, struct gtm_process *p)
+{
+	struct gtm_ident *id;
+	struct ident_memo *m = p->pid && p->detail ? memo_slot(c, p->pid) : NULL;
+	unsigned shape = use_shape(p);
+
+	if (!gtm_ident_free_hook)
+		gtm_ident_free_hook = ident_free;
+	if (m && m->ident && m->start_time == p->start_time && m->detail == p->detail && m->use_shape == shape) {
+		id = ident_clone(m->ident);
+		m->seen_gen = c->gen;
+	} else {
+		id = identify_fresh(c, p);
+		if (m) {
+			if (!m->ident)
+				c->n_memo++;
+			ident_free(m->ident);
+			*m = (struct ident_memo){p->pid, p->start_time, p->detail, shape, c->gen, ident_clone(id)};
+		}
+	}
 	if (p->ident)
 		ident_free(p->ident);
 	p->ident = id;
+}
+
+void identify_refresh_done(struct identify_ctx *c)
+{
+	/* Forget processes this refresh did not see; rebuild when too few slots are free. */
+	struct ident_memo *old = c->memo;
+	size_t old_cap = c->cap_memo, live = 0;
+
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].ident && old[i].seen_gen == c->gen)
+			live++;
+	c->gen++;
+	if (live == c->n_memo && c->n_memo * 2 < c->cap_memo)
+		return;
+	c->cap_memo = 64;
+	while (c->cap_memo < live * 4)
+		c->cap_memo *= 2;
+	c->memo = xcalloc(c->cap_memo, sizeof *c->memo);
+	c->n_memo = 0;
+	for (size_t i = 0; i < old_cap; i++) {
+		if (!old[i].ident)
+			continue;
+		if (old[i].seen_gen != c->gen - 1) {
+			ident_free(old[i].ident);
+			continue;
+		}
+		*memo_slot(c, old[i].pid) = old[i];
+		c->n_memo++;
+	}
+	free(old);
 }

@@ -110,6 +110,11 @@ void identify_ctx_free(struct identify_ctx *c);
  * p->detail (argv, exe, cwd, maps, environ) and p->uses. Never fails: what
  * cannot be read is left out or carries an error string. */
 void identify_process(struct identify_ctx *c, struct gtm_process *p);
+/* Called once after each refresh's identify_process calls: forgets processes
+ * that were not seen. */
+void identify_refresh_done(struct identify_ctx *c);
+/* A deep copy. */
+struct gtm_ident *ident_clone(const struct gtm_ident *src);
 
 struct gtm_ident *ident_new(void);
 void ident_free(struct gtm_ident *id);

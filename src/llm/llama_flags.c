@@ -278,6 +278,29 @@ bool llama_flags_known(const char *arg, bool *takes_value)
 	return d != NULL;
 }
 
+static char *copy_str(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void llama_flags_copy(struct llama_flags *dst, const struct llama_flags *src)
+{
+	*dst = *src;
+	for (size_t i = 0; i < src->n_ot; i++) {
+		dst->ot[i].pattern = copy_str(src->ot[i].pattern);
+		dst->ot[i].buft = copy_str(src->ot[i].buft);
+	}
+	for (size_t i = 0; i < src->n_lora; i++)
+		dst->lora[i] = copy_str(src->lora[i]);
+	dst->model = copy_str(src->model);
+	dst->model_draft = copy_str(src->model_draft);
+	dst->mmproj = copy_str(src->mmproj);
+	dst->hf_repo = copy_str(src->hf_repo);
+	dst->log_file = copy_str(src->log_file);
+	dst->host = copy_str(src->host);
+	dst->alias = copy_str(src->alias);
+}
+
 void llama_flags_free(struct llama_flags *f)
 {
 	for (size_t i = 0; i < f->n_ot; i++) {

@@ -58,6 +58,8 @@ void llama_flags_init(struct llama_flags *f);
  * false when a value was invalid (f->error says which); f stays usable. */
 bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first);
 void llama_flags_free(struct llama_flags *f);
+/* A deep copy of src into dst (dst's old contents are not freed). */
+void llama_flags_copy(struct llama_flags *dst, const struct llama_flags *src);
 /* Whether arg ("-c", "--ctx-size=4096") is an option this parser knows;
  * *takes_value says whether it consumes the next argument (false for the
  * "=value" form and for switches). */

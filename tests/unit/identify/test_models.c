@@ -122,6 +122,63 @@ static void test_mapped_and_named_is_confirmed(void **state)
 	tf_process_free(p);
 }
 
+/* A steady refresh reuses what identify concluded for the same (PID, start
+ * time, detail, shape of GPU use) as a private copy; a new detail or a new
+ * kind of GPU use is identified afresh. */
+static void test_memo_reuse_and_invalidation(void **state)
+{
+	(void)state;
+	tu_mkdirs(at("memo"));
+	tf_write_gguf(at("memo/m.gguf"), "qwen3");
+	const char *maps[] = {at("memo/m.gguf"), "/opt/lib/libllama.so", NULL};
+	struct gtm_process *p = tf_process_cmdline("llama-server", "llama-server -m memo/m.gguf -c 4096", "/opt/llama-server",
+						   tmp, maps, NULL);
+	p->pid = 4321;
+	p->start_time = 77;
+	struct identify_ctx *c = identify_ctx_new();
+
+	identify_process(c, p);
+	struct gtm_ident *first = p->ident;
+	assert_int_equal(first->n_models, 1);
+	assert_true(ident_model_confirmed(&first->models[0]));
+	/* explain adds evidence to this refresh's copy only */
+	p->ident = NULL;
+	assert_non_null(ident_add_model_evidence(first, at("memo/m.gguf"), MODEL_EV_API));
+	identify_refresh_done(c);
+
+	identify_process(c, p);
+	assert_ptr_not_equal(p->ident, first);
+	assert_int_equal(p->ident->n_models, 1);
+	assert_false(p->ident->models[0].evidence & (1u << MODEL_EV_API));
+	assert_string_equal(p->ident->models[0].path, first->models[0].path);
+	assert_true(p->ident->has_flags);
+	assert_int_equal(p->ident->flags.n_ctx, 4096);
+	assert_int_equal(p->ident->category, first->category);
+	ident_free(first);
+	identify_refresh_done(c);
+
+	/* the process starts using a GPU for graphics: the category is decided again */
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->graphics = true;
+	u->vram = gtm_u64_of(1 << 20, GTM_MEASURED);
+	identify_process(c, p);
+	assert_int_equal(p->ident->n_models, 1);
+	identify_refresh_done(c);
+
+	/* a reused PID (new start time) never gets the old conclusions */
+	p->start_time = 78;
+	int argc = p->detail->argc;
+	p->detail->argc = 1; /* the new process has no -m */
+	tf_add_map(p, "/opt/lib/libggml-cuda.so");
+	identify_process(c, p);
+	assert_non_null(tf_runtime(p->ident, "ggml-cuda"));
+	identify_refresh_done(c);
+	identify_refresh_done(c); /* the PID was not seen in this refresh: forgotten */
+	identify_ctx_free(c);
+	p->detail->argc = argc;
+	tf_process_free(p);
+}
+
 static void test_unreadable_named_model(void **state)
 {
 	(void)state;
@@ -548,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_magic_not_extension, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_and_named_is_confirmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_named_model, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_memo_reuse_and_invalidation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evidence_order_and_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_names_from_manifests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_default_dir_from_home, setup, teardown),
