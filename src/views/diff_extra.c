@@ -144,12 +144,12 @@ static void add_seg(struct walk *w, const char *label, const char *source, bool 
 	}
 	if (!take_budget(w->snap))
 		return;
-	if (!p->segs)
-		p->segs = xcalloc(DIFF_MAX_SEGMENTS, sizeof *p->segs);
+	p->segs = grow_array(p->segs, sizeof *p->segs, &p->cap_segs, (size_t)p->n_segs);
 	/* Same label and source twice (two unnamed elements): number them, so pairing stays one to one. */
 	for (int i = 0; i < p->n_segs; i++)
 		same += same_base(p->segs[i].label, label) && !strcmp(p->segs[i].source, source);
 	s = &p->segs[p->n_segs++];
+	memset(s, 0, sizeof *s);
 	if (same) {
 		char buf[LABEL_MAX + 16];
 		snprintf(buf, sizeof buf, "%s #%d", label, same + 1);
@@ -269,7 +269,6 @@ static void read_models(const json_t *o, struct diff_snap *snap, struct diff_pro
 
 	if (!json_is_array(models) || json_array_size(models) == 0)
 		return;
-	p->models = xcalloc(DIFF_MAX_MODELS, sizeof *p->models);
 	json_array_foreach((json_t *)models, i, m) {
 		const json_t *path = json_object_get(m, "path"), *name = json_object_get(m, "name");
 		const char *ps = json_is_string(path) ? json_string_value(path) : NULL;
@@ -282,7 +281,9 @@ static void read_models(const json_t *o, struct diff_snap *snap, struct diff_pro
 			snap->extras_truncated = true;
 			break;
 		}
+		p->models = grow_array(p->models, sizeof *p->models, &p->cap_models, (size_t)p->n_models);
 		dm = &p->models[p->n_models++];
+		memset(dm, 0, sizeof *dm);
 		dm->name = xstrdup(ns ? ns : path_base(ps));
 		dm->key = xstrdup(ps ? ps : ns);
 		dm->evidence = evidence_text(json_object_get(m, "evidence"));
@@ -317,4 +318,5 @@ void diff_extra_free(struct diff_proc *p)
 	p->segs = NULL;
 	p->models = NULL;
 	p->n_segs = p->n_models = 0;
+	p->cap_segs = p->cap_models = 0;
 }

@@ -81,8 +81,10 @@ struct diff_proc {
 	int n_uses;
 	struct diff_seg *segs;
 	int n_segs;
+	size_t cap_segs;
 	struct diff_model *models;
 	int n_models;
+	size_t cap_models;
 	bool has_flags;          /* llama_flags is an object */
 	const json_t *flags[DIFF_N_FLAGS]; /* borrowed from the document; NULL or null: the default */
 };
