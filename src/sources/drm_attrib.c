@@ -251,7 +251,10 @@ static void emit_process(const struct drm_attrib_in *in, const struct drm_obs *o
 	r->start_time = o->start_time;
 	u->dev_index = in->dev_base + o->dev;
 	u->source_pid = o->pid;
+	/* the NVML lists' DRM counterparts: ROCm (KFD) is compute; a DRM client
+	 * without KFD is a graphics-API (Mesa: GL, Vulkan, VA-API) client */
 	u->compute = kfd;
+	u->graphics = !kfd;
 	u->n_clients = n;
 	for (int i = 0; i < n; i++) {
 		sole &= mine[i]->n_holders == 1 && mine[i]->info;

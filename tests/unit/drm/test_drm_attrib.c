@@ -211,6 +211,9 @@ static void test_engines_per_process(void **state)
 		assert_float_equal(g->use.sm_pct.v, 0.0, 1e-9);
 		/* ROCm: N/A, never a measured-looking 0 */
 		assert_true(hip->use.compute);
+		assert_false(hip->use.graphics);
+		assert_true(g->use.graphics);
+		assert_false(g->use.compute);
 		assert_false(gtm_f64_ok(hip->use.sm_pct));
 		assert_false(gtm_f64_ok(hip->use.gfx_pct));
 		/* the device sees both clients */
