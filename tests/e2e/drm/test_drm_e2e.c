@@ -125,9 +125,9 @@ static void amd_card(const char *root, int card, const char *slot, unsigned shor
  * with an fd two processes share, and a process on a legacy kernel format. */
 static void desktop(const char *bin)
 {
-	char *root = tu_tempdir();
 	char *irogers = dt_capture_or_skip("i915-lore-irogers-proc_pid_fdinfo5.txt");
 	char *legacy = dt_capture_or_skip("amdgpu-amdgpu_top-issue87.txt");
+	char *root = tu_tempdir();
 	const char *amd = "0000:03:00.0", *igpu = "0000:00:02.0";
 
 	amd_card(root, 0, amd, 0x744c, "25753026560\n", "samsung\n");
@@ -205,8 +205,8 @@ static void desktop(const char *bin)
 /* Compute: an APU beside a discrete card, a HIP server, an Intel xe client. */
 static void compute(const char *bin)
 {
-	char *root = tu_tempdir();
 	char *xe = dt_capture_or_skip("xe-intel-compute-runtime-sysman.txt");
+	char *root = tu_tempdir();
 	const char *apu = "0000:c4:00.0", *dgpu = "0000:03:00.0", *xslot = "0000:4d:00.0";
 
 	amd_card(root, 0, apu, 0x150e, "536870912\n", NULL);

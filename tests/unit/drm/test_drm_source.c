@@ -20,6 +20,15 @@
 #define KIB 1024ull
 #define GIB_ (1024ull * 1024 * 1024)
 
+/* A capture, or this case skipped when ../shared/fixtures/drm is absent. */
+static char *capture(const char *name)
+{
+	char *b = dt_capture(name);
+	if (!b)
+		skip();
+	return b;
+}
+
 /* amdgpu 6.11+ keys (drm-resident/-shared beside the legacy drm-memory). */
 static char *amd_body(const char *pdev, unsigned id, unsigned vram_kib, unsigned gtt_kib, unsigned shared_kib,
 		      const char *engines)
@@ -151,7 +160,7 @@ static void test_fd_shared_by_fork(void **state)
 {
 	(void)state;
 	struct drm_case c;
-	char *body = dt_capture_or_skip("i915-lore-irogers-proc_pid_fdinfo5.txt");
+	char *body = capture("i915-lore-irogers-proc_pid_fdinfo5.txt");
 	dc_begin(&c);
 	const char *slot = "0000:00:02.0";
 	dt_device(c.root, 1, 129, slot, "i915", 0x8086, 0xa780);
@@ -184,7 +193,7 @@ static void test_hip_server(void **state)
 {
 	(void)state;
 	struct drm_case c;
-	char *rocm = dt_capture_or_skip("amdgpu-rocmi-src-rocmi.py.txt");
+	char *rocm = capture("amdgpu-rocmi-src-rocmi.py.txt");
 	dc_begin(&c);
 	const char *slot = "0000:83:00.0"; /* the capture's drm-pdev */
 	amd_discrete(c.root, slot, 0, 0x74a1, "206141652992\n");
@@ -226,7 +235,7 @@ static void test_apu_beside_discrete(void **state)
 {
 	(void)state;
 	struct drm_case c;
-	char *partial = dt_capture_or_skip("amdgpu-nvtop-pr492-partial.txt");
+	char *partial = capture("amdgpu-nvtop-pr492-partial.txt");
 	dc_begin(&c);
 	const char *apu = "0000:c4:00.0", *dgpu = "0000:03:00.0";
 	dt_device(c.root, 1, 129, apu, "amdgpu", 0x1002, 0x150e);
@@ -277,8 +286,8 @@ static void test_xe_cycles(void **state)
 {
 	(void)state;
 	struct drm_case c;
-	char *cr = dt_capture_or_skip("xe-intel-compute-runtime-sysman.txt");
-	char *doc = dt_capture_or_skip("xe-kernel-xe_drm_client.c-DOC.txt");
+	char *cr = capture("xe-intel-compute-runtime-sysman.txt");
+	char *doc = capture("xe-kernel-xe_drm_client.c-DOC.txt");
 	dc_begin(&c);
 	const char *slot = "0000:4d:00.0"; /* the compute runtime capture's drm-pdev */
 	dt_device(c.root, 0, 128, slot, "xe", 0x8086, 0x0bd5);
@@ -342,7 +351,7 @@ static void test_legacy_kernel(void **state)
 {
 	(void)state;
 	struct drm_case c;
-	char *body = dt_capture_or_skip("amdgpu-amdgpu_top-issue87.txt");
+	char *body = capture("amdgpu-amdgpu_top-issue87.txt");
 	dc_begin(&c);
 	const char *slot = "0000:08:00.0";
 	amd_discrete(c.root, slot, 0, 0x73ff, "8573157376\n");
