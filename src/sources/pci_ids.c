@@ -26,6 +26,11 @@ static const struct pci_name {
 	{PCI_VENDOR_AMD, 0x1681, "AMD Radeon 680M (Rembrandt)"},
 	{PCI_VENDOR_AMD, 0x15bf, "AMD Radeon 780M (Phoenix)"},
 	{PCI_VENDOR_AMD, 0x150e, "AMD Radeon 880M/890M (Strix Point)"},
+	/* NVIDIA (shown from DRM only when NVML is absent, e.g. nouveau) */
+	{PCI_VENDOR_NVIDIA, 0x2330, "NVIDIA H100 SXM5 80GB"},
+	{PCI_VENDOR_NVIDIA, 0x20b0, "NVIDIA A100 SXM4 40GB"},
+	{PCI_VENDOR_NVIDIA, 0x20b2, "NVIDIA A100 SXM4 80GB"},
+	{PCI_VENDOR_NVIDIA, 0x2684, "NVIDIA GeForce RTX 4090"},
 	/* Intel discrete */
 	{PCI_VENDOR_INTEL, 0x56a0, "Intel Arc A770"},
 	{PCI_VENDOR_INTEL, 0x56a1, "Intel Arc A750"},

@@ -28,11 +28,11 @@ static void check(bool ok, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Runs `bin args` with GPUTASKMAN_ROOT=root and parses its stdout. */
-static json_t *run_json(const char *bin, const char *root, const char *args)
+/* Runs `bin args` with GPUTASKMAN_ROOT=root (and env before it) and parses its stdout. */
+static json_t *run_json_env(const char *env, const char *bin, const char *root, const char *args)
 {
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "GPUTASKMAN_ROOT='%s' '%s' %s", root, bin, args);
+	snprintf(cmd, sizeof cmd, "%s GPUTASKMAN_ROOT='%s' '%s' %s", env, root, bin, args);
 	FILE *p = popen(cmd, "r");
 	if (!p) {
 		perror("popen");
@@ -49,10 +49,19 @@ static json_t *run_json(const char *bin, const char *root, const char *args)
 	return j;
 }
 
+/* Without NVML: meson points LD_LIBRARY_PATH at the fake library this test
+ * depends on, which without a scenario is a driver that failed to load. */
+#define NO_NVML "env -u LD_LIBRARY_PATH -u GTM_FAKE_NVML_SCENARIO"
+
+static json_t *run_json(const char *bin, const char *root, const char *args)
+{
+	return run_json_env(NO_NVML, bin, root, args);
+}
+
 static char *run_text(const char *bin, const char *root, const char *args)
 {
 	char cmd[4096];
-	snprintf(cmd, sizeof cmd, "GPUTASKMAN_ROOT='%s' '%s' %s 2>&1", root, bin, args);
+	snprintf(cmd, sizeof cmd, NO_NVML " GPUTASKMAN_ROOT='%s' '%s' %s 2>&1", root, bin, args);
 	FILE *p = popen(cmd, "r");
 	char *out = calloc(1, 65536);
 	size_t n = fread(out, 1, 65535, p);
@@ -252,14 +261,49 @@ static void compute(const char *bin)
 	free(root);
 }
 
+/* An NVIDIA GPU that NVML (the fake library) and nvidia-drm both show, beside
+ * an AMD card: listed once, from NVML, first. */
+static void nvidia_beside_amd(const char *bin, const char *fake_nvml_dir)
+{
+	char *root = tu_tempdir(), scen[4096], env[8192];
+	const char *amd = "0000:03:00.0";
+
+	snprintf(scen, sizeof scen, "%s/nvml.scenario", root);
+	const char *text = "device name=\"NVIDIA H100 80GB HBM3\" uuid=GPU-e2e-drm bus=00000000:01:00.0 "
+			   "mem_total=85520809984 mem_used=1048576\n";
+	tu_write_file(scen, text, strlen(text));
+	dt_device(root, 0, 128, "0000:01:00.0", "nvidia", 0x10de, 0x2330);
+	amd_card(root, 1, amd, 0x744c, "25753026560\n", "samsung\n");
+	char *game = amd_body(amd, 30, 1000, 0, 0);
+	dt_proc(root, 3000, 700, "game");
+	dt_fd(root, 3000, 40, "/dev/dri/renderD129", game);
+	snprintf(env, sizeof env, "LD_LIBRARY_PATH='%s' GTM_FAKE_NVML_SCENARIO='%s'", fake_nvml_dir, scen);
+
+	json_t *j = run_json_env(env, bin, root, "--json --no-probe");
+	json_t *g0 = gpu_at(j, 0), *g1 = gpu_at(j, 1);
+	check(json_array_size(json_object_get(j, "gpus")) == 2, "NVIDIA+AMD: 2 GPUs (the H100 once), got %zu",
+	      json_array_size(json_object_get(j, "gpus")));
+	check(!strcmp(str(g0, "source"), "nvml") && !strcmp(str(g0, "vendor"), "nvidia"),
+	      "NVIDIA+AMD: GPU 0 is NVML's H100, got %s/%s", str(g0, "source"), str(g0, "vendor"));
+	check(!strcmp(str(g1, "pci_bus_id"), amd) && num(g1, "index") == 1, "NVIDIA+AMD: GPU 1 is the AMD card");
+	json_t *u = use_of(j, 3000, 1);
+	check(u && num(u, "vram_bytes") == 1000ll * 1024, "NVIDIA+AMD: the AMD process follows its card to index 1");
+	json_decref(j);
+	free(game);
+	tu_rmrf(root);
+	free(root);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s GPUTASKMAN\n", argv[0]);
+		fprintf(stderr, "usage: %s GPUTASKMAN [FAKE_NVML_DIR]\n", argv[0]);
 		return 2;
 	}
 	desktop(argv[1]);
 	compute(argv[1]);
+	if (argc > 2)
+		nvidia_beside_amd(argv[1], argv[2]);
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
 	return failures ? 1 : 0;
