@@ -102,6 +102,18 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 		sum += cat[c];
 	if (gtm_u64_ok(d->mem_total))
 		tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, 100, cells, &norm);
+	if (sum == 0) {
+		tui_put(y, cx, w, "no GPU memory charged to processes");
+		return;
+	}
+	if (norm) {
+		/* First, so a narrow terminal still says why the bar is full. */
+		snprintf(item, sizeof item, "normalised: rows %s > total  ", fmt_bytes_raw(b, sizeof b, sum));
+		attron(tui_attr(v, TP_WARN));
+		tui_put(y, cx, w, item);
+		attroff(tui_attr(v, TP_WARN));
+		cx += (int)strlen(item);
+	}
 	for (int c = 0; c < TUI_CAT_COUNT && cx < x + w; c++) {
 		if (!cat[c])
 			continue;
@@ -111,14 +123,6 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 		tui_put(y, cx, x + w - cx, item);
 		attroff(tui_cat_attr(v, (enum tui_cat)c));
 		cx += (int)strlen(item);
-	}
-	if (sum == 0)
-		tui_put(y, cx, x + w - cx, "no GPU memory charged to processes");
-	else if (norm) {
-		snprintf(item, sizeof item, "normalised: rows add up to %s > total", fmt_bytes_raw(b, sizeof b, sum));
-		attron(tui_attr(v, TP_WARN));
-		tui_put(y, cx, x + w - cx, item);
-		attroff(tui_attr(v, TP_WARN));
 	}
 }
 

@@ -178,7 +178,7 @@ static bool curses_start(void)
 	 * Escape prompt. ncurses' own ESCDELAY variable, when set, wins (slow links). */
 	if (!getenv("ESCDELAY"))
 		set_escdelay(25);
-	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+	mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
 	mouseinterval(0);
 	/* https://no-color.org: present and not empty disables colour. */
 	color = !(no_color && no_color[0]) && has_colors();
@@ -212,9 +212,12 @@ static int handle_mouse(struct tui_view *v)
 		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_WHEEL_UP);
 	if (me.bstate & BUTTON5_PRESSED)
 		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_WHEEL_DOWN);
-	if (me.bstate & BUTTON1_PRESSED)
+	/* A click acts on release: ncurses reports a press and a release that
+	 * arrive together as one released event, and a press alone would make
+	 * the release that follows it act a second time. */
+	if (me.bstate & (BUTTON1_RELEASED | BUTTON1_CLICKED))
 		return tui_view_mouse(v, me.y, me.x, TUI_MOUSE_CLICK);
-	return TUI_ACT_NONE; /* a release: asked for only so ncurses keeps the button state */
+	return TUI_ACT_NONE;
 }
 
 /* Reads every pending key; returns the OR of their actions. */

@@ -39,13 +39,9 @@ wait_for() {
 key() { tmux -L "$sock" send-keys -t gtm "$@"; }
 # click X Y (0-based): a left-button press and release in the X10 mouse encoding
 # (ESC [ M, 32 + button, 33 + x, 33 + y) that ncurses reads under TERM=screen.
-# tmux writes a literal string one key at a time, so on a loaded machine the
-# bytes can arrive further apart than the view's 25 ms ESCDELAY: the view runs
-# with ESCDELAY=500 (ncurses' variable) so a sequence is never split.
 click() {
 	cx=$(printf "\\$(printf %o $((33 + $1)))") cy=$(printf "\\$(printf %o $((33 + $2)))")
-	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[M ')$cx$cy"
-	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[M#')$cx$cy"
+	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[M ')$cx$cy$(printf '\033[M#')$cx$cy"
 }
 # The first table row (the line after the column titles).
 first_row() { screen | awk '/ PID NAME/ { getline; print; exit }'; }
@@ -75,7 +71,7 @@ SCN
 scenario 4294967296 37
 
 tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
-	"env ESCDELAY=500 LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
+	"env LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
 
 echo "# ${cols}x${rows}"
 wait_for "header shows the device" "NVIDIA Test GPU" 10 || {
@@ -151,14 +147,22 @@ else
 fi
 
 # p freezes values while the scenario changes; p again shows the new value.
+# The new rows add up to 17 GiB on a 16 GiB device: the bar is normalised and says so.
 key p; wait_for "p pauses" "PAUSED"
-scenario 6442450944 88
+scenario 15032385536 88
 sleep 1.5
-if screen | grep -q " $p1 sleep .* 6.00 GiB"; then bad "paused view changed to the new value"; screen | sed 's/^/     | /'
+if screen | grep -q " $p1 sleep .*14.00 GiB"; then bad "paused view changed to the new value"; screen | sed 's/^/     | /'
 else ok "values stay frozen while paused"; fi
 key p
-wait_for "p resumes and shows the new value" " $p1 sleep .*6.00 GiB" 5
+wait_for "p resumes and shows the new value" " $p1 sleep .*14.00 GiB" 5
 wait_for "PAUSED is gone" "PAUSED" 3 absent
+wait_for "rows over the device total: the bar says it is normalised" "normalised: rows 17.00 GiB > total"
+wait_for "the legend keeps raw values" "other 15.00 GiB"
+
+# Colours follow the terminal (TERM=screen has 8): the categories are coloured.
+if tmux -L "$sock" capture-pane -e -p -t gtm | grep -q -E "$(printf '\033')\\[([0-9]+;)*3[0-7](;[0-9]+)*m"; then
+	ok "categories are drawn in colour"
+else bad "no colour on a colour terminal"; fi
 
 # Keys are answered while the collector may be probing the silent server.
 worst=0 total=0
@@ -193,8 +197,11 @@ mkdir -p "$t/nolib"
 tmux -L "$sock" kill-server 2>/dev/null
 sock="$sock-nd" # a fresh server: the old one may still be shutting down
 tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
-	"env LD_LIBRARY_PATH='$t/nolib' '$bin' -i 0.5 2>'$t/err2'; echo \$? >'$t/rc'; sleep 60"
+	"env NO_COLOR=1 LD_LIBRARY_PATH='$t/nolib' '$bin' -i 0.5 2>'$t/err2'; echo \$? >'$t/rc'; sleep 60"
 wait_for "no driver: says no GPU is shown" "No GPU is shown" 10
+if tmux -L "$sock" capture-pane -e -p -t gtm | grep -q -E "$(printf '\033')\\[([0-9]+;)*3[0-7](;[0-9]+)*m"; then
+	bad "NO_COLOR=1: colours are still drawn"
+else ok "NO_COLOR=1: no colours"; fi
 wait_for "no driver: gives NVML's reason" "nvml: .*libnvidia-ml" 3
 key q
 i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
