@@ -11,6 +11,8 @@
 #include <cmocka.h>
 
 #include "core/snapshot.h"
+#include "explain/explain.h"
+#include "identify/ident.h"
 #include "core/util.h"
 #include "views/tui/tui_inspect.h"
 #include "views/tui/tui_layout.h"
@@ -409,6 +411,53 @@ static void test_inspector_text(void **state)
 	snapshot_free(s);
 }
 
+/* A llama-server row with identify and explain data: models with evidence,
+ * the breakdown bar from reported segments (the estimate beside, never in). */
+static void test_inspector_ident_explain(void **state)
+{
+	struct gtm_snapshot *s = synth();
+	struct gtm_process *p = &s->processes[0];
+	struct gtm_ident *id = ident_new();
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	struct tui_text t = {0};
+	static const struct { enum ex_seg seg; enum ex_src src; uint64_t mib; } segs[] = {
+		{EX_SEG_WEIGHTS, EX_SRC_LOG, 6000}, {EX_SEG_KV, EX_SRC_LOG, 2000}, {EX_SEG_COMPUTE, EX_SRC_LOG, 500},
+		{EX_SEG_OVERHEAD, EX_SRC_REMAINDER, 500}, {EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, 7000},
+	};
+	(void)state;
+
+	gtm_ident_free_hook = ident_free;
+	gtm_explain_free_hook = explain_free;
+	id->category = IDENT_CAT_AI;
+	str_copy(id->category_reason, "AI runtime llama.cpp", sizeof id->category_reason);
+	ident_add_model_evidence_detail(id, "qwen3:14b", MODEL_EV_API, "/api/ps");
+	p->ident = id;
+	for (size_t i = 0; i < ARRAY_LEN(segs); i++) {
+		struct ex_segment *sg = ex_add_seg(e, segs[i].seg, segs[i].src, "CUDA0");
+		sg->gpu = 0;
+		sg->bytes = gtm_u64_of(segs[i].mib * MIB, segs[i].src == EX_SRC_LOG ? GTM_REPORTED : GTM_ESTIMATED);
+	}
+	p->explain = e;
+	t.width = 60;
+	tui_inspect_build(&t, s, p);
+	assert_true(text_has(&t, "Category: AI - AI runtime llama.cpp"));
+	assert_true(text_has(&t, "qwen3:14b"));
+	assert_true(text_has(&t, "api (/api/ps)"));
+	assert_true(text_has(&t, "GPU 0 breakdown"));
+	/* 9000 MiB of reported + remainder in 9000 MiB measured, 48 cells: edges
+	 * at 6000, 8000, 8500, 9000 MiB round to 32, 43, 45, 48. The 7000 MiB
+	 * estimate is not in the bar. */
+	assert_true(text_has(&t, "[WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWKKKKKKKKKKKCCooo]"));
+	assert_true(text_has(&t, "W weights 5.86 GiB (log)"));
+	assert_true(text_has(&t, "o other 500.00 MiB (remainder)"));
+	assert_false(text_has(&t, "6.84 GiB (log)"));
+	assert_true(text_has(&t, "mapped runtime library names the runtime"));
+	for (size_t i = 0; i < t.n; i++)
+		assert_true(strlen(tui_text_line(&t, i, NULL)) <= 60);
+	tui_text_free(&t);
+	snapshot_free(s);
+}
+
 static void test_view_keeps_selection(void **state)
 {
 	struct tui_view v;
@@ -454,6 +503,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_text_wrap),
 		cmocka_unit_test(test_inspector_text),
+		cmocka_unit_test(test_inspector_ident_explain),
 		cmocka_unit_test(test_view_keeps_selection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
