@@ -15,6 +15,7 @@
 #include "identify/ident.h"
 #include "proc/proc.h"
 #include "views/ident_json.h"
+#include "views/explain_text.h"
 #include "views/ident_text.h"
 #include "views/json.h"
 #include "views/json_util.h"
@@ -66,6 +67,11 @@ static int print_text(const struct gtm_process *p)
 		return 0;
 	}
 	ident_text_print_full(stdout, id, "  ");
+	if (p->explain) {
+		/* what the runtime said about itself: logs, API, the breakdown */
+		putchar('\n');
+		explain_text_print_full(stdout, p->explain, "  ");
+	}
 	for (int i = 0; i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
 		struct inspect_model im;

@@ -174,12 +174,18 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 		struct gtm_process *p = &snap->processes[i];
 		if (!p->detail)
 			continue;
-#ifdef HAVE_PROC
-		if (i < snap->n_gpu_processes)
-			proc_refresh_ports(c->proc, p);
-#endif
 #ifdef HAVE_IDENTIFY
 		identify_process(c->identify, p);
+#endif
+#ifdef HAVE_PROC
+		/* Servers start listening after loading a model: GPU and AI rows
+		 * get their ports every refresh, others only with --all. */
+		bool wants_ports = i < snap->n_gpu_processes;
+#ifdef HAVE_IDENTIFY
+		wants_ports = wants_ports || ident_is_ai(p->ident);
+#endif
+		if (wants_ports && !c->opts.all_ports)
+			proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
 #endif
 #ifdef HAVE_EXPLAIN
 		explain_process(c->explain, snap, p);
@@ -222,6 +228,7 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
 	if (c->opts.only_pid && !needs_pairing(c))
 		po.only_pid = c->opts.only_pid;
+	po.ports_on_demand = !c->opts.all_ports;
 	if (proc_cache_scan(c->proc, snap, &po) != 0)
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
 #endif

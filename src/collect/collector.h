@@ -15,6 +15,7 @@ struct collector_opts {
 	int gpu_filter;       /* -1 = all devices; else only this device index */
 	uint64_t budget_ns;   /* per-refresh budget for slow work (maps, fds) in the live view */
 	bool no_probe;        /* never probe local servers */
+	bool all_ports;       /* listening ports for every process (--all), not only GPU and AI ones */
 	bool devices_only;    /* devices and their readings only: no /proc scan (inspect MODEL's fit check) */
 	uint32_t only_pid;    /* inspect PID: detail just this process (the full scan still runs in a
 	                       * container, where pairing host PIDs needs every CUDA process) */

@@ -7,6 +7,7 @@
 #include "identify/runtimes.h"
 
 #include <fnmatch.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,19 +292,61 @@ static void hit(struct rt_hits *h, const char *rt_id, const char *what, const ch
 		h->ev[d][h->n[d]++] = xstrdup(buf);
 }
 
+/* Most mapped files (libc, ld.so, locale archives) name no runtime, and every
+ * process maps them: remember, per thread, the paths that matched nothing, by
+ * hash, so each is tried against the pattern table once. A hash collision can
+ * only hide a runtime library behind a path that matched nothing, with
+ * probability 2^-64 per pair. */
+#define NOMATCH_SLOTS 4096
+
+static _Thread_local uint64_t nomatch[NOMATCH_SLOTS];
+static _Thread_local size_t n_nomatch;
+
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h | 1; /* 0 marks an empty slot */
+}
+
+static uint64_t *nomatch_slot(uint64_t key)
+{
+	size_t i = (size_t)(key >> 20) & (NOMATCH_SLOTS - 1);
+	while (nomatch[i] && nomatch[i] != key)
+		i = (i + 1) & (NOMATCH_SLOTS - 1);
+	return &nomatch[i];
+}
+
 static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
 {
 	for (size_t m = 0; m < d->n_maps; m++) {
 		const char *path = d->maps[m];
 		const char *base = path_base(path);
-		bool so = runtimes_is_shared_object(base);
+		uint64_t key = path_hash(path);
+		uint64_t *slot = nomatch_slot(key);
+		bool so = runtimes_is_shared_object(base), matched = false;
+		if (*slot == key)
+			continue;
 		for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
 			const struct runtime_pattern *rp = &runtime_patterns[i];
-			if (rp->how == RT_LIB && so && glob_match(rp->glob, base))
+			if (rp->how == RT_LIB && so && glob_match(rp->glob, base)) {
 				hit(h, rp->id, "mapped", base);
-			else if (rp->how == RT_PATH && glob_match(rp->glob, path))
+				matched = true;
+			} else if (rp->how == RT_PATH && glob_match(rp->glob, path)) {
 				hit(h, rp->id, "mapped", path);
+				matched = true;
+			}
 		}
+		if (matched)
+			continue;
+		if (n_nomatch >= NOMATCH_SLOTS / 2) { /* keep probing short: start over */
+			memset(nomatch, 0, sizeof nomatch);
+			n_nomatch = 0;
+			slot = nomatch_slot(key);
+		}
+		*slot = key;
+		n_nomatch++;
 	}
 }
 

@@ -52,6 +52,8 @@ struct proc_cache;
 struct proc_scan_opts {
 	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
 	uint32_t only_pid;  /* scan just this PID and its parent (inspect PID); 0 = every process */
+	bool ports_on_demand; /* list no process's fds for ports while scanning: the caller asks
+	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
 };
 
 /* A steady refresh of the real /proc re-reads a known process's stat (RSS,
@@ -99,5 +101,9 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
  * and, where status is readable, its Tgid is itself (/proc/TID of a thread
  * resolves too, though readdir never lists it). */
 bool proc_pid_exists(uint32_t pid);
+/* proc_refresh_ports, unless this process's ports were read less than
+ * max_age_ns ago (the live view refreshes GPU and AI rows' ports every
+ * couple of seconds, not at every frame). Returns 1 when it kept them. */
+int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns);
 
 #endif

@@ -137,7 +137,8 @@ static int read_ports(struct proc_cache *c, int procfd, struct proc_entry *e, bo
 	return is_gone_errno(errno) && pid_gone(procfd, e->pid) ? -1 : 0;
 }
 
-enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread)
+enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread,
+					 bool with_ports)
 {
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	bool denied = false;
@@ -155,7 +156,7 @@ enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struc
 		if (read_maps(c, procfd, e->pid, d, &denied) != 0)
 			goto gone;
 		read_environ(c, e->pid, d, &denied);
-		if (read_ports(c, procfd, e, &denied) != 0)
+		if (with_ports && read_ports(c, procfd, e, &denied) != 0)
 			goto gone;
 	}
 	proc_detail_unref(e->detail);

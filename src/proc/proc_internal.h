@@ -94,6 +94,7 @@ struct proc_entry {
 	bool has_status_uid;
 	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
 	ino_t ino;               /* inode of /proc/PID at the last stat read (0 unknown) */
+	uint64_t ports_at_ns;    /* when proc_refresh_ports last read them (the cache's clock) */
 	bool have_stat;
 	uint64_t stat_at_ns;     /* when last_stat was read (the cache's clock) */
 	struct proc_stat last_stat;
@@ -128,7 +129,8 @@ void proc_cache_check_root(struct proc_cache *c);
 enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };
 /* Reads cmdline, exe, cwd, status, maps, environ and ports into e (replacing
  * its detail). kthread: an empty detail without reads. */
-enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread);
+enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread,
+					 bool with_ports);
 /* The listeners table for this scan generation, read once. */
 const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd);
 

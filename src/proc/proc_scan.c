@@ -21,6 +21,7 @@ struct scan_state {
 	uint64_t t0, budget_ns;  /* real monotonic time, for the budget */
 	bool over_budget;
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
+	bool ports_on_demand;
 };
 
 /* A /proc entry name that is a PID: digits only, no leading zero, fits. */
@@ -97,7 +98,8 @@ static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const str
 		s->snap->partial_scan = true;
 		return true; /* keep what is cached; a later refresh reads it */
 	}
-	if (proc_detail_read(s->c, s->procfd, e, (st->flags & PROC_PF_KTHREAD) != 0) != PROC_DETAIL_OK)
+	if (proc_detail_read(s->c, s->procfd, e, (st->flags & PROC_PF_KTHREAD) != 0, !s->ports_on_demand) !=
+	    PROC_DETAIL_OK)
 		return false;
 	e->detail_rss = rss;
 	e->detail_at_ns = s->now;
@@ -188,6 +190,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 {
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
 	uint32_t only = o ? o->only_pid : 0;
+	s.ports_on_demand = o && o->ports_on_demand;
 	struct dirent *de;
 	uint32_t pid;
 	DIR *d;
@@ -243,6 +246,19 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 		e->n_ports = n;
 	}
 	return 0;
+}
+
+int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns)
+{
+	struct proc_entry *e = c && p && p->pid ? proc_cache_find(c, p->pid) : NULL;
+	uint64_t now = c ? c->clock() : 0;
+
+	if (max_age_ns && e && e->start_time == p->start_time && e->ports_at_ns && now - e->ports_at_ns < max_age_ns)
+		return 1;
+	int r = proc_refresh_ports(c, p);
+	if (r == 0 && e && e->start_time == p->start_time)
+		e->ports_at_ns = now ? now : 1;
+	return r;
 }
 
 bool proc_pid_exists(uint32_t pid)

@@ -1,5 +1,6 @@
 #include "views/json.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "views/json_util.h"
@@ -189,8 +190,10 @@ json_t *json_snapshot(const struct gtm_snapshot *s, bool all)
 int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 {
 	json_t *j = json_snapshot(s, all);
-	int r = json_dumpf(j, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	/* One string, one write: json_dumpf writes token by token through stdio. */
+	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	int r = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
+	free(text);
 	json_decref(j);
-	fputc('\n', out);
 	return r;
 }

@@ -792,6 +792,17 @@ static void test_live_steady_reuses_stat(void **state)
 	assert_true((c->stat_reads - before) * 4 >= first * 3);
 	snapshot_free(s);
 
+	/* ports of a row the caller cares about: read, then kept for max_age */
+	s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &(struct proc_scan_opts){.ports_on_demand = true}), 0);
+	me = find_row(s, (uint32_t)getpid());
+	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 0);
+	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 1);
+	fake_now_ns += 3 * SEC;
+	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 0);
+	assert_int_equal(proc_refresh_ports_if_older(c, me, 0), 0);
+	snapshot_free(s);
+
 	struct proc_scan_opts one = {.only_pid = (uint32_t)getpid()};
 	s = snapshot_new();
 	assert_int_equal(proc_cache_scan(c, s, &one), 0);
