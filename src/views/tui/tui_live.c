@@ -122,16 +122,47 @@ static void live_destroy(struct live *l)
 	close(l->wake[1]);
 }
 
-/* Starts the collection thread with SIGWINCH blocked, so a resize always
- * interrupts the UI thread's poll and never lands on the collector. */
+/* SIGINT/SIGTERM end the view like q, so the terminal is always restored:
+ * the handler records the signal and wakes the UI through the pipe. */
+static volatile sig_atomic_t quit_signal;
+static int quit_wake_fd = -1;
+
+static void on_quit_signal(int sig)
+{
+	int saved = errno;
+	quit_signal = sig;
+	if (quit_wake_fd >= 0) {
+		ssize_t r = write(quit_wake_fd, "q", 1);
+		(void)r;
+	}
+	errno = saved;
+}
+
+static void catch_quit_signals(struct live *l)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_quit_signal;
+	sigemptyset(&sa.sa_mask);
+	quit_signal = 0;
+	quit_wake_fd = l->wake[1];
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/* Starts the collection thread with SIGWINCH, SIGINT and SIGTERM blocked, so
+ * they always interrupt the UI thread's poll and never land on the collector. */
 static int start_collector(struct live *l, pthread_t *t)
 {
-	sigset_t winch, old;
+	sigset_t blocked, old;
 	int rc;
 
-	sigemptyset(&winch);
-	sigaddset(&winch, SIGWINCH);
-	pthread_sigmask(SIG_BLOCK, &winch, &old);
+	sigemptyset(&blocked);
+	sigaddset(&blocked, SIGWINCH);
+	sigaddset(&blocked, SIGINT);
+	sigaddset(&blocked, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &blocked, &old);
 	rc = pthread_create(t, NULL, collect_main, l);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return rc;
@@ -275,6 +306,8 @@ static void ui_loop(struct live *l, struct tui_view *v)
 		}
 		if (poll(fds, 2, -1) < 0 && errno != EINTR)
 			break;
+		if (quit_signal)
+			break;
 		if (fds[1].revents & POLLIN)
 			dirty |= take_snapshot(l, v);
 		/* Also after EINTR: a resize shows up as KEY_RESIZE. */
@@ -308,15 +341,21 @@ int tui_live_run(const struct tui_feed *feed, double interval_s)
 	color = curses_start();
 	if (!stdscr) {
 		fprintf(stderr, "gputaskman: cannot set up the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
-		stop_collector(&l, t);
+		if (stop_collector(&l, t))
+			live_destroy(&l);
 		return 1;
 	}
+	catch_quit_signals(&l);
 	tui_view_init(&v, color, terminal_utf8());
 	ui_loop(&l, &v);
 	endwin();
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	quit_wake_fd = -1;
 	joined = stop_collector(&l, t);
 	tui_view_free(&v);
 	if (joined)
 		live_destroy(&l);
-	return 0;
+	/* Interrupted: the shell's convention, 128 + the signal. */
+	return quit_signal ? 128 + quit_signal : 0;
 }

@@ -203,9 +203,13 @@ if tmux -L "$sock" capture-pane -e -p -t gtm | grep -q -E "$(printf '\033')\\[([
 	bad "NO_COLOR=1: colours are still drawn"
 else ok "NO_COLOR=1: no colours"; fi
 wait_for "no driver: gives NVML's reason" "nvml: .*libnvidia-ml" 3
-key q
+key C-c
 i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
-[ -s "$t/rc" ] && ok "no driver: q exits" || bad "no driver: q did not exit"
+[ -s "$t/rc" ] && ok "no driver: Ctrl-C exits" || bad "no driver: Ctrl-C did not exit"
+[ "$(cat "$t/rc" 2>/dev/null)" = 130 ] && ok "Ctrl-C: exit status 130" || bad "Ctrl-C: exit status $(cat "$t/rc" 2>/dev/null)"
+if grep -q -E "AddressSanitizer|LeakSanitizer|runtime error" "$t/err2"; then
+	bad "sanitizer report after Ctrl-C:"; sed 's/^/     | /' "$t/err2" | head -40
+fi
 
 [ $fail = 0 ] && echo "all live-view checks passed at ${cols}x${rows}"
 exit $fail
