@@ -8,6 +8,9 @@
 # naming the file, exit 2.
 set -u
 bin=$1 nvml_dir=$2 libcuda=$3 standin=$4
+abs() { case $1 in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+# The stand-ins run in their own folder: every path they are given is absolute.
+bin=$(abs "$bin") nvml_dir=$(abs "$nvml_dir") libcuda=$(abs "$libcuda") standin=$(abs "$standin")
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
