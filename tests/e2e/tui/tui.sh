@@ -164,7 +164,12 @@ if tmux -L "$sock" capture-pane -e -p -t gtm | grep -q -E "$(printf '\033')\\[([
 	ok "categories are drawn in colour"
 else bad "no colour on a colour terminal"; fi
 
-# Keys are answered while the collector may be probing the silent server.
+# Keys are answered while the collector probes the silent server. With room
+# for the inspector, first see that the probe ran and got no answer.
+if [ "$cols" -ge 160 ]; then
+	key Down
+	wait_for "the silent server was probed and did not answer" "no answer" 20
+fi
 worst=0 total=0
 for n in 1 2 3 4 5 6; do
 	start=$(ms)
