@@ -23,6 +23,7 @@ static void diff_usage(FILE *out)
 		"  --json   the comparison as JSON, every process, with the rule that paired it\n"
 		"  --all    also show processes that moved by less than 16 MiB\n"
 		"  --force  compare snapshots from different machines (hostnames)\n"
+		"  --       what follows are file names, even when they start with -\n"
 		"  -        reads a snapshot from standard input\n"
 		"Example: gputaskman --json > before.json; (load a model, send it one request);\n"
 		"         gputaskman --json > after.json; gputaskman diff before.json after.json\n");
@@ -38,15 +39,21 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 		{"--force", offsetof(struct diff_args, force)}, {"--help", offsetof(struct diff_args, help)},
 		{"-h", offsetof(struct diff_args, help)},
 	};
+	bool options = true;
+
 	memset(a, 0, sizeof *a);
 	for (int i = 1; i < argc; i++) {
 		bool known = false;
-		for (size_t k = 0; k < sizeof flags / sizeof flags[0] && !known; k++)
+		if (options && !strcmp(argv[i], "--")) {
+			options = false; /* file names that start with '-' follow */
+			continue;
+		}
+		for (size_t k = 0; options && k < sizeof flags / sizeof flags[0] && !known; k++)
 			if (!strcmp(argv[i], flags[k].flag))
 				known = *(bool *)((char *)a + flags[k].offset) = true;
 		if (known)
 			continue;
-		if (argv[i][0] == '-' && argv[i][1]) {
+		if (options && argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "gputaskman diff: unknown option '%s' (see gputaskman diff --help)\n", argv[i]);
 			return 2;
 		}

@@ -196,6 +196,9 @@ refused "other machine" "different machines" "$t/before.json" "$t/host.json"
 expect "--force still warns" "warning: the snapshots are from different machines" "$t/text"
 refused "one file" "needs two snapshots" "$t/before.json"
 refused "unknown option" "unknown option '--bogus'" --bogus "$t/before.json" "$t/after.json"
+cp "$t/after.json" "$t/-after.json"
+(cd "$t" && "$bin" diff --all -- before.json -after.json) >"$t/out" 2>"$t/err"; check_rc "-- before file names" 0 $?
+expect "-- reads a file named like an option" "after:  -after.json" "$t/out"
 "$bin" diff --help >"$t/out" 2>&1; check_rc "diff --help" 0 $?
 expect "--help shows usage" "gputaskman diff BEFORE.json AFTER.json" "$t/out"
 exit $fail
