@@ -167,6 +167,8 @@ static void emit_merged(struct nvml_scratch *sc, int dev_index, struct gtm_raw_u
 	}
 }
 
+#define NVML_FIRST_WINDOW_US 1000000ull
+
 static int use_cmp(const void *key, const void *elem)
 {
 	unsigned pid = *(const unsigned *)key;
@@ -175,8 +177,10 @@ static int use_cmp(const void *key, const void *elem)
 }
 
 /* Per-process SM/encoder/decoder load: the mean of the driver's samples newer
- * than the previous refresh; none before the second refresh. A listed process
- * with no sample in the window did not run on the device: a measured 0. */
+ * than the previous refresh, or at the first refresh (a one-shot snapshot)
+ * the samples of the last second, which the driver keeps in its buffer. A
+ * listed process with no sample in the window did not run on the device: a
+ * measured 0. */
 static nvmlReturn_t fetch_samples(const struct nvml_lib *lib, nvmlDevice_t h, unsigned long long last,
 				  struct nvml_scratch *sc, unsigned *n)
 {
@@ -205,11 +209,12 @@ static nvmlReturn_t fetch_samples(const struct nvml_lib *lib, nvmlDevice_t h, un
 static void read_load(const struct nvml_lib *lib, nvmlDevice_t h, struct nvml_proc_state *ps, struct nvml_scratch *sc,
 		      struct gtm_raw_use *batch, size_t n_batch, struct nvml_fault *f)
 {
-	unsigned long long last = ps->last_seen_us;
+	unsigned long long now_us = now_realtime_ns() / 1000; /* NVML sample stamps are CPU time in µs */
+	unsigned long long last = ps->last_seen_us ? ps->last_seen_us : now_us - NVML_FIRST_WINDOW_US;
 	unsigned n = 0;
 
-	ps->last_seen_us = now_realtime_ns() / 1000; /* NVML sample stamps are CPU time in µs */
-	if (!lib->proc_util || last == 0 || n_batch == 0)
+	ps->last_seen_us = now_us;
+	if (!lib->proc_util || n_batch == 0)
 		return;
 	if (!nvml_check(f, fetch_samples(lib, h, last, sc, &n), "nvmlDeviceGetProcessUtilization"))
 		return;

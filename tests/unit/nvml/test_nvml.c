@@ -188,7 +188,8 @@ static void test_list_grows_between_calls(void **state)
 	nvml_source_ops.close(priv);
 }
 
-/* Per-process load needs a previous refresh: N/A first, then the samples. */
+/* Per-process load: the first refresh reads the last second's samples (a
+ * one-shot snapshot has them too), later ones the samples since the previous. */
 static void test_process_load(void **state)
 {
 	(void)state;
@@ -197,7 +198,7 @@ static void test_process_load(void **state)
 	struct nt_sample s;
 	nt_sample(priv, &s);
 	const struct gtm_raw_use *u = nt_find_use(&s, 10, 0);
-	assert_true(u && u->use.sm_pct.prov == GTM_UNAVAILABLE && u->use.enc_pct.prov == GTM_UNAVAILABLE);
+	assert_true(u && u->use.sm_pct.prov == GTM_MEASURED && u->use.sm_pct.v == 40 && u->use.enc_pct.v == 2);
 	nt_sample_free(&s);
 	usleep(2000);
 	nt_sample(priv, &s);
