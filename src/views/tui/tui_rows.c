@@ -96,17 +96,26 @@ static void key_of(const struct gtm_process *p, enum tui_sort sort, struct sort_
 	}
 }
 
-int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx)
+void tui_rows_scratch_free(struct tui_rows_scratch *sc)
+{
+	free(sc->keys);
+	sc->keys = NULL;
+	sc->cap = 0;
+}
+
+int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx,
+		    struct tui_rows_scratch *scratch)
 {
 	int n = all ? s->n_processes : s->n_gpu_processes;
-	struct sort_key stackbuf[256], *keys;
+	struct tui_rows_scratch local = {0}, *sc = scratch ? scratch : &local;
+	struct sort_key *keys;
 
 	if (n > s->n_processes)
 		n = s->n_processes;
 	if (n <= 0)
 		return 0;
-	/* Only the all-processes view of a big machine needs the heap. */
-	keys = (size_t)n <= ARRAY_LEN(stackbuf) ? stackbuf : xmalloc((size_t)n * sizeof *keys);
+	sc->keys = grow_array(sc->keys, sizeof *keys, &sc->cap, (size_t)n - 1);
+	keys = sc->keys;
 	for (int i = 0; i < n; i++) {
 		keys[i].idx = i;
 		key_of(&s->processes[i], sort, &keys[i]);
@@ -114,8 +123,7 @@ int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, 
 	qsort(keys, (size_t)n, sizeof *keys, sort == TUI_SORT_NAME ? cmp_names : cmp_keys);
 	for (int i = 0; i < n; i++)
 		idx[i] = keys[i].idx;
-	if (keys != stackbuf)
-		free(keys);
+	tui_rows_scratch_free(&local);
 	return n;
 }
 

@@ -18,10 +18,18 @@ struct tui_row_metrics {
 };
 void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m);
 
+/* Sort keys kept between calls, so a steady view sorts without allocating. */
+struct tui_rows_scratch {
+	void *keys;
+	size_t cap;
+};
+void tui_rows_scratch_free(struct tui_rows_scratch *sc);
+
 /* Fills idx (capacity s->n_processes) with the indices of the rows to show:
  * the GPU rows, or every collected process when `all`, sorted by `sort`
- * (largest first, N/A last; names A→Z). Returns the count. */
-int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx);
+ * (largest first, N/A last; names A→Z). scratch may be NULL. Returns the count. */
+int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx,
+		    struct tui_rows_scratch *scratch);
 
 /* The row of (pid, start_time, label) in idx, or -1. */
 int tui_rows_find(const struct gtm_snapshot *s, const int *idx, int n, uint32_t pid, uint64_t start_time,

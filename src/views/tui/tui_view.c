@@ -19,6 +19,7 @@ void tui_view_free(struct tui_view *v)
 {
 	snapshot_free(v->snap);
 	free(v->rows);
+	tui_rows_scratch_free(&v->sort_scratch);
 	tui_history_free(&v->hist);
 	tui_text_free(&v->insp);
 	tui_text_free(&v->help);
@@ -51,7 +52,7 @@ static void resort(struct tui_view *v)
 		return;
 	}
 	v->rows = grow_array(v->rows, sizeof *v->rows, &v->rows_cap, (size_t)(v->snap->n_processes > 0 ? v->snap->n_processes : 0));
-	v->n_rows = tui_rows_select(v->snap, v->st.all, v->st.sort, v->rows);
+	v->n_rows = tui_rows_select(v->snap, v->st.all, v->st.sort, v->rows, &v->sort_scratch);
 	at = v->st.sel_label[0] ? tui_rows_find(v->snap, v->rows, v->n_rows, v->st.sel_pid, v->st.sel_start,
 						   v->st.sel_label) : -1;
 	if (at >= 0)

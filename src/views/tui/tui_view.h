@@ -9,6 +9,7 @@
 #include "core/snapshot.h"
 #include "views/tui/tui_history.h"
 #include "views/tui/tui_layout.h"
+#include "views/tui/tui_rows.h"
 #include "views/tui/tui_state.h"
 #include "views/tui/tui_text.h"
 
@@ -18,6 +19,7 @@ struct tui_view {
 	int *rows;                   /* indices into snap->processes, sorted */
 	size_t rows_cap;
 	int n_rows;
+	struct tui_rows_scratch sort_scratch;
 	struct tui_history hist;
 	struct tui_text insp, help;
 	int insp_width, help_width;  /* widths the texts were wrapped to */

@@ -226,24 +226,67 @@ static void test_sort(void **state)
 	struct gtm_snapshot *s = synth();
 	int idx[8], n;
 	char order[200];
+	struct tui_rows_scratch sc = {0};
 	(void)state;
 
-	n = tui_rows_select(s, false, TUI_SORT_VRAM, idx);
+	n = tui_rows_select(s, false, TUI_SORT_VRAM, idx, NULL);
 	assert_int_equal(n, 5);
 	names_in_order(s, idx, n, order, sizeof order);
 	assert_string_equal(order, "llama-server firefox Xorg - python3 "); /* N/A last */
-	n = tui_rows_select(s, false, TUI_SORT_GPU, idx);
+	n = tui_rows_select(s, false, TUI_SORT_GPU, idx, NULL);
 	names_in_order(s, idx, n, order, sizeof order);
 	assert_string_equal(order, "llama-server firefox Xorg - python3 ");
-	n = tui_rows_select(s, false, TUI_SORT_SPILL, idx);
+	n = tui_rows_select(s, false, TUI_SORT_SPILL, idx, &sc);
 	names_in_order(s, idx, n, order, sizeof order);
 	assert_string_equal(order, "firefox Xorg - llama-server python3 ");
-	n = tui_rows_select(s, true, TUI_SORT_NAME, idx);
+	n = tui_rows_select(s, true, TUI_SORT_NAME, idx, &sc);
 	assert_int_equal(n, 6);
 	names_in_order(s, idx, n, order, sizeof order);
 	assert_string_equal(order, "- Xorg bash firefox llama-server python3 ");
 	assert_int_equal(tui_rows_find(s, idx, n, 300, 1002, "*300"), 5);
 	assert_int_equal(tui_rows_find(s, idx, n, 300, 999, "*300"), -1); /* reused PID: not the same process */
+	tui_rows_scratch_free(&sc);
+	snapshot_free(s);
+}
+
+/* 600 rows, sorted twice with one scratch: monotone, N/A last, every row once. */
+static void test_sort_many(void **state)
+{
+	struct gtm_snapshot *s = snapshot_new();
+	struct tui_rows_scratch sc = {0};
+	static int idx[600];
+	bool seen[600] = {false};
+	struct tui_row_metrics prev, m;
+	(void)state;
+
+	for (int i = 0; i < 600; i++) {
+		struct gtm_process *p = snapshot_add_process(s);
+		struct gtm_gpu_use *u = process_add_use(p);
+		p->pid = (uint32_t)(1000 + i);
+		snprintf(p->label, sizeof p->label, "%u", p->pid);
+		snprintf(p->name, sizeof p->name, "p%03d", (i * 7) % 600);
+		u->vram = i % 10 == 3 ? GTM_U64_NA : gtm_u64_of((uint64_t)((i * 37) % 600) * MIB, GTM_MEASURED);
+		u->spill = u->paged = GTM_U64_NA;
+		u->sm_pct = u->enc_pct = u->dec_pct = u->gfx_pct = u->copy_pct = u->video_pct = GTM_F64_NA;
+		s->n_gpu_processes++;
+	}
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(tui_rows_select(s, false, TUI_SORT_VRAM, idx, &sc), 600);
+		for (int i = 0; i < 600; i++) {
+			tui_row_metrics(&s->processes[idx[i]], &m);
+			if (i) {
+				assert_false(!gtm_u64_ok(prev.vram) && gtm_u64_ok(m.vram));
+				if (gtm_u64_ok(m.vram))
+					assert_true(prev.vram.v >= m.vram.v);
+			}
+			if (!round) {
+				assert_false(seen[idx[i]]);
+				seen[idx[i]] = true;
+			}
+			prev = m;
+		}
+	}
+	tui_rows_scratch_free(&sc);
 	snapshot_free(s);
 }
 
@@ -498,6 +541,7 @@ int main(void)
 		cmocka_unit_test(test_bar_cells),
 		cmocka_unit_test(test_chart_level),
 		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_sort_many),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_history),
