@@ -37,6 +37,9 @@ static const struct {
  * as "breakdown kv_cache GPU" (views/explain_json.c puts everything under "explain"). */
 static const char *const quiet_keys[] = {"explain"};
 
+/* Past figures, not the process now: a log's earlier loads. */
+static const char *const skipped_keys[] = {"history"};
+
 /* Fields that name an array element, so a segment keeps its label when the order changes. */
 static const char *const name_keys[] = {"name", "segment", "kind", "buffer", "type", "device"};
 
@@ -67,21 +70,17 @@ enum diff_seg_kind diff_seg_kind_of(const char *source)
 	return DIFF_SEG_OTHER;
 }
 
-static bool is_quiet_key(const char *k)
+static bool in_table(const char *const *table, size_t n, const char *k)
 {
-	for (size_t i = 0; i < ARRAY_LEN(quiet_keys); i++)
-		if (!strcmp(quiet_keys[i], k))
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(table[i], k))
 			return true;
 	return false;
 }
 
-static bool is_core_key(const char *k)
-{
-	for (size_t i = 0; i < ARRAY_LEN(core_keys); i++)
-		if (!strcmp(core_keys[i], k))
-			return true;
-	return false;
-}
+#define is_skipped_key(k) in_table(skipped_keys, ARRAY_LEN(skipped_keys), k)
+#define is_quiet_key(k) in_table(quiet_keys, ARRAY_LEN(quiet_keys), k)
+#define is_core_key(k) in_table(core_keys, ARRAY_LEN(core_keys), k)
 
 static const char *source_of_key(const char *k)
 {
@@ -132,7 +131,7 @@ static bool take_budget(struct diff_snap *s)
 	return true;
 }
 
-static void add_seg(struct walk *w, const char *label, const char *source, bool host, const json_t *v)
+static void add_seg(struct walk *w, const char *label, const char *source, bool host, const json_t *v, uint64_t unit)
 {
 	struct diff_proc *p = w->p;
 	struct diff_seg *s;
@@ -161,22 +160,34 @@ static void add_seg(struct walk *w, const char *label, const char *source, bool 
 	s->kind = diff_seg_kind_of(source);
 	s->host = host;
 	s->is_kv = s->kind == DIFF_SEG_ESTIMATED && label_is_kv(label);
-	if (json_is_integer(v) && json_integer_value(v) >= 0)
-		s->bytes = (struct diff_val){true, (uint64_t)json_integer_value(v)};
+	/* A count beyond int64 / unit is not a size any snapshot holds: left unknown. */
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && (uint64_t)json_integer_value(v) <= INT64_MAX / unit)
+		s->bytes = (struct diff_val){true, (uint64_t)json_integer_value(v) * unit};
 }
 
-/* "bytes" → the object's own label; "kv_bytes" → "<label> kv". */
-static bool bytes_key(const char *k, char *part, size_t n)
+/* Size keys and their unit: "bytes" → the object's own label; "kv_bytes" →
+ * "<label> kv"; "context_mib" (llama.cpp's memory-breakdown table, whole MiB) →
+ * "<label> context", in bytes. Returns the unit, or 0 when k is not a size. */
+static uint64_t size_key(const char *k, char *part, size_t n)
 {
+	static const struct {
+		const char *suffix;
+		uint64_t unit;
+	} units[] = {{"_bytes", 1}, {"_mib", MIB}};
 	size_t len = strlen(k);
+
 	if (!strcmp(k, "bytes")) {
 		part[0] = '\0';
-		return true;
+		return 1;
 	}
-	if (len <= 6 || strcmp(k + len - 6, "_bytes"))
-		return false;
-	snprintf(part, n, "%.*s", (int)(len - 6), k);
-	return true;
+	for (size_t i = 0; i < ARRAY_LEN(units); i++) {
+		size_t sl = strlen(units[i].suffix);
+		if (len > sl && !strcmp(k + len - sl, units[i].suffix)) {
+			snprintf(part, n, "%.*s", (int)(len - sl), k);
+			return units[i].unit;
+		}
+	}
+	return 0;
 }
 
 static void walk(const json_t *v, const char *label, const char *source, int depth, struct walk *w);
@@ -194,10 +205,11 @@ static void walk_object(const json_t *o, const char *label, const char *source, 
 	json_object_foreach((json_t *)o, k, v) {
 		if (depth == 0 && is_core_key(k))
 			continue;
-		if (source && (json_is_integer(v) || json_is_null(v)) && bytes_key(k, part, sizeof part)) {
+		uint64_t unit = source && (json_is_integer(v) || json_is_null(v)) ? size_key(k, part, sizeof part) : 0;
+		if (unit) {
 			join(sub, label, part);
-			add_seg(w, sub[0] ? sub : k, source, host, v);
-		} else if (json_is_object(v) || json_is_array(v)) {
+			add_seg(w, sub[0] ? sub : k, source, host, v, unit);
+		} else if ((json_is_object(v) || json_is_array(v)) && !is_skipped_key(k)) {
 			const char *ks = source_of_key(k);
 			join(sub, label, is_quiet_key(k) ? "" : k);
 			walk(v, sub, source ? source : ks, depth + 1, w);

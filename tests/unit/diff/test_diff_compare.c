@@ -331,8 +331,12 @@ static json_t *with_breakdown(json_t *p, long long kv_est, long long kv_log, con
 	/* a KV estimate in host memory grows too, but is not compared with VRAM */
 	json_array_append_new(bd, seg("kv_cache", "Host", true, kv_est / 2, "estimate"));
 	json_object_set_new(explain, "breakdown", bd);
-	json_object_set_new(explain, "log", json_pack("{s:s, s:[{s:s, s:I, s:s}]}", "state", "current", "kv_caches",
-						      "kind", "kv", "bytes", (json_int_t)kv_log, "source", "log"));
+	/* llama.cpp's memory-breakdown table is in whole MiB; earlier loads (history) are not the process now */
+	json_object_set_new(explain, "log", json_pack("{s:s, s:[{s:s, s:I, s:s}], s:{s:[{s:s, s:I}]}, s:[{s:I}]}",
+						      "state", "current", "kv_caches", "kind", "kv", "bytes",
+						      (json_int_t)kv_log, "source", "log", "memory_breakdown", "rows",
+						      "device", "CUDA0", "context_mib", (json_int_t)(kv_log / MiB),
+						      "history", "reported_total_mib", (json_int_t)7));
 	json_object_set_new(p, "explain", explain);
 	if (model_path)
 		json_array_append_new(models, json_pack("{s:s, s:s, s:[s], s:s, s:I}", "name", "qwen3-0.6b", "path", model_path,
@@ -369,7 +373,7 @@ static void test_estimates_beside_measured(void **state)
 
 	/* measured: the process's own counter, untouched by the segments */
 	assert_int_equal(row->vram_total.delta, 224 * MiB);
-	assert_int_equal(row->n_segs, 4);
+	assert_int_equal(row->n_segs, 5);
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
 		reported += s->a->kind == DIFF_SEG_REPORTED;
@@ -381,7 +385,9 @@ static void test_estimates_beside_measured(void **state)
 	}
 	assert_string_equal(row->segs[0].a->label, "breakdown kv_cache CUDA0");
 	assert_string_equal(row->segs[3].a->label, "log kv_caches kv");
-	assert_int_equal(reported, 2);
+	assert_string_equal(row->segs[4].a->label, "log memory_breakdown rows CUDA0 context");
+	assert_int_equal(row->segs[4].a->bytes.v, 896 * MiB);
+	assert_int_equal(reported, 3);
 	assert_int_equal(estimated, 2);
 	assert_true(row->kv.present);
 	assert_int_equal(row->kv.estimate_delta, 448 * MiB);
@@ -403,7 +409,7 @@ static void test_estimates_beside_measured(void **state)
 	free(text);
 
 	json_t *j = diff_to_json(r, "b", "a"), *p = json_array_get(json_object_get(j, "processes"), 0);
-	assert_int_equal(json_array_size(json_object_get(p, "reported")), 2);
+	assert_int_equal(json_array_size(json_object_get(p, "reported")), 3);
 	assert_int_equal(json_array_size(json_object_get(p, "estimated")), 2);
 	assert_float_equal(json_real_value(json_object_get(json_object_get(p, "kv_check"), "ratio")), 0.5, 1e-9);
 	json_t *fc = json_array_get(json_object_get(p, "llama_flags_changed"), 1);
