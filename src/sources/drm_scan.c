@@ -341,7 +341,12 @@ static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 {
 	if (p->kthread && !one_shot)
 		return false;
-	return one_shot || p->listed_gen == 0 || p->stale || gen - p->listed_gen >= RELIST_EVERY;
+	if (one_shot || p->listed_gen == 0 || p->stale)
+		return true;
+	/* one process in RELIST_EVERY per refresh, spread by PID, so the cost of
+	 * re-listing never lands on one refresh; overdue ones catch up */
+	uint32_t age = gen - p->listed_gen;
+	return (age > 0 && (gen + p->pid) % RELIST_EVERY == 0) || age >= 2 * RELIST_EVERY;
 }
 
 /* Lists what needs listing, most urgent first, until the budget is spent.
