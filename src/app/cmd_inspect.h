@@ -42,6 +42,7 @@ struct inspect_model {
 	uint64_t gpu_free, gpu_total;
 	bool fits;
 	uint64_t max_ctx;
+	const char *fit_note;          /* why no fit was checked, when not "no GPU visible" */
 };
 
 /* Reads the header (cached) and plans; false with err set when the file is

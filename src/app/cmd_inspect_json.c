@@ -114,5 +114,5 @@ json_t *inspect_model_json(const struct inspect_model *m)
 {
 	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:s}", "path", m->path, "model", model_json(m),
 			 "flags", flags_json(m), "estimate", estimate_json(m), "gpu", gpu_json(m),
-			 "fit", m->have_gpu ? "checked" : "no GPU visible: fit not checked");
+			 "fit", m->have_gpu ? "checked" : m->fit_note ? m->fit_note : "no GPU visible: fit not checked");
 }

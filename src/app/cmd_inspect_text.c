@@ -122,7 +122,7 @@ static void print_gpu(FILE *out, const struct inspect_model *m)
 {
 	char a[MIB_BUF], b[MIB_BUF];
 	if (!m->have_gpu) {
-		fprintf(out, "  GPU           no GPU visible: fit not checked\n");
+		fprintf(out, "  GPU           %s\n", m->fit_note ? m->fit_note : "no GPU visible: fit not checked");
 		return;
 	}
 	fprintf(out, "  GPU           %s: %s free of %s (measured)\n", m->gpu_name, mib(a, m->gpu_free),

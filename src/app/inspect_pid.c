@@ -58,6 +58,9 @@ static void print_header(FILE *out, const struct gtm_process *p)
 		fprintf(out, "  GPU       no GPU use reported for this process\n");
 }
 
+/* A running process's model is already in the free-memory figure. */
+static const char held_note[] = "fit not checked: the process already holds this model, so free memory excludes it";
+
 static int print_text(const struct gtm_process *p)
 {
 	const struct gtm_ident *id = p->ident;
@@ -84,6 +87,7 @@ static int print_text(const struct gtm_process *p)
 			printf("  N/A (%s)\n", err);
 			continue;
 		}
+		im.fit_note = held_note;
 		inspect_model_print(stdout, &im);
 		inspect_model_release(&im);
 	}
@@ -105,6 +109,7 @@ static int print_json(const struct gtm_process *p)
 		json_put(plan, "model_path", json_of_str(m->path));
 		if (inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
 				       sizeof err)) {
+			im.fit_note = held_note;
 			json_put(plan, "plan", inspect_model_json(&im));
 			inspect_model_release(&im);
 		} else {

@@ -118,11 +118,16 @@ static void print_full_extra(FILE *out, const struct gtm_explain *e, const char 
 	if (g->present && g->has_bd) {
 		fprintf(out, "%s  memory breakdown [MiB]%s: device total free self = model + context + compute, unaccounted\n",
 			in, g->bd_is_projection ? " (projection while fitting)" : "");
-		for (int i = 0; i < g->n_bd; i++)
-			fprintf(out, "%s    %-12s %lld %lld %lld = %lld + %lld + %lld, %lld\n", in, g->bd[i].device,
-				(long long)g->bd[i].total, (long long)g->bd[i].free, (long long)g->bd[i].self,
-				(long long)g->bd[i].model, (long long)g->bd[i].context, (long long)g->bd[i].compute,
-				(long long)g->bd[i].unaccounted);
+		for (int i = 0; i < g->n_bd; i++) {
+			/* llama.cpp prints -1 where it has no figure (the Host row's total and free) */
+			char v[7][24];
+			long long x[7] = {g->bd[i].total, g->bd[i].free, g->bd[i].self, g->bd[i].model,
+					  g->bd[i].context, g->bd[i].compute, g->bd[i].unaccounted};
+			for (int k = 0; k < 7; k++)
+				snprintf(v[k], sizeof v[k], x[k] == -1 ? "N/A" : "%lld", x[k]);
+			fprintf(out, "%s    %-12s %s %s %s = %s + %s + %s, %s\n", in, g->bd[i].device, v[0], v[1], v[2],
+				v[3], v[4], v[5], v[6]);
+		}
 	}
 	for (int i = 0; g->present && i < g->n_history; i++)
 		fprintf(out, "%s  history: %s at %s (%s), %s reported\n", in, g->history[i].model[0] ? g->history[i].model : "N/A",

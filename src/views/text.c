@@ -43,8 +43,12 @@ static void print_device(FILE *out, const struct gtm_device *d)
 	gtm_f64 tx = d->pcie_tx_bps, rx = d->pcie_rx_bps;
 	tx.v /= 1048576.0;
 	rx.v /= 1048576.0;
-	fprintf(out, "  PCIe      gen %s x%s  TX %s  RX %s\n", fmt_f64(a, sizeof a, d->pcie_gen, 0, ""),
-		fmt_f64(b, sizeof b, d->pcie_width, 0, ""), fmt_f64(f, sizeof f, tx, 1, " MiB/s"),
+	if (gtm_f64_ok(d->pcie_gen) || gtm_f64_ok(d->pcie_width))
+		snprintf(h, sizeof h, "gen %s x%s", fmt_f64(a, sizeof a, d->pcie_gen, 0, ""),
+			 fmt_f64(b, sizeof b, d->pcie_width, 0, ""));
+	else
+		snprintf(h, sizeof h, "link N/A");
+	fprintf(out, "  PCIe      %s  TX %s  RX %s\n", h, fmt_f64(f, sizeof f, tx, 1, " MiB/s"),
 		fmt_f64(g, sizeof g, rx, 1, " MiB/s"));
 	if (d->n_engines > 0) {
 		fprintf(out, "  engines  ");
