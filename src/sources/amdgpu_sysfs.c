@@ -135,18 +135,20 @@ static bool read_vcn_unified(const char *card)
 	return drm_sysfs_u64(&major, DEV "ip_discovery/die/0/UVD/0/major", card) && major >= 4;
 }
 
-void amdgpu_sysfs_read(const char *card, struct gtm_device *d, bool *vcn_unified)
+void amdgpu_sysfs_read(const char *card, struct gtm_device *d, bool *vcn_unified, bool may_wake)
 {
 	char name[96];
 
 	if (drm_sysfs_str(name, sizeof name, DEV "product_name", card))
 		str_copy(d->name, name, sizeof d->name);
 	read_memory(card, d);
+	*vcn_unified = read_vcn_unified(card);
+	if (!may_wake)
+		return;
 	read_pct(card, "gpu_busy_percent", &d->util_gpu_pct);
 	read_pct(card, "mem_busy_percent", &d->util_mem_pct);
 	read_dpm(card, "pp_dpm_sclk", &d->clock_sm_mhz, &d->clock_sm_max_mhz);
 	read_dpm(card, "pp_dpm_mclk", &d->clock_mem_mhz, &d->clock_mem_max_mhz);
 	read_link(card, d);
 	drm_hwmon_read(card, d);
-	*vcn_unified = read_vcn_unified(card);
 }

@@ -9,8 +9,11 @@
 #include "core/snapshot.h"
 
 /* Fills what amdgpu exposes for /sys/class/drm/<card>/device into d, sets
- * d->is_apu, and *vcn_unified (VCN 4 or later: one ring for both directions). */
-void amdgpu_sysfs_read(const char *card, struct gtm_device *d, bool *vcn_unified);
+ * d->is_apu, and *vcn_unified (VCN 4 or later: one ring for both directions).
+ * may_wake false (the device is runtime-suspended): only the driver's
+ * bookkeeping (memory, names, IP versions) is read; load, clocks, link and
+ * hwmon stay N/A, since reading them would power the GPU up. */
+void amdgpu_sysfs_read(const char *card, struct gtm_device *d, bool *vcn_unified, bool may_wake);
 
 /* pp_dpm_sclk / pp_dpm_mclk: "0: 500Mhz\n1: 2100Mhz *\n". The starred level is
  * the current clock; the highest level the maximum. Returns false when no

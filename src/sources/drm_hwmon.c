@@ -31,6 +31,19 @@ static bool find_hwmon(const char *card, char *out, size_t cap)
 	return found;
 }
 
+bool drm_hwmon_present(const char *card)
+{
+	char hw[64];
+	return find_hwmon(card, hw, sizeof hw);
+}
+
+bool drm_runtime_suspended(const char *card)
+{
+	char st[32];
+	return drm_sysfs_str(st, sizeof st, "/sys/class/drm/%s/device/power/runtime_status", card) &&
+	       (strcmp(st, "suspended") == 0 || strcmp(st, "suspending") == 0);
+}
+
 static void read_fan(const char *card, const char *hw, struct gtm_device *d)
 {
 	uint64_t v, max;

@@ -122,16 +122,21 @@ static int add_devices(struct drm_source *s, struct gtm_snapshot *snap)
 		struct gtm_device *d = snapshot_add_device(snap);
 		const char *node = dv->card[0] ? dv->card : dv->render;
 
+		bool awake = !drm_runtime_suspended(node);
+
 		device_identity(s, dv, d);
 		str_copy(cx->driver, dv->driver, sizeof cx->driver);
 		cx->vcn_unified = false;
 		if (strcmp(dv->driver, "amdgpu") == 0)
-			amdgpu_sysfs_read(node, d, &cx->vcn_unified);
+			amdgpu_sysfs_read(node, d, &cx->vcn_unified, awake);
 		else if (strcmp(dv->driver, "i915") == 0 || strcmp(dv->driver, "xe") == 0)
-			intel_sysfs_read(node, dv->driver, dv->pci_slot, d);
-		else
+			intel_sysfs_read(node, dv->driver, dv->pci_slot, d, awake);
+		else if (awake)
 			drm_hwmon_read(node, d);
 		cx->is_apu = d->is_apu;
+		if (!awake)
+			snapshot_add_note(snap, "drm: %s is runtime-suspended: load, clocks and sensors not read "
+					  "(reading them would wake it)", dv->pci_slot[0] ? dv->pci_slot : node);
 	}
 	return base;
 }

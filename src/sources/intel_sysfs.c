@@ -28,14 +28,19 @@ static void i915_freq(const char *card, struct gtm_device *d)
 		set_mhz(&d->clock_sm_max_mhz, v);
 }
 
-/* Returns the sum of the tiles' VRAM, 0 when no tile reports any. */
-static uint64_t xe_read(const char *card, struct gtm_device *d)
+static void xe_freq(const char *card, struct gtm_device *d)
 {
-	uint64_t v, vram = 0;
+	uint64_t v;
 	if (drm_sysfs_u64(&v, "/sys/class/drm/%s/device/tile0/gt0/freq0/cur_freq", card))
 		set_mhz(&d->clock_sm_mhz, v);
 	if (drm_sysfs_u64(&v, "/sys/class/drm/%s/device/tile0/gt0/freq0/max_freq", card))
 		set_mhz(&d->clock_sm_max_mhz, v);
+}
+
+/* The sum of the tiles' VRAM, 0 when no tile reports any. */
+static uint64_t xe_vram(const char *card)
+{
+	uint64_t v, vram = 0;
 	for (int t = 0; t < MAX_TILES; t++)
 		if (drm_sysfs_u64(&v, "/sys/class/drm/%s/device/tile%d/physical_vram_size_bytes", card, t))
 			vram += v;
@@ -49,15 +54,20 @@ static bool is_igpu_slot(const char *slot)
 	return n >= 7 && strcmp(slot + n - 7, "00:02.0") == 0 && (n == 7 || slot[n - 8] == ':');
 }
 
-void intel_sysfs_read(const char *card, const char *driver, const char *pci_slot, struct gtm_device *d)
+void intel_sysfs_read(const char *card, const char *driver, const char *pci_slot, struct gtm_device *d,
+		      bool may_wake)
 {
-	uint64_t vram = 0;
-	bool hwmon = drm_hwmon_read(card, d);
+	bool xe = strcmp(driver, "xe") == 0;
+	uint64_t vram = xe ? xe_vram(card) : 0;
+	bool hwmon = drm_hwmon_present(card);
 
-	if (strcmp(driver, "xe") == 0)
-		vram = xe_read(card, d);
-	else
-		i915_freq(card, d);
+	if (may_wake) {
+		drm_hwmon_read(card, d);
+		if (xe)
+			xe_freq(card, d);
+		else
+			i915_freq(card, d);
+	}
 	if (vram > 0)
 		d->mem_total = gtm_u64_of(vram, GTM_MEASURED);
 	/* i915/xe register hwmon only for discrete parts */

@@ -373,6 +373,44 @@ static void test_legacy_kernel(void **state)
 	dc_end(&c);
 }
 
+/* A laptop's dGPU asleep: nothing that would wake it is read. */
+static void test_runtime_suspended(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	dc_begin(&c);
+	const char *amd = "0000:03:00.0", *arc = "0000:04:00.0";
+	amd_discrete(c.root, amd, 0, 0x73df, "12868124672\n");
+	dt_attr(c.root, amd, "power/runtime_status", "suspended\n");
+	dt_attr(c.root, amd, "gpu_busy_percent", "0\n");
+	dt_attr(c.root, amd, "pp_dpm_sclk", "0: 500Mhz *\n");
+	dt_attr(c.root, amd, "hwmon/hwmon1/temp1_input", "40000\n");
+	dt_attr(c.root, amd, "ip_discovery/die/0/UVD/0/major", "3\n");
+	dt_device(c.root, 1, 129, arc, "i915", 0x8086, 0x56a0);
+	dt_attr(c.root, arc, "power/runtime_status", "suspended\n");
+	dt_attr(c.root, arc, "hwmon/hwmon2/power1_max", "190000000\n");
+	dt_attr(c.root, arc, "../../../class/drm/card1/gt_cur_freq_mhz", "300\n");
+	dt_proc(c.root, 1, 1, "init");
+	assert_int_equal(dc_sample(&c, true, 0), 0);
+	const struct gtm_device *a = &c.snap->devices[0], *i = &c.snap->devices[1];
+	assert_int_equal(a->mem_total.v, 12868124672ull); /* driver bookkeeping: no wake-up */
+	assert_false(gtm_f64_ok(a->util_gpu_pct));
+	assert_false(gtm_f64_ok(a->clock_sm_mhz));
+	assert_false(gtm_f64_ok(a->temp_c));
+	assert_false(gtm_f64_ok(i->power_limit_w));
+	assert_false(gtm_f64_ok(i->clock_sm_mhz));
+	assert_false(i->is_apu); /* a hwmon folder says discrete, read or not */
+	assert_true(dc_note(&c, "drm: 0000:03:00.0 is runtime-suspended"));
+	assert_true(dc_note(&c, "drm: 0000:04:00.0 is runtime-suspended"));
+	/* awake again: read as usual */
+	dt_attr(c.root, amd, "power/runtime_status", "active\n");
+	assert_int_equal(dc_sample(&c, true, 0), 0);
+	assert_float_equal(c.snap->devices[0].temp_c.v, 40, 1e-9);
+	assert_float_equal(c.snap->devices[0].clock_sm_mhz.v, 500, 0);
+	assert_false(dc_note(&c, "0000:03:00.0 is runtime-suspended"));
+	dc_end(&c);
+}
+
 static void test_no_devices(void **state)
 {
 	(void)state;
@@ -427,6 +465,7 @@ int main(void)
 		cmocka_unit_test(test_apu_beside_discrete),
 		cmocka_unit_test(test_xe_cycles),
 		cmocka_unit_test(test_legacy_kernel),
+		cmocka_unit_test(test_runtime_suspended),
 		cmocka_unit_test(test_no_devices),
 		cmocka_unit_test(test_hostile_fdinfo),
 	};
