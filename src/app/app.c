@@ -10,18 +10,9 @@
 #include "views/json.h"
 #include "views/text.h"
 
-#if __has_include("app/cmd_inspect.h")
 #include "app/cmd_inspect.h"
-#define HAVE_INSPECT 1
-#endif
-#if __has_include("app/cmd_diff.h")
 #include "app/cmd_diff.h"
-#define HAVE_DIFF 1
-#endif
-#if __has_include("app/cmd_live.h")
 #include "app/cmd_live.h"
-#define HAVE_LIVE 1
-#endif
 
 /* A source that is present but failed (not one that is simply absent). */
 static bool source_failed(const struct gtm_snapshot *s)
@@ -92,20 +83,10 @@ int app_main(int argc, char **argv)
 	int rc;
 
 	if (argc > 1 && !strcmp(argv[1], "inspect")) {
-#ifdef HAVE_INSPECT
 		return cmd_inspect(argc - 1, argv + 1);
-#else
-		fprintf(stderr, "gputaskman: inspect is not part of this build\n");
-		return 2;
-#endif
 	}
 	if (argc > 1 && !strcmp(argv[1], "diff")) {
-#ifdef HAVE_DIFF
 		return cmd_diff(argc - 1, argv + 1);
-#else
-		fprintf(stderr, "gputaskman: diff is not part of this build\n");
-		return 2;
-#endif
 	}
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
@@ -118,11 +99,9 @@ int app_main(int argc, char **argv)
 		printf("gputaskman %s\n", GTM_VERSION);
 		return 0;
 	}
-#ifdef HAVE_LIVE
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
 		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe};
 		return cmd_live(&co, o.interval_s);
 	}
-#endif
 	return run_once(&o);
 }

@@ -8,10 +8,7 @@
 #include "collect/collector.h"
 #include "core/util.h"
 
-#if __has_include("app/inspect_pid.h")
 #include "app/inspect_pid.h"
-#define HAVE_INSPECT_PID 1
-#endif
 
 static cmd_inspect_gpu_query_fn gpu_query;
 
@@ -125,14 +122,7 @@ static int inspect_pid(const char *operand, int argc, char **argv)
 	unsigned long long pid = strtoull(operand, NULL, 10);
 	if (pid == 0 || pid > UINT32_MAX)
 		return usage_error("%s is not a valid PID", operand);
-#ifdef HAVE_INSPECT_PID
 	return inspect_pid_main((uint32_t)pid, argc, argv);
-#else
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "gputaskman inspect: inspect PID is not part of this build\n");
-	return 2;
-#endif
 }
 
 static int print_model(const char *path, const struct llama_flags *f, bool json)

@@ -6,48 +6,22 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/attribute.h"
+#include "collect/devices_order.h"
 #include "collect/mode.h"
 #include "core/util.h"
-#include "sources/source.h"
-
-#if __has_include("proc/proc.h")
-#include "proc/proc.h"
-#define HAVE_PROC 1
-#endif
-#if __has_include("sources/nvml.h")
-#include "sources/nvml.h"
-#define HAVE_NVML 1
-#endif
-#if __has_include("sources/drm.h")
-#include "sources/drm.h"
-#define HAVE_DRM 1
-#endif
-#if __has_include("collect/attribute.h")
-#include "collect/attribute.h"
-#define HAVE_ATTRIBUTE 1
-#endif
-#if __has_include("collect/devices_order.h")
-#include "collect/devices_order.h"
-#define HAVE_ORDER 1
-#endif
-#if __has_include("identify/ident.h")
-#include "identify/ident.h"
-#define HAVE_IDENTIFY 1
-#endif
-#if __has_include("explain/explain.h")
 #include "explain/explain.h"
-#define HAVE_EXPLAIN 1
-#endif
+#include "identify/ident.h"
+#include "proc/proc.h"
+#include "sources/drm.h"
+#include "sources/nvml.h"
+#include "sources/source.h"
 
 /* The sources, in the order their devices are listed before devices_order
  * sorts them (NVIDIA first). */
 static const struct gtm_source_ops *const source_table[] = {
-#ifdef HAVE_NVML
 	&nvml_source_ops,
-#endif
-#ifdef HAVE_DRM
 	&drm_source_ops,
-#endif
 	NULL,
 };
 
@@ -66,18 +40,10 @@ struct collector {
 	struct gtm_raw_uses uses;
 	enum gtm_mode mode;
 	char hostname[64];
-#ifdef HAVE_PROC
 	struct proc_cache *proc;
-#endif
-#ifdef HAVE_ATTRIBUTE
 	struct attribute_state *attribute;
-#endif
-#ifdef HAVE_IDENTIFY
 	struct identify_ctx *identify;
-#endif
-#ifdef HAVE_EXPLAIN
 	struct explain_ctx *explain;
-#endif
 };
 
 struct collector *collector_new(const struct collector_opts *o)
@@ -93,18 +59,10 @@ struct collector *collector_new(const struct collector_opts *o)
 	if (gethostname(c->hostname, sizeof c->hostname) != 0)
 		str_copy(c->hostname, "unknown", sizeof c->hostname);
 	c->hostname[sizeof c->hostname - 1] = '\0';
-#ifdef HAVE_PROC
 	c->proc = proc_cache_new();
-#endif
-#ifdef HAVE_ATTRIBUTE
 	c->attribute = attribute_state_new();
-#endif
-#ifdef HAVE_IDENTIFY
 	c->identify = identify_ctx_new();
-#endif
-#ifdef HAVE_EXPLAIN
 	c->explain = explain_ctx_new(!o->no_probe);
-#endif
 	return c;
 }
 
@@ -154,19 +112,6 @@ static void filter_uses(struct gtm_raw_uses *uses, int keep)
 	uses->n = w;
 }
 
-#ifndef HAVE_ATTRIBUTE
-/* Until owner attribution exists, every raw use becomes a host row. */
-static void attribute_plain(struct gtm_snapshot *snap, const struct gtm_raw_uses *uses)
-{
-	for (size_t i = 0; i < uses->n; i++) {
-		struct gtm_process *p = snapshot_add_process(snap);
-		p->host_pid = uses->v[i].pid;
-		p->owner = GTM_OWNER_HOST;
-		*process_add_use(p) = uses->v[i].use;
-		snap->n_gpu_processes++;
-	}
-}
-#endif
 
 static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 {
@@ -174,30 +119,18 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 		struct gtm_process *p = &snap->processes[i];
 		if (!p->detail)
 			continue;
-#ifdef HAVE_IDENTIFY
 		identify_process(c->identify, p);
-#endif
-#ifdef HAVE_PROC
 		/* Servers start listening after loading a model: GPU and AI rows
 		 * get their ports every refresh, others only with --all. */
 		bool wants_ports = i < snap->n_gpu_processes;
-#ifdef HAVE_IDENTIFY
 		wants_ports = wants_ports || ident_is_ai(p->ident);
-#endif
 		if (wants_ports && !c->opts.all_ports)
 			proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
-#endif
-#ifdef HAVE_EXPLAIN
 		explain_process(c->explain, snap, p);
-#endif
 	}
-#ifdef HAVE_IDENTIFY
 	identify_refresh_done(c->identify);
-#endif
-	(void)c;
 }
 
-#ifdef HAVE_PROC
 /* In a container, a driver PID that is not ours is paired with local CUDA
  * processes, which takes the whole process list. */
 static bool needs_pairing(const struct collector *c)
@@ -209,7 +142,6 @@ static bool needs_pairing(const struct collector *c)
 			return true;
 	return false;
 }
-#endif
 
 struct gtm_snapshot *collector_refresh(struct collector *c)
 {
@@ -219,31 +151,21 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	snap->mode = c->mode;
 	sample_sources(c, snap);
 	if (c->opts.devices_only) {
-#ifdef HAVE_ORDER
 		devices_order(snap, &c->uses);
-#endif
 		return snap;
 	}
-#ifdef HAVE_PROC
 	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
 	if (c->opts.only_pid && !needs_pairing(c))
 		po.only_pid = c->opts.only_pid;
 	po.ports_on_demand = !c->opts.all_ports;
 	if (proc_cache_scan(c->proc, snap, &po) != 0)
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
-#endif
-#ifdef HAVE_ORDER
 	devices_order(snap, &c->uses);
-#endif
 	if (c->opts.gpu_filter >= 0) {
 		filter_gpu(snap, c->opts.gpu_filter);
 		filter_uses(&c->uses, c->opts.gpu_filter);
 	}
-#ifdef HAVE_ATTRIBUTE
 	attribute_uses(c->attribute, snap, &c->uses);
-#else
-	attribute_plain(snap, &c->uses);
-#endif
 	enrich_processes(c, snap);
 	return snap;
 }
@@ -256,17 +178,9 @@ void collector_free(struct collector *c)
 		if (c->sources[i].priv)
 			c->sources[i].ops->close(c->sources[i].priv);
 	raw_uses_free(&c->uses);
-#ifdef HAVE_PROC
 	proc_cache_free(c->proc);
-#endif
-#ifdef HAVE_ATTRIBUTE
 	attribute_state_free(c->attribute);
-#endif
-#ifdef HAVE_IDENTIFY
 	identify_ctx_free(c->identify);
-#endif
-#ifdef HAVE_EXPLAIN
 	explain_ctx_free(c->explain);
-#endif
 	free(c);
 }

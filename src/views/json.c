@@ -5,14 +5,8 @@
 
 #include "views/json_util.h"
 
-#if __has_include("views/ident_json.h")
 #include "views/ident_json.h"
-#define HAVE_IDENT_JSON 1
-#endif
-#if __has_include("views/explain_json.h")
 #include "views/explain_json.h"
-#define HAVE_EXPLAIN_JSON 1
-#endif
 
 json_t *json_device(const struct gtm_device *d)
 {
@@ -127,14 +121,10 @@ json_t *json_process(const struct gtm_process *p)
 		json_array_append_new(uses, json_use(&p->uses[i]));
 	json_put(j, "gpus", uses);
 	json_put(j, "vram_total_bytes", json_of_u64(process_vram_total(p)));
-#ifdef HAVE_IDENT_JSON
 	if (p->ident)
 		ident_json_into(j, p->ident);
-#endif
-#ifdef HAVE_EXPLAIN_JSON
 	if (p->explain)
 		explain_json_into(j, p->explain);
-#endif
 	return j;
 }
 
@@ -142,12 +132,8 @@ bool view_lists_process(const struct gtm_snapshot *s, int i, bool all)
 {
 	if (all || i < s->n_gpu_processes)
 		return true;
-#ifdef HAVE_IDENT_JSON
 	/* An AI runtime on the CPU is still what the user asks about. */
 	return s->processes[i].ident && ident_is_ai(s->processes[i].ident);
-#else
-	return false;
-#endif
 }
 
 json_t *json_snapshot(const struct gtm_snapshot *s, bool all)

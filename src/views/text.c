@@ -6,14 +6,8 @@
 #include "core/format.h"
 #include "views/json.h"
 
-#if __has_include("views/ident_text.h")
 #include "views/ident_text.h"
-#define HAVE_IDENT_TEXT 1
-#endif
-#if __has_include("views/explain_text.h")
 #include "views/explain_text.h"
-#define HAVE_EXPLAIN_TEXT 1
-#endif
 
 static void print_device(FILE *out, const struct gtm_device *d)
 {
@@ -98,14 +92,10 @@ static void print_process(FILE *out, const struct gtm_process *p)
 			gtm_u64_ok(u->vram) || !u->na_reason[0] ? "" : "  vram N/A: ",
 			gtm_u64_ok(u->vram) ? "" : u->na_reason);
 	}
-#ifdef HAVE_IDENT_TEXT
 	if (p->ident)
 		ident_text_print(out, p->ident, "           ");
-#endif
-#ifdef HAVE_EXPLAIN_TEXT
 	if (p->explain)
 		explain_text_print(out, p->explain, "           ");
-#endif
 }
 
 void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
