@@ -124,6 +124,7 @@ static void draw_help(struct tui_view *v)
 		tui_help_build(&v->help, v->snap);
 		v->help_stale = false;
 	}
+	v->st.page = c.h > 2 ? c.h - 1 : 1;
 	v->st.help_scroll = tui_scroll_clamp(v->st.help_scroll, c.h, (int)v->help.n);
 	c.scroll = v->st.help_scroll;
 	draw_text(v, &v->help, &c);

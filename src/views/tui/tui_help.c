@@ -7,43 +7,47 @@
 
 struct help_section {
 	const char *title;
-	const char *body[GTM_MODE_WSL + 1]; /* native, container, WSL */
+	const char *common;                 /* true everywhere */
+	const char *extra[GTM_MODE_WSL + 1]; /* what native, container and WSL add; NULL = nothing */
 };
 
 static const struct help_section help_sections[] = {
 	{"Measured (driver and OS counters)",
-	 {"Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
-	  "(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
-	  "DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
-	  "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples).",
-	  "The same device counters as on the host. The driver reports host PIDs: a row's PID is only "
-	  "local after pairing (see Inferred).",
-	  "Device memory and some counters through the Windows driver's NVML in /usr/lib/wsl; others are "
-	  "N/A (for example GPU utilisation on some drivers). Per-process memory lives in the Windows "
-	  "host's counters (GPU Process Memory: Local and Non Local Usage)."}},
+	 "Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
+	 "(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
+	 "DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
+	 "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples).",
+	 {NULL,
+	  "In a container the driver reports host PIDs: a row's PID is only local after pairing (see Inferred).",
+	  "Under WSL only some device counters come through the Windows driver's NVML in /usr/lib/wsl (GPU "
+	  "utilisation can be N/A); per-process memory lives in the Windows host's counters (GPU Process "
+	  "Memory: Local and Non Local Usage)."}},
 	{"Inferred (owner and identity)",
-	 {"Runtimes from mapped libraries and the command line; model files from maps and flags; the "
-	  "category (AI, compositor, browser, ...).",
+	 "Runtimes from mapped libraries, the executable and the command line; model files from maps and "
+	 "flags; the category (AI, compositor, browser, ...). A mapped model file shows the process holds "
+	 "it, not that its weights are on the GPU.",
+	 {NULL,
 	  "Which local process owns a host PID: '*' when one explanation fits, '?' when several do, "
-	  "H:<pid> when no local process matches. Runtimes and models as on the host.",
-	  "Which Linux process owns a Windows GPU context: '*' certain, '?' guessed, W:<pid> for Windows "
-	  "processes. Runtimes and models as on Linux."}},
+	  "H:<pid> when no local process matches.",
+	  "Which Linux process owns a Windows GPU context: '*' certain, '?' guessed; W:<pid> rows are "
+	  "Windows processes."}},
 	{"Reported and estimated (inside a model server)",
-	 {"Reported: what a runtime says about itself - llama.cpp's load log (model/KV/compute buffer "
-	  "sizes), local APIs on loopback (ollama /api/ps). Estimated: weights, KV cache and compute from "
-	  "the GGUF header and the server's flags. Neither is ever added into measured totals.",
-	  NULL, NULL}},
-	{"Unavailable here",
-	 {"How a CUDA context's memory divides into weights, KV cache, activations and allocator cache, "
-	  "unless the runtime reports it; memory a process frees into its allocator's cache still counts as "
-	  "used; per-process spill on NVIDIA (NVML reports none).",
-	  "As native, plus details of processes outside this PID namespace (H: rows): command line, maps "
-	  "and models cannot be read.",
+	 "Reported: what a runtime says about itself - llama.cpp's load log (model/KV/compute buffer "
+	 "sizes), local APIs on loopback (ollama /api/ps). Estimated: weights, KV cache and compute from "
+	 "the GGUF header and the server's flags. Neither is ever added into measured totals; the rest of "
+	 "a process's measured VRAM is shown as runtime overhead/unknown.",
+	 {NULL, NULL, NULL}},
+	{"Unavailable",
+	 "How a CUDA context's memory divides into weights, KV cache, activations and allocator cache "
+	 "unless the runtime reports it; memory freed into an allocator's cache still counts as used; "
+	 "per-process spill on NVIDIA (NVML reports none).",
+	 {NULL,
+	  "Details of processes outside this PID namespace (H: rows): command line, maps and models.",
 	  "Per-process NVML lists (empty under WSL); Windows processes' command lines and maps."}},
 	{"Would need a debugger or profiler",
-	 {"Each allocation and which tensor it holds (cuda-gdb, Nsight Systems, CUPTI or a hook inside "
-	  "the process); what a kernel is running now; memory fragmentation inside the allocator.",
-	  NULL, NULL}},
+	 "Each allocation and which tensor it holds (cuda-gdb, Nsight Systems, CUPTI or a hook inside the "
+	 "process); what a kernel is running now; fragmentation inside the allocator.",
+	 {NULL, NULL, NULL}},
 };
 
 static const char *const help_keys[] = {
@@ -70,7 +74,9 @@ void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 		const struct help_section *h = &help_sections[i];
 		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
 		tui_text_add(t, TUI_ST_HEAD, 0, "%s", h->title);
-		tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->body[mode] ? h->body[mode] : h->body[GTM_MODE_NATIVE]);
+		tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->common);
+		if (h->extra[mode])
+			tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->extra[mode]);
 	}
 	if (s && s->n_sources) {
 		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");

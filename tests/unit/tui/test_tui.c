@@ -447,9 +447,12 @@ static void test_inspector_text(void **state)
 	assert_true(text_has(&t, "What can be known about GPU memory?"));
 	assert_true(text_has(&t, "debugger"));
 	assert_true(text_has(&t, "Unavailable"));
+	assert_false(text_has(&t, "W:<pid>"));
 	s->mode = GTM_MODE_WSL;
 	tui_help_build(&t, s);
 	assert_true(text_has(&t, "platform: wsl"));
+	assert_true(text_has(&t, "W:<pid>"));
+	assert_true(text_has(&t, "debugger")); /* the common parts stay */
 	tui_text_free(&t);
 	snapshot_free(s);
 }
