@@ -16,6 +16,9 @@
 /* include/linux/sched.h: the task is a kernel thread (stat field 9) */
 #define PF_KTHREAD 0x00200000u
 
+/* Refreshes a process whose fd count changed waits before its re-list. */
+#define COUNT_RELIST_GAP 3u
+
 /* A cached list is re-read after this many refreshes even when nothing
  * signalled a change (an fd swapped for another keeps the count). */
 #define RELIST_EVERY 10u
@@ -211,7 +214,7 @@ static void forget(struct drm_proc *p)
 {
 	proc_clear(p);
 	p->listed_gen = 0;
-	p->unlistable = p->kfd = false;
+	p->unlistable = p->kfd = p->stale = p->count_changed = false;
 	p->fd_count = -1;
 }
 
@@ -235,7 +238,7 @@ static bool refresh_identity(int procfd, struct drm_proc *p)
 	snprintf(path, sizeof path, "%u/fd", p->pid);
 	if (fstatat(procfd, path, &st, 0) == 0 && st.st_size > 0) {
 		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
-			p->stale = true;
+			p->count_changed = true;
 		p->fd_count = (int64_t)st.st_size;
 	}
 	return true;
@@ -282,48 +285,74 @@ static void consider_fd(struct drm_proc *p, int dfd, const char *name)
 		fd_add(p, atoi(name), k, node);
 }
 
-/* Lists /proc/PID/fd with getdents64 into the caller's buffer (no DIR
- * allocation per process), keeping DRM and KFD fds. */
-static void list_fds(char *dents, size_t cap, uint32_t gen, int procfd, struct drm_proc *p)
-{
-	char path[32];
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
 
-	p->listed_gen = gen;
-	p->stale = false;
-	p->n_fds = 0;
-	p->kfd = false;
-	snprintf(path, sizeof path, "%u/fd", p->pid);
-	int dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		/* ENOENT: it exited; anything else (EACCES) hides its fds from us */
-		p->unlistable = errno != ENOENT;
-		p->gone = errno == ENOENT;
-		return;
-	}
-	p->unlistable = false;
+/* Reads the fd folder's entries into p's (empty) list; false when the
+ * deadline passed first (checked every few hundred fds: a server with 100k
+ * fds must not hold up a live refresh). */
+static bool read_fd_entries(int dfd, char *dents, size_t cap, struct drm_proc *p, uint64_t deadline)
+{
+	unsigned seen = 0;
 	for (;;) {
 		long n = syscall(SYS_getdents64, dfd, dents, cap);
 		if (n <= 0)
-			break;
+			return true;
 		for (long off = 0; off < n;) {
-			struct linux_dirent64 {
-				uint64_t d_ino;
-				int64_t d_off;
-				unsigned short d_reclen;
-				unsigned char d_type;
-				char d_name[];
-			} *e = (struct linux_dirent64 *)(dents + off);
+			struct linux_dirent64 *e = (struct linux_dirent64 *)(dents + off);
 			if (e->d_reclen == 0 || off + e->d_reclen > n)
 				break;
 			consider_fd(p, dfd, e->d_name);
 			off += e->d_reclen;
+			if (deadline && ++seen % 256 == 0 && now_monotonic_ns() > deadline)
+				return false;
 		}
 	}
+}
+
+/* Lists /proc/PID/fd with getdents64 into the caller's buffer (no DIR
+ * allocation per process), keeping DRM and KFD fds. A re-list cut by the
+ * deadline keeps the previous list (and stays due); a first listing always
+ * completes, so no process waits forever behind the budget. */
+static void list_fds(char *dents, size_t cap, uint32_t gen, int procfd, struct drm_proc *p, uint64_t deadline)
+{
+	char path[32];
+	struct drm_proc old = *p;
+
+	snprintf(path, sizeof path, "%u/fd", p->pid);
+	int dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		/* ENOENT: it exited; anything else (EACCES) hides its fds from us */
+		p->listed_gen = gen;
+		p->unlistable = errno != ENOENT;
+		p->gone = errno == ENOENT;
+		p->n_fds = 0;
+		p->kfd = p->stale = p->count_changed = false;
+		return;
+	}
+	p->fds = NULL;
+	p->n_fds = p->cap_fds = 0;
+	p->kfd = false;
+	bool done = read_fd_entries(dfd, dents, cap, p, old.listed_gen ? deadline : 0);
 	close(dfd);
+	if (!done) {
+		free(p->fds);
+		*p = old;
+		return;
+	}
+	free(old.fds);
+	p->listed_gen = gen;
+	p->stale = p->count_changed = false;
+	p->unlistable = false;
 }
 
 struct list_job {
-	int priority;     /* 0 never listed, 1 stale, 2 due for a periodic re-list */
+	int priority;     /* 0 never listed, 1 a cached fd moved, 2 fd count changed, 3 periodic */
 	uint32_t listed_gen;
 	size_t idx;
 };
@@ -344,9 +373,12 @@ static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 	if (one_shot || p->listed_gen == 0 || p->stale)
 		return true;
 	/* one process in RELIST_EVERY per refresh, spread by PID, so the cost of
-	 * re-listing never lands on one refresh; overdue ones catch up */
+	 * re-listing never lands on one refresh; overdue ones catch up. A changed
+	 * fd count (a busy server opens and closes all the time) waits a few
+	 * refreshes: new DRM fds in a running process are rare. */
 	uint32_t age = gen - p->listed_gen;
-	return (age > 0 && (gen + p->pid) % RELIST_EVERY == 0) || age >= 2 * RELIST_EVERY;
+	return (age > 0 && (gen + p->pid) % RELIST_EVERY == 0) || age >= 2 * RELIST_EVERY ||
+	       (p->count_changed && age >= COUNT_RELIST_GAP);
 }
 
 /* Lists what needs listing, most urgent first, until the budget is spent.
@@ -363,7 +395,8 @@ static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, ui
 	for (size_t i = 0; i < s->n; i++) {
 		const struct drm_proc *p = &s->procs[i];
 		if (needs_listing(p, s->gen, one_shot))
-			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : 2, p->listed_gen, i};
+			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : p->count_changed ? 2 : 3,
+						      p->listed_gen, i};
 	}
 	qsort(jobs, m, sizeof *jobs, by_priority);
 	for (size_t k = 0; k < m; k++) {
@@ -373,8 +406,8 @@ static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, ui
 			s->n_skipped += p->skipped;
 			continue;
 		}
-		list_fds(dents, sizeof dents, s->gen, procfd, p);
-		s->n_listed++;
+		list_fds(dents, sizeof dents, s->gen, procfd, p, one_shot || !budget_ns ? 0 : t0 + budget_ns);
+		s->n_listed += p->listed_gen == s->gen;
 	}
 	s->listing_ns = now_monotonic_ns() - t0;
 	free(jobs);

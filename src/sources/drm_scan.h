@@ -31,7 +31,8 @@ struct drm_proc {
 	uint32_t listed_gen;  /* refresh that last listed its fds; 0: never */
 	int64_t fd_count;     /* st_size of /proc/PID/fd (fd count on Linux 6.2+), -1 unknown */
 	bool unlistable;      /* its fd folder could not be read (permission) */
-	bool stale;           /* a cached DRM fd changed: list again */
+	bool stale;           /* a cached DRM fd changed: list again now */
+	bool count_changed;   /* its fd count changed since the last listing */
 	bool skipped;         /* this refresh: never listed, no budget left */
 	bool gone;            /* found exited during this refresh */
 	bool kthread;         /* a kernel thread: no fds to list */

@@ -214,6 +214,39 @@ static void test_budget_partial(void **state)
 	dc_end(&c);
 }
 
+/* A re-list the budget cuts keeps the previous list instead of an empty or
+ * half one; the next unbudgeted refresh completes it. */
+static void test_relist_cut_keeps_list(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	struct drm_scan s;
+	dc_begin(&c);
+	drm_scan_init(&s);
+	dt_proc(c.root, 500, 9, "server");
+	dt_fd(c.root, 500, 5, "/dev/dri/renderD128", NULL);
+	dt_fd(c.root, 500, 6, "/dev/dri/card0", NULL);
+	dt_plain_fds(c.root, 500, 7, 1500);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(find(&s, 500)->n_fds, 2);
+
+	dt_close_fd(c.root, 500, 5);                       /* a cached DRM fd moved: re-list due */
+	dt_fd(c.root, 500, 9000, "/dev/dri/renderD129", NULL); /* listed last */
+	assert_int_equal(drm_scan_refresh(&s, false, 50000), 0); /* 50 µs: far too little */
+	const struct drm_proc *p = find(&s, 500);
+	assert_int_equal(s.n_listed, 0);
+	assert_int_equal(p->n_fds, 1);                     /* the verified cached fd, nothing lost */
+	assert_int_equal(p->fds[0].fd, 6);
+	assert_int_equal(s.n_skipped, 0);                  /* known before: not a partial scan */
+
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	p = find(&s, 500);
+	assert_int_equal(s.n_listed, 1);
+	assert_int_equal(p->n_fds, 2);
+	drm_scan_free(&s);
+	dc_end(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_cache_and_reuse),
 		cmocka_unit_test(test_unlistable),
 		cmocka_unit_test(test_budget_partial),
+		cmocka_unit_test(test_relist_cut_keeps_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
