@@ -119,7 +119,9 @@ key a; wait_for "a goes back to GPU processes" "GPU processes 3"
 
 key '?'
 wait_for "? opens the help" "What can be known about GPU memory?"
-wait_for "the help says what needs a debugger" "debugger"
+wait_for "the help says what is measured" "Measured (driver and OS counters)"
+key NPage NPage NPage
+wait_for "PgDn scrolls the help to what needs a debugger" "Would need a debugger"
 key Escape
 wait_for "Escape closes the help" "What can be known about GPU memory?" 3 absent
 wait_for "the table is back" " PID NAME"
