@@ -4,7 +4,7 @@
 set -u
 dir=$1; secs=${2:-30}; rc=0
 for exe in "$dir"/fuzz/*/fuzz_*; do
-	[ -x "$exe" ] || continue
+	[ -f "$exe" ] && [ -x "$exe" ] || continue
 	name=$(basename "$exe" | sed 's/^fuzz_//')
 	work="$dir/corpus-$name"; mkdir -p "$work"
 	echo "== fuzz $name for ${secs}s"

@@ -84,6 +84,16 @@ static json_t *json_use(const struct gtm_gpu_use *u)
 	json_put(j, "graphics_pct", json_of_f64(u->gfx_pct));
 	json_put(j, "copy_pct", json_of_f64(u->copy_pct));
 	json_put(j, "video_pct", json_of_f64(u->video_pct));
+	if (u->n_clients > 0) {
+		/* DRM: every buffer the process can reach, shared ones included. A
+		 * reference for the reader, never summed into any total. */
+		json_t *ref = json_object();
+		json_put(ref, "clients", json_integer(u->n_clients));
+		json_put(ref, "resident_vram_bytes", json_of_u64(u->ref_vram));
+		json_put(ref, "resident_gtt_bytes", json_of_u64(u->ref_spill));
+		json_put(ref, "shared_bytes", json_of_u64(u->ref_shared));
+		json_put(j, "drm_reference", ref);
+	}
 	return j;
 }
 

@@ -172,6 +172,12 @@ static void desktop(const char *bin)
 	check(c && !strcmp(str(c, "vram_na_reason"), "shared buffers"), "compositor: reason 'shared buffers', got %s",
 	      c ? str(c, "vram_na_reason") : "no row");
 	check(t && !strcmp(str(t, "vram_na_reason"), "shared buffers"), "terminal: reason 'shared buffers'");
+	/* what the compositor can reach is still shown, as a reference */
+	json_t *ref = c ? json_object_get(c, "drm_reference") : NULL;
+	check(ref && json_integer_value(json_object_get(ref, "clients")) >= 1 &&
+		      json_integer_value(json_object_get(ref, "resident_vram_bytes")) > 0 &&
+		      json_integer_value(json_object_get(ref, "shared_bytes")) > 0,
+	      "compositor: drm_reference lists its clients, resident and shared bytes");
 	check(g && num(g, "vram_bytes") == 3000000ll * 1024, "game: VRAM %lld, expected %lld", g ? num(g, "vram_bytes") : -1,
 	      3000000ll * 1024);
 	check(g && num(g, "spill_bytes") == 50000ll * 1024, "game: spill (GTT) %lld", g ? num(g, "spill_bytes") : -1);
