@@ -41,6 +41,8 @@ struct collector {
 	enum gtm_mode mode;
 	char hostname[64];
 	struct proc_cache *proc;
+	uint32_t *prio;          /* the driver's PIDs of this refresh, sorted */
+	size_t cap_prio;
 	struct attribute_state *attribute;
 	struct identify_ctx *identify;
 	struct explain_ctx *explain;
@@ -131,6 +133,12 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 	identify_refresh_done(c->identify);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* In a container, a driver PID that is not ours is paired with local CUDA
  * processes, which takes the whole process list. */
 static bool needs_pairing(const struct collector *c)
@@ -158,6 +166,13 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	if (c->opts.only_pid && !needs_pairing(c))
 		po.only_pid = c->opts.only_pid;
 	po.ports_on_demand = !c->opts.all_ports;
+	/* the driver's PIDs are the rows shown first: never left undetailed by the budget */
+	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, c->uses.n);
+	for (size_t i = 0; i < c->uses.n; i++)
+		c->prio[i] = c->uses.v[i].pid;
+	qsort(c->prio, c->uses.n, sizeof *c->prio, cmp_u32);
+	po.priority_pids = c->prio;
+	po.n_priority = c->uses.n;
 	if (proc_cache_scan(c->proc, snap, &po) != 0)
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
 	devices_order(snap, &c->uses);
@@ -178,6 +193,7 @@ void collector_free(struct collector *c)
 		if (c->sources[i].priv)
 			c->sources[i].ops->close(c->sources[i].priv);
 	raw_uses_free(&c->uses);
+	free(c->prio);
 	proc_cache_free(c->proc);
 	attribute_state_free(c->attribute);
 	identify_ctx_free(c->identify);

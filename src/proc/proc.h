@@ -52,6 +52,8 @@ struct proc_cache;
 struct proc_scan_opts {
 	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
 	uint32_t only_pid;  /* scan just this PID and its parent (inspect PID); 0 = every process */
+	const uint32_t *priority_pids; /* sorted: PIDs whose details are read even past the budget */
+	size_t n_priority;             /* (the PIDs a GPU driver lists: they are the rows shown first) */
 	bool ports_on_demand; /* list no process's fds for ports while scanning: the caller asks
 	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
 };

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +23,20 @@ struct scan_state {
 	bool over_budget;
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
 	bool ports_on_demand;
+	const uint32_t *priority;
+	size_t n_priority;
 };
+
+static int pid_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static bool is_priority(const struct scan_state *s, uint32_t pid)
+{
+	return s->n_priority && bsearch(&pid, s->priority, s->n_priority, sizeof pid, pid_cmp);
+}
 
 /* A /proc entry name that is a PID: digits only, no leading zero, fits. */
 static bool parse_pid(const char *s, uint32_t *pid)
@@ -94,7 +108,7 @@ static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const str
 		return true;
 	if (s->budget_ns && !s->over_budget && now_monotonic_ns() - s->t0 > s->budget_ns)
 		s->over_budget = true;
-	if (s->over_budget) {
+	if (s->over_budget && !is_priority(s, e->pid)) {
 		s->snap->partial_scan = true;
 		return true; /* keep what is cached; a later refresh reads it */
 	}
@@ -191,6 +205,8 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
 	uint32_t only = o ? o->only_pid : 0;
 	s.ports_on_demand = o && o->ports_on_demand;
+	s.priority = o ? o->priority_pids : NULL;
+	s.n_priority = o ? o->n_priority : 0;
 	struct dirent *de;
 	uint32_t pid;
 	DIR *d;

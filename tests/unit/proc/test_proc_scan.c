@@ -473,6 +473,17 @@ static void test_tree_budget(void **state)
 	assert_true(without > 0);
 	assert_int_equal(s->n_procs_uninspectable, 0); /* deferred is not refused */
 	snapshot_free(s);
+	/* the driver's PIDs are read past the budget */
+	proc_cache_free(c);
+	c = proc_cache_new();
+	static const uint32_t prio[] = {1150, 1199};
+	s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &(struct proc_scan_opts){.budget_ns = 1, .priority_pids = prio,
+									 .n_priority = 2}), 0);
+	assert_true(s->partial_scan);
+	assert_non_null(find_row(s, 1150)->detail);
+	assert_non_null(find_row(s, 1199)->detail);
+	snapshot_free(s);
 	/* no budget (one-shot): everything is read */
 	s = scan(c, 0);
 	assert_false(s->partial_scan);
