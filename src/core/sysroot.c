@@ -48,6 +48,20 @@ static int vpath(char *out, size_t n, const char *fmt, va_list ap)
 	return 0;
 }
 
+/* Formats the caller's variadic path into `path` (a char array), or returns
+ * `fail` from the caller with errno ENAMETOOLONG. */
+#define FORMAT_PATH(path, fmt, fail)                                      \
+	do {                                                              \
+		va_list ap_;                                              \
+		va_start(ap_, fmt);                                       \
+		int r_ = vpath(path, sizeof path, fmt, ap_);              \
+		va_end(ap_);                                              \
+		if (r_ < 0) {                                             \
+			errno = ENAMETOOLONG;                             \
+			return fail;                                      \
+		}                                                         \
+	} while (0)
+
 int sysroot_path(char *out, size_t n, const char *fmt, ...)
 {
 	va_list ap;
@@ -93,63 +107,35 @@ ssize_t read_file_bounded(const char *path, char *buf, size_t cap)
 ssize_t sysroot_read(char *buf, size_t cap, const char *fmt, ...)
 {
 	char path[4096];
-	va_list ap;
-	int r;
 
-	va_start(ap, fmt);
-	r = vpath(path, sizeof path, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	FORMAT_PATH(path, fmt, -1);
 	return read_file_bounded(path, buf, cap);
 }
 
 int sysroot_open(int flags, const char *fmt, ...)
 {
 	char path[4096];
-	va_list ap;
-	int r;
 
-	va_start(ap, fmt);
-	r = vpath(path, sizeof path, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
+	FORMAT_PATH(path, fmt, -1);
 	return open(path, flags | O_CLOEXEC);
 }
 
 DIR *sysroot_opendir(const char *fmt, ...)
 {
 	char path[4096];
-	va_list ap;
-	int r;
 
-	va_start(ap, fmt);
-	r = vpath(path, sizeof path, fmt, ap);
-	va_end(ap);
-	if (r < 0) {
-		errno = ENAMETOOLONG;
-		return NULL;
-	}
+	FORMAT_PATH(path, fmt, NULL);
 	return opendir(path);
 }
 
 ssize_t sysroot_readlink(char *buf, size_t cap, const char *fmt, ...)
 {
 	char path[4096];
-	va_list ap;
 	ssize_t n;
-	int r;
 
-	va_start(ap, fmt);
-	r = vpath(path, sizeof path, fmt, ap);
-	va_end(ap);
-	if (r < 0 || cap == 0) {
-		errno = ENAMETOOLONG;
+	FORMAT_PATH(path, fmt, -1);
+	if (cap == 0) {
+		errno = EINVAL;
 		return -1;
 	}
 	n = readlink(path, buf, cap - 1);
@@ -162,16 +148,11 @@ ssize_t sysroot_readlink(char *buf, size_t cap, const char *fmt, ...)
 char *sysroot_slurp(size_t max, size_t *len, const char *fmt, ...)
 {
 	char path[4096];
-	va_list ap;
 	char *buf = NULL;
 	size_t cap = 4096, got = 0;
-	int fd, r;
+	int fd;
 
-	va_start(ap, fmt);
-	r = vpath(path, sizeof path, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return NULL;
+	FORMAT_PATH(path, fmt, NULL);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
