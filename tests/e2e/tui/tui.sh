@@ -37,6 +37,11 @@ wait_for() {
 	return 1
 }
 key() { tmux -L "$sock" send-keys -t gtm "$@"; }
+# wheel_down X Y: a wheel step down (button 5: 32 + 65) at a cell.
+wheel_down() {
+	cx=$(printf "\\$(printf %o $((33 + $1)))") cy=$(printf "\\$(printf %o $((33 + $2)))")
+	tmux -L "$sock" send-keys -t gtm -l "$(printf '\033[Ma')$cx$cy"
+}
 # click X Y (0-based): a left-button press and release in the X10 mouse encoding
 # (ESC [ M, 32 + button, 33 + x, 33 + y) that ncurses reads under TERM=screen.
 click() {
@@ -140,6 +145,19 @@ else
 	wait_for "the table stays while the dashboard scrolls" " $p1 sleep"
 	key '['
 	wait_for "[ scrolls it back" "GPU0 NVIDIA Test GPU"
+	# The inspector scrolls on its own: PgDn and the wheel move it, not the table.
+	y=$(screen | grep -n " $ps llama-server " | head -1 | cut -d: -f1)
+	click 3 $((y - 1))
+	wait_for "the server's inspector" "$ps llama-server  user"
+	key NPage
+	wait_for "PgDn scrolls the inspector" "$ps llama-server  user" 3 absent
+	wait_for "the table stays while the inspector scrolls" " $ps llama-server "
+	key PPage
+	wait_for "PgUp scrolls it back" "$ps llama-server  user"
+	iy=$(screen | grep -n "Inspector" | head -1 | cut -d: -f1)
+	wheel_down 10 $((iy + 1)); wheel_down 10 $((iy + 1))
+	wait_for "the wheel scrolls the inspector" "$ps llama-server  user" 3 absent
+	key Home
 	# A resize redraws at once with the wider layout.
 	tmux -L "$sock" resize-window -t gtm -x 200 -y 50
 	wait_for "resize: the wide layout is drawn" "q:quit"
