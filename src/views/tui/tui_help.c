@@ -85,6 +85,15 @@ void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 			tui_text_add(t, TUI_ST_TEXT, 4, "  %-6s %s  %s", s->sources[i].name,
 				     s->sources[i].available ? "available" : "unavailable", s->sources[i].message);
 	}
+	if (s) {
+		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
+		tui_text_add(t, TUI_ST_HEAD, 0, "This snapshot");
+		tui_text_add(t, TUI_ST_TEXT, 4, "  %d processes seen, %d not inspectable (other users' processes need root)%s",
+			     s->n_procs_total, s->n_procs_uninspectable,
+			     s->partial_scan ? "; the scan budget cut this refresh short, the rest follows" : "");
+		for (int i = 0; i < s->n_notes; i++)
+			tui_text_add(t, TUI_ST_TEXT, 4, "  - %s", s->notes[i]);
+	}
 	tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
 	tui_text_add(t, TUI_ST_HEAD, 0, "Keys");
 	for (size_t i = 0; i < sizeof help_keys / sizeof help_keys[0]; i++)

@@ -448,6 +448,11 @@ static void test_inspector_text(void **state)
 	assert_true(text_has(&t, "debugger"));
 	assert_true(text_has(&t, "Unavailable"));
 	assert_false(text_has(&t, "W:<pid>"));
+	snapshot_add_note(s, "a note from the %s", "collector");
+	s->n_procs_total = 42;
+	tui_help_build(&t, s);
+	assert_true(text_has(&t, "42 processes seen"));
+	assert_true(text_has(&t, "- a note from the collector"));
 	s->mode = GTM_MODE_WSL;
 	tui_help_build(&t, s);
 	assert_true(text_has(&t, "platform: wsl"));
