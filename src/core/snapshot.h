@@ -48,7 +48,7 @@ struct gtm_device {
 	struct gtm_engine engines[GTM_MAX_ENGINES];
 	int n_engines;
 
-	int n_processes_seen;    /* processes the driver lists on this device */
+	int n_processes_seen;    /* processes the driver lists on this device; -1: no list available */
 };
 
 /* How the owner of a GPU row was established. */

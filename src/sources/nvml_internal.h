@@ -47,7 +47,8 @@ void nvml_scratch_free(struct nvml_scratch *s);
 
 /* Appends the device's processes to uses (compute and graphics lists merged
  * per PID) with their SM/encoder/decoder load since the previous refresh.
- * Returns how many distinct processes the device lists. */
+ * Returns how many distinct processes the device lists, or -1 when the
+ * driver answers neither list (per-process use is unavailable, not none). */
 int nvml_read_processes(const struct nvml_lib *lib, nvmlDevice_t h, int dev_index, struct nvml_proc_state *ps,
 			struct nvml_scratch *sc, struct gtm_raw_uses *uses, struct nvml_fault *f);
 

@@ -81,8 +81,9 @@ static void add_rec(struct nvml_scratch *sc, unsigned pid, int list, unsigned lo
 }
 
 /* Reads one list through the newest entry point that answers; an entry point
- * the driver reports absent is not tried again. */
-static void read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list, nvmlDevice_t h,
+ * the driver reports absent is not tried again. Returns false when the list
+ * is unavailable (no entry point, or the driver does not support it here). */
+static bool read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list, nvmlDevice_t h,
 		      struct nvml_scratch *sc, struct nvml_fault *f)
 {
 	static const size_t stride[NVML_PROCS_N] = {sizeof(nvmlProcessInfo_t), sizeof(nvmlProcessInfo_t),
@@ -104,10 +105,10 @@ static void read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list,
 	}
 	if (*ver >= NVML_PROCS_N) {
 		*ver = NVML_PROCS_N - 1; /* no entry point answers: this list is unavailable */
-		return;
+		return false;
 	}
 	if (!nvml_check(f, r, names[list == LIST_GRAPHICS][*ver]))
-		return;
+		return false;
 	for (unsigned i = 0; i < n; i++) {
 		const char *rec = (const char *)sc->buf + (size_t)i * stride[*ver];
 		if (*ver == NVML_PROCS_V1) {
@@ -120,6 +121,7 @@ static void read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list,
 			add_rec(sc, p.pid, list, p.usedGpuMemory);
 		}
 	}
+	return true;
 }
 
 static int rec_cmp(const void *a, const void *b)
@@ -246,11 +248,14 @@ int nvml_read_processes(const struct nvml_lib *lib, nvmlDevice_t h, int dev_inde
 			struct nvml_scratch *sc, struct gtm_raw_uses *uses, struct nvml_fault *f)
 {
 	size_t first = uses->n;
+	bool have_compute, have_graphics = false;
 
 	sc->n_recs = 0;
-	read_list(lib->compute, &ps->compute_ver, LIST_COMPUTE, h, sc, f);
+	have_compute = read_list(lib->compute, &ps->compute_ver, LIST_COMPUTE, h, sc, f);
 	if (f->code == NVML_SUCCESS)
-		read_list(lib->graphics, &ps->graphics_ver, LIST_GRAPHICS, h, sc, f);
+		have_graphics = read_list(lib->graphics, &ps->graphics_ver, LIST_GRAPHICS, h, sc, f);
+	if (!have_compute && !have_graphics)
+		return -1; /* no list at all: "no processes" would be a claim we cannot make */
 	emit_merged(sc, dev_index, uses);
 	if (f->code == NVML_SUCCESS)
 		read_load(lib, h, ps, sc, uses->n > first ? uses->v + first : NULL, uses->n - first, f);

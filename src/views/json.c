@@ -62,7 +62,7 @@ json_t *json_device(const struct gtm_device *d)
 		json_array_append_new(eng, e);
 	}
 	json_put(j, "engines", eng);
-	json_put(j, "processes_listed", json_integer(d->n_processes_seen));
+	json_put(j, "processes_listed", d->n_processes_seen >= 0 ? json_integer(d->n_processes_seen) : json_null());
 	return j;
 }
 

@@ -44,6 +44,8 @@ static void print_device(FILE *out, const struct gtm_device *d)
 		snprintf(h, sizeof h, "link N/A");
 	fprintf(out, "  PCIe      %s  TX %s  RX %s\n", h, fmt_f64(f, sizeof f, tx, 1, " MiB/s"),
 		fmt_f64(g, sizeof g, rx, 1, " MiB/s"));
+	if (d->n_processes_seen < 0)
+		fprintf(out, "  processes N/A: the driver gives no process list, so per-process use is unavailable\n");
 	if (d->n_engines > 0) {
 		fprintf(out, "  engines  ");
 		for (int i = 0; i < d->n_engines && i < GTM_MAX_ENGINES; i++)

@@ -238,6 +238,35 @@ static void test_missing_entry_points(void **state)
 	nvml_source_ops.close(priv);
 }
 
+/* A driver that answers no process list: per-process use is unavailable
+ * (-1, JSON null), never "0 processes". One list alone is enough. */
+static void test_no_process_lists(void **state)
+{
+	(void)state;
+	nt_write_scenario("device name=g mem_total=1000 mem_used=500\nprocess dev=0 pid=7 mem=64\n"
+			  "missing nvmlDeviceGetComputeRunningProcesses_v3\nmissing nvmlDeviceGetComputeRunningProcesses_v2\n"
+			  "missing nvmlDeviceGetComputeRunningProcesses\nmissing nvmlDeviceGetGraphicsRunningProcesses_v3\n"
+			  "missing nvmlDeviceGetGraphicsRunningProcesses_v2\nmissing nvmlDeviceGetGraphicsRunningProcesses\n");
+	void *priv = open_ok();
+	struct nt_sample s;
+	nt_sample(priv, &s);
+	assert_int_equal(s.rc, 0);
+	assert_int_equal(s.snap->devices[0].n_processes_seen, -1);
+	assert_null(nt_find_use(&s, 7, 0));
+	nt_sample_free(&s);
+	nvml_source_ops.close(priv);
+
+	nt_write_scenario("device name=g mem_total=1000 mem_used=500\nprocess dev=0 pid=7 mem=64\n"
+			  "missing nvmlDeviceGetGraphicsRunningProcesses_v3\nmissing nvmlDeviceGetGraphicsRunningProcesses_v2\n"
+			  "missing nvmlDeviceGetGraphicsRunningProcesses\n");
+	priv = open_ok();
+	nt_sample(priv, &s);
+	assert_int_equal(s.snap->devices[0].n_processes_seen, 1);
+	assert_non_null(nt_find_use(&s, 7, 0));
+	nt_sample_free(&s);
+	nvml_source_ops.close(priv);
+}
+
 static void test_init_failure(void **state)
 {
 	(void)state;
@@ -397,6 +426,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_process_api_versions),   cmocka_unit_test(test_withheld_memory),
 		cmocka_unit_test(test_list_grows_between_calls), cmocka_unit_test(test_process_load),
 		cmocka_unit_test(test_missing_entry_points),   cmocka_unit_test(test_init_failure),
+		cmocka_unit_test(test_no_process_lists),
 		cmocka_unit_test(test_error_mid_run),          cmocka_unit_test(test_scenario_changes),
 		cmocka_unit_test(test_many_processes),         cmocka_unit_test(test_bus_id_normalise),
 	};
