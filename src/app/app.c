@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "app/options.h"
+#include "core/sysroot.h"
 #include "collect/collector.h"
 #include "views/json.h"
 #include "views/text.h"
@@ -91,6 +92,10 @@ int app_main(int argc, char **argv)
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
 		return rc;
+	if (!o.help && !o.version && sysroot_problem()) {
+		fprintf(stderr, "gputaskman: %s\n", sysroot_problem());
+		return 2;
+	}
 	if (o.help) {
 		options_usage(stdout);
 		return 0;

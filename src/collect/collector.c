@@ -85,8 +85,9 @@ static void sample_sources(struct collector *c, struct gtm_snapshot *snap)
 		}
 		if (s->priv) {
 			s->status.message[0] = '\0';
-			s->status.available = s->ops->sample(s->priv, snap, &c->uses, &s->status) == 0;
-			s->status.failed = !s->status.available;
+			/* present, even when this refresh failed: its devices stay listed */
+			s->status.failed = s->ops->sample(s->priv, snap, &c->uses, &s->status) != 0;
+			s->status.available = true;
 		}
 		*snapshot_add_source(snap, s->ops->name) = s->status;
 	}
@@ -173,8 +174,10 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	qsort(c->prio, c->uses.n, sizeof *c->prio, cmp_u32);
 	po.priority_pids = c->prio;
 	po.n_priority = c->uses.n;
-	if (proc_cache_scan(c->proc, snap, &po) != 0)
+	if (proc_cache_scan(c->proc, snap, &po) != 0) {
+		snap->procs_unlisted = true;
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
+	}
 	devices_order(snap, &c->uses);
 	if (c->opts.gpu_filter >= 0) {
 		filter_gpu(snap, c->opts.gpu_filter);

@@ -49,6 +49,7 @@ struct gtm_device {
 	int n_engines;
 
 	int n_processes_seen;    /* processes the driver lists on this device; -1: no list available */
+	char driver[24];         /* kernel driver name ("amdgpu", "i915", "xe"); "" unknown */
 };
 
 /* How the owner of a GPU row was established. */
@@ -151,6 +152,7 @@ struct gtm_snapshot {
 	int n_processes;
 	int n_gpu_processes;           /* the first n_gpu_processes rows use a GPU */
 
+	bool procs_unlisted;           /* /proc could not be listed: the counts below are unavailable */
 	int n_procs_total;             /* PIDs seen in /proc */
 	int n_procs_uninspectable;     /* PIDs whose details could not be read */
 	bool partial_scan;             /* a budget cut the scan short */

@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char root[4096];
 static int root_ready;
+static char problem[160];
 
 void sysroot_reset(void)
 {
@@ -17,6 +19,9 @@ void sysroot_reset(void)
 	size_t n;
 
 	root[0] = '\0';
+	problem[0] = '\0';
+	if (r && *r && strlen(r) >= sizeof root)
+		snprintf(problem, sizeof problem, "GPUTASKMAN_ROOT is longer than %zu bytes", sizeof root - 1);
 	if (r && *r && strlen(r) < sizeof root) {
 		strcpy(root, r);
 		n = strlen(root);
@@ -24,6 +29,21 @@ void sysroot_reset(void)
 			root[--n] = '\0';
 	}
 	root_ready = 1;
+}
+
+const char *sysroot_problem(void)
+{
+	struct stat st;
+
+	if (!root_ready)
+		sysroot_reset();
+	if (problem[0])
+		return problem;
+	if (root[0] && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		snprintf(problem, sizeof problem, "GPUTASKMAN_ROOT=%.100s is not a folder", root);
+		return problem;
+	}
+	return NULL;
 }
 
 const char *sysroot_prefix(void)

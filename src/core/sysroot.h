@@ -11,6 +11,9 @@
 const char *sysroot_prefix(void);
 /* Re-read GPUTASKMAN_ROOT (tests change it between cases). */
 void sysroot_reset(void);
+/* Why GPUTASKMAN_ROOT cannot be used (too long, not a folder), or NULL.
+ * The commands refuse to run on a root they cannot use rather than read "/". */
+const char *sysroot_problem(void);
 
 /* Formats an absolute path and prefixes it. Returns 0, or -1 when it does not fit. */
 int sysroot_path(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

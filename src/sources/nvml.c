@@ -61,7 +61,7 @@ static void set_fault_message(struct gtm_source_status *st, int index, const str
 	if (index < 0)
 		snprintf(st->message, sizeof st->message, "NVML error: %s: %s", f->call, nvml_error_name(f->code));
 	else
-		snprintf(st->message, sizeof st->message, "NVML error on GPU %d: %s: %s", index, f->call,
+		snprintf(st->message, sizeof st->message, "NVML error on NVML device %d: %s: %s", index, f->call,
 			 nvml_error_name(f->code));
 }
 

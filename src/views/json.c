@@ -172,8 +172,9 @@ json_t *json_snapshot(const struct gtm_snapshot *s, bool all)
 		if (view_lists_process(s, i, all))
 			json_array_append_new(procs, json_process(&s->processes[i]));
 	json_put(j, "processes", procs);
-	json_put(counts, "processes_seen", json_integer(s->n_procs_total));
-	json_put(counts, "processes_uninspectable", json_integer(s->n_procs_uninspectable));
+	json_put(counts, "processes_seen", s->procs_unlisted ? json_null() : json_integer(s->n_procs_total));
+	json_put(counts, "processes_uninspectable",
+		 s->procs_unlisted ? json_null() : json_integer(s->n_procs_uninspectable));
 	json_put(counts, "gpu_processes", json_integer(s->n_gpu_processes));
 	json_put(counts, "partial_scan", json_boolean(s->partial_scan));
 	json_put(j, "counts", counts);

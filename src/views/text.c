@@ -58,7 +58,7 @@ void text_print_source_status(FILE *out, const struct gtm_snapshot *s)
 {
 	for (int i = 0; i < s->n_sources; i++) {
 		const struct gtm_source_status *st = &s->sources[i];
-		if (!st->available && st->message[0])
+		if ((!st->available || st->failed) && st->message[0])
 			fprintf(out, "%s: %s\n", st->name, st->message);
 	}
 }
@@ -131,8 +131,11 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	}
 	if (listed == 0)
 		fprintf(out, "(no process is using a GPU that gputaskman can see)\n");
-	fprintf(out, "\n%d processes seen, %d not inspectable (other users' processes need root)%s",
-		s->n_procs_total, s->n_procs_uninspectable, s->partial_scan ? ", scan cut short (partial)" : "");
+	if (s->procs_unlisted)
+		fprintf(out, "\nprocesses seen N/A: /proc could not be listed");
+	else
+		fprintf(out, "\n%d processes seen, %d not inspectable (other users' processes need root)%s",
+			s->n_procs_total, s->n_procs_uninspectable, s->partial_scan ? ", scan cut short (partial)" : "");
 	if (hidden)
 		fprintf(out, "; %d without GPU use not listed (--all lists them)", hidden);
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, H:PID host process outside this container;"

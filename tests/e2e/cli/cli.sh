@@ -44,6 +44,21 @@ nv = [s for s in d["sources"] if s["name"] == "nvml"]
 assert nv and nv[0]["available"] is False and nv[0]["message"], d["sources"]
 print("ok   --json without a driver: nvml unavailable with a reason")
 PY
+# A root prefix that cannot be used is refused, never replaced by the real /.
+GPUTASKMAN_ROOT="$t/no-such-root" "$bin" --json >"$t/o" 2>"$t/e"; check "missing GPUTASKMAN_ROOT exits 2" 2 $?
+expect_out "missing GPUTASKMAN_ROOT is named" "GPUTASKMAN_ROOT=.*not a folder" "$t/e"
+long=$(python3 -c 'print("/x" * 2100)')
+GPUTASKMAN_ROOT="$long" "$bin" --once >"$t/o" 2>"$t/e"; check "over-long GPUTASKMAN_ROOT exits 2" 2 $?
+# A root without /proc: counts are unavailable (null), not 0.
+mkdir -p "$t/emptyroot"
+GPUTASKMAN_ROOT="$t/emptyroot" "$bin" --json >"$t/j" 2>"$t/e"; check "root without /proc exits 0" 0 $?
+python3 - "$t/j" <<'PY' || fail=1
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["counts"]
+assert c["processes_seen"] is None and c["processes_uninspectable"] is None, c
+print("ok   no /proc: process counts are null")
+PY
 # Output to a pipe never starts the live view.
 "$bin" | head -1 >"$t/o"; expect_out "plain run to a pipe prints a snapshot" "gputaskman" "$t/o"
 exit $fail

@@ -65,7 +65,7 @@ jcheck "$t/j" "NVML error: JSON still written" "assert d['gpus'] == []"
 scenario "fail dev=0
 $gpus"
 gtm --json >"$t/j" 2>"$t/e"; check_rc "one GPU lost: exits 1" 1 $?
-expect_out "one GPU lost: named" "NVML error on GPU 0: nvmlDeviceGetHandleByIndex: GPU is lost" "$t/e"
+expect_out "one GPU lost: named" "NVML error on NVML device 0: nvmlDeviceGetHandleByIndex: GPU is lost" "$t/e"
 jcheck "$t/j" "one GPU lost: the other GPU and its process stay" "
 assert len(d['gpus']) == 2, d['gpus']
 ok = [g for g in d['gpus'] if g['name'] == 'NVIDIA RTX A4000'][0]

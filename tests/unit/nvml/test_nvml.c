@@ -293,7 +293,7 @@ static void test_error_mid_run(void **state)
 	nt_write_scenario(text);
 	nt_sample(priv, &s);
 	assert_int_equal(s.rc, -1);
-	assert_string_equal(s.st.message, "NVML error on GPU 0: nvmlDeviceGetHandleByIndex: GPU is lost");
+	assert_string_equal(s.st.message, "NVML error on NVML device 0: nvmlDeviceGetHandleByIndex: GPU is lost");
 	assert_int_equal(s.snap->n_devices, 2); /* GPU 0 keeps its place, all N/A; GPU 1 was read */
 	assert_string_equal(s.snap->devices[0].name, "");
 	assert_int_equal(s.snap->devices[0].mem_total.prov, GTM_UNAVAILABLE);
