@@ -131,10 +131,19 @@ json_t *json_process(const struct gtm_process *p)
 		json_array_append_new(uses, json_use(&p->uses[i]));
 	json_put(j, "gpus", uses);
 	json_put(j, "vram_total_bytes", json_of_u64(process_vram_total(p)));
-	if (p->ident)
+	if (p->ident) {
 		ident_json_into(j, p->ident);
-	if (p->explain)
-		explain_json_into(j, p->explain);
+	} else {
+		/* a row with nothing to identify (H:, unattributed, unreadable):
+		 * the same keys, unavailable, so readers need no special case */
+		json_put(j, "category", json_null());
+		json_put(j, "category_reason", json_null());
+		json_put(j, "runtimes", json_array());
+		json_put(j, "models", json_array());
+		json_put(j, "installed_omitted", json_null());
+		json_put(j, "llama_flags", json_null());
+	}
+	json_put(j, "explain", p->explain ? explain_json(p->explain) : json_null());
 	return j;
 }
 

@@ -73,6 +73,15 @@ for k in ('temperature_c', 'power_w', 'power_limit_w', 'fan_pct'): assert g1[k] 
 for k, v in list(g1['clocks_mhz'].items()) + list(g1['pcie'].items()): assert v is None, (k, v)
 "
 
+# Every row has the same keys, H: rows included (null or empty where nothing is known).
+jcheck "$t/j" "every process row carries the identification and explanation keys" "
+for p in d['processes']:
+    for k in ('category', 'category_reason', 'runtimes', 'models', 'llama_flags', 'explain', 'gpus', 'listening_ports'):
+        assert k in p, (k, p['label'])
+    if p['owner'] == 'host':
+        assert p['category'] is None and p['runtimes'] == [] and p['explain'] is None, p
+"
+
 # A one-shot run reads the driver's samples of the last second; a process
 # without samples did not run (a measured 0), and a driver without the call
 # gives null (the unsupported case is in test_nvml.c).
