@@ -59,7 +59,9 @@ static int run_once(const struct app_options *o)
 	}
 	c = collector_new(&co);
 	s = collector_refresh(c);
-	if (o->list_gpus)
+	if (o->list_gpus && o->json)
+		json_print_gpu_list(stdout, s);
+	else if (o->list_gpus)
 		text_print_gpu_list(stdout, s);
 	else if (o->json)
 		json_print_snapshot(stdout, s, o->all);

@@ -10,7 +10,7 @@ static const char usage_text[] =
 	"       gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N]\n"
 	"                          [-kvu] [-ub N] [--swa-full] [--json]\n"
 	"       gputaskman inspect PID [--json]\n"
-	"       gputaskman diff BEFORE.json AFTER.json [--json]\n"
+	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
 	"Without options it starts the live view on a terminal, and prints one text\n"
@@ -23,7 +23,7 @@ static const char usage_text[] =
 	"  -a, --all        list every collected process, not only GPU users\n"
 	"  -i SECONDS       refresh interval of the live view (default 1, 0.1 to 3600)\n"
 	"  --gpu N          show only GPU N (see --list-gpus)\n"
-	"  --list-gpus      list GPUs: index, vendor, name, bus id, memory\n"
+	"  --list-gpus      list GPUs: index, vendor, name, bus id, memory (with --json: the gpus array)\n"
 	"  --no-probe       never query local AI servers' HTTP APIs (loopback only anyway)\n"
 	"  --version        print the version and exit\n"
 	"  -h, --help       this help\n"
@@ -115,14 +115,22 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 			o->help = true;
 		else if (!strcmp(a, "-i") || is_opt(a, "--interval")) {
 			v = option_value(argc, argv, &i, strcmp(a, "-i") ? "--interval" : "-i");
-			if (!v || parse_double(v, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600) {
-				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600, got '%s'\n", v ? v : "");
+			if (!v) {
+				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600\n");
+				return 2;
+			}
+			if (parse_double(v, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600) {
+				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600, got '%s'\n", v);
 				return 2;
 			}
 		} else if (is_opt(a, "--gpu")) {
 			v = option_value(argc, argv, &i, "--gpu");
-			if (!v || parse_int(v, &o->gpu)) {
-				fprintf(err, "gputaskman: --gpu needs a GPU index (see --list-gpus), got '%s'\n", v ? v : "");
+			if (!v) {
+				fprintf(err, "gputaskman: --gpu needs a GPU index (see --list-gpus)\n");
+				return 2;
+			}
+			if (parse_int(v, &o->gpu)) {
+				fprintf(err, "gputaskman: --gpu needs a GPU index (see --list-gpus), got '%s'\n", v);
 				return 2;
 			}
 		} else {

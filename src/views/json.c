@@ -193,13 +193,27 @@ json_t *json_snapshot(const struct gtm_snapshot *s, bool all)
 	return j;
 }
 
-int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
+static int print_json(FILE *out, json_t *j)
 {
-	json_t *j = json_snapshot(s, all);
 	/* One string, one write: json_dumpf writes token by token through stdio. */
 	char *text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	int r = text && fputs(text, out) >= 0 && fputc('\n', out) != EOF ? 0 : -1;
 	free(text);
 	json_decref(j);
 	return r;
+}
+
+int json_print_gpu_list(FILE *out, const struct gtm_snapshot *s)
+{
+	json_t *full = json_snapshot(s, false), *j = json_object();
+	json_put(j, "schema_version", json_integer(s->schema_version));
+	json_object_set(j, "gpus", json_object_get(full, "gpus"));
+	json_object_set(j, "sources", json_object_get(full, "sources"));
+	json_decref(full);
+	return print_json(out, j);
+}
+
+int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
+{
+	return print_json(out, json_snapshot(s, all));
 }

@@ -44,6 +44,11 @@ nv = [s for s in d["sources"] if s["name"] == "nvml"]
 assert nv and nv[0]["available"] is False and nv[0]["message"], d["sources"]
 print("ok   --json without a driver: nvml unavailable with a reason")
 PY
+"$bin" --list-gpus --json >"$t/l" 2>"$t/e"; check "--list-gpus --json exits 0" 0 $?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"] == [] and d["schema_version"] == 1, d' "$t/l" &&
+	echo "ok   --list-gpus --json prints the gpus array" || { echo "FAIL --list-gpus --json"; fail=1; }
+"$bin" --gpu >"$t/o" 2>"$t/e"; check "--gpu without a value exits 2" 2 $?
+expect_out "--gpu without a value explained" "needs a GPU index" "$t/e"
 # A root prefix that cannot be used is refused, never replaced by the real /.
 GPUTASKMAN_ROOT="$t/no-such-root" "$bin" --json >"$t/o" 2>"$t/e"; check "missing GPUTASKMAN_ROOT exits 2" 2 $?
 expect_out "missing GPUTASKMAN_ROOT is named" "GPUTASKMAN_ROOT=.*not a folder" "$t/e"
