@@ -14,6 +14,8 @@ struct client {
 	int n_holders;               /* distinct (pid, start) holding it */
 	bool render;                 /* opened through a render node */
 	bool has_mem;                /* reports VRAM- or GTT-class regions */
+	bool bad_value;              /* a VRAM- or GTT-class key did not parse: sums incomplete */
+	bool no_id;                  /* no drm-client-id: cannot be told apart from its duplicates */
 	bool shared_keys;            /* every such region has drm-shared-* */
 	bool shared_nonzero;         /* some drm-shared-* region is non-zero */
 	bool unattributed;           /* its bytes go to the device's unattributed row */
@@ -80,6 +82,8 @@ static void client_memory(struct client *c, const char *driver)
 			c->shared_nonzero |= r->shared > 0;
 		}
 		enum drm_mem_class cls = drm_region_class(driver, r->name);
+		if (cls != DRM_MEM_IGNORE && (r->have & DRM_RK_BAD))
+			c->bad_value = true;
 		if (cls == DRM_MEM_IGNORE || !drm_region_resident(r, &bytes))
 			continue;
 		c->has_mem = true;
@@ -144,14 +148,15 @@ static struct client *build_clients(const struct drm_attrib_in *in, const struct
 	}
 	for (size_t k = 0; k < nc; k++) {
 		struct client *c = &cl[k];
-		/* a read without a client id cannot be told apart from its duplicates */
-		if (!c->info || !c->info->fi.has_client_id) {
-			c->info = NULL;
+		if (!c->info)
 			continue;
-		}
 		const struct drm_dev_ctx *dx = &in->devs[c->dev];
+		/* a read without a client id cannot be told apart from its
+		 * duplicates (each is a client of its own) nor followed between
+		 * samples: its bytes are read, its engine load is not */
+		c->no_id = !c->info->fi.has_client_id;
 		client_memory(c, c->info->fi.driver[0] ? c->info->fi.driver : dx->driver);
-		if (in->engines)
+		if (in->engines && !c->no_id)
 			client_engines(c, dx, in->engines);
 	}
 	*n_clients = nc;
@@ -165,10 +170,11 @@ static const char *na_reason(const struct drm_attrib_in *in, struct client *cons
 		const char *reason;
 		int check; /* index into the tests below */
 	} order[] = {
-		{DRM_NA_INCOMPLETE, 0}, {DRM_NA_PARTIAL, 1}, {DRM_NA_NO_MEMORY, 2}, {DRM_NA_LEGACY, 3},
-		{DRM_NA_SHARED_CLIENT, 4}, {DRM_NA_PRIMARY, 5}, {DRM_NA_SHARED_BUFFERS, 6},
+		{DRM_NA_INCOMPLETE, 0}, {DRM_NA_UNPARSEABLE, 7}, {DRM_NA_NO_CLIENT_ID, 8}, {DRM_NA_PARTIAL, 1},
+		{DRM_NA_NO_MEMORY, 2}, {DRM_NA_LEGACY, 3}, {DRM_NA_SHARED_CLIENT, 4}, {DRM_NA_PRIMARY, 5},
+		{DRM_NA_SHARED_BUFFERS, 6},
 	};
-	bool fails[7] = {false};
+	bool fails[9] = {false};
 
 	fails[1] = in->partial;
 	for (int i = 0; i < n; i++) {
@@ -180,6 +186,8 @@ static const char *na_reason(const struct drm_attrib_in *in, struct client *cons
 		fails[4] |= c->n_holders > 1;
 		fails[5] |= !c->render;
 		fails[6] |= c->shared_nonzero;
+		fails[7] |= c->bad_value;
+		fails[8] |= c->no_id;
 	}
 	/* no memory keys at all (i915 before 6.7 printed engines only) */
 	bool any_mem = false;
@@ -237,6 +245,13 @@ static void set_bytes(struct gtm_gpu_use *u, bool is_apu, uint64_t vram, uint64_
 	}
 }
 
+/* Whether a client's bytes can go to the unattributed row: read whole, with
+ * memory keys that all parsed. */
+static bool client_countable(const struct client *c)
+{
+	return c->info && c->has_mem && !c->bad_value;
+}
+
 /* One (process, device): its distinct clients mine[0..n). */
 static void emit_process(const struct drm_attrib_in *in, const struct drm_obs *o, bool kfd,
 			 struct client **mine, int n, struct gtm_raw_uses *uses)
@@ -245,7 +260,7 @@ static void emit_process(const struct drm_attrib_in *in, const struct drm_obs *o
 	struct gtm_raw_use *r = raw_uses_add(uses);
 	struct gtm_gpu_use *u = &r->use;
 	uint64_t vram = 0, gtt = 0, shared = 0;
-	bool any_read = false, sole = !in->partial;
+	bool any_mem = false, any_bad = false, all_shared_keys = true, sole = !in->partial;
 
 	r->pid = o->pid;
 	r->start_time = o->start_time;
@@ -257,23 +272,32 @@ static void emit_process(const struct drm_attrib_in *in, const struct drm_obs *o
 	u->graphics = !kfd;
 	u->n_clients = n;
 	for (int i = 0; i < n; i++) {
-		sole &= mine[i]->n_holders == 1 && mine[i]->info;
-		if (!mine[i]->info)
+		const struct client *c = mine[i];
+		sole &= c->n_holders == 1 && c->info;
+		if (!c->info)
 			continue;
-		any_read = true;
-		vram += mine[i]->vram;
-		gtt += mine[i]->gtt;
-		shared += mine[i]->shared;
+		any_bad |= c->bad_value;
+		if (!c->has_mem)
+			continue;
+		any_mem = true;
+		all_shared_keys &= c->shared_keys;
+		vram += c->vram;
+		gtt += c->gtt;
+		shared += c->shared;
 	}
-	if (any_read) {
+	/* references come only from memory keys read whole: a client that
+	 * prints none (i915 before 6.7) or one we could not parse has no
+	 * reference, never a 0 or a partial sum */
+	if (any_mem && !any_bad) {
 		set_bytes(u, dx->is_apu, vram, gtt);
-		u->ref_shared = gtm_u64_of(shared, GTM_MEASURED);
+		if (all_shared_keys)
+			u->ref_shared = gtm_u64_of(shared, GTM_MEASURED);
 	}
 	const char *why = na_reason(in, mine, n);
 	if (why) {
 		str_copy(u->na_reason, why, sizeof u->na_reason);
 		for (int i = 0; i < n; i++)
-			mine[i]->unattributed = mine[i]->info != NULL;
+			mine[i]->unattributed = client_countable(mine[i]);
 	} else {
 		u->vram = u->ref_vram;
 		u->spill = u->ref_spill;
@@ -293,13 +317,16 @@ static void emit_unattributed(const struct drm_attrib_in *in, const struct clien
 {
 	for (int d = 0; d < in->n_devs; d++) {
 		uint64_t vram = 0, gtt = 0, shared = 0;
-		int n = 0;
+		int n = 0, n_no_id = 0;
+		bool all_shared_keys = true;
 		for (size_t k = 0; k < nc; k++) {
 			if (cl[k].dev != d || !cl[k].unattributed)
 				continue;
 			vram += cl[k].vram;
 			gtt += cl[k].gtt;
 			shared += cl[k].shared;
+			all_shared_keys &= cl[k].shared_keys;
+			n_no_id += cl[k].no_id;
 			n++;
 		}
 		if (n == 0)
@@ -309,7 +336,12 @@ static void emit_unattributed(const struct drm_attrib_in *in, const struct clien
 		u->dev_index = in->dev_base + d;
 		u->n_clients = n;
 		set_bytes(u, in->devs[d].is_apu, vram, gtt);
-		u->ref_shared = gtm_u64_of(shared, GTM_MEASURED);
+		if (all_shared_keys)
+			u->ref_shared = gtm_u64_of(shared, GTM_MEASURED);
+		/* clients without an id cannot be de-duplicated: a dup'ed fd of
+		 * one is counted once per fd (the source adds a note) */
+		if (n_no_id > 0)
+			str_copy(u->na_reason, DRM_NA_UNATTRIB_NO_ID, sizeof u->na_reason);
 		/* a buffer two of these clients share is in both their counts */
 		u->vram = u->ref_vram;
 		u->spill = u->ref_spill;
@@ -331,6 +363,8 @@ static void device_loads(const struct drm_attrib_in *in, struct client *cl, size
 				loads[d].cls[k].pct = 100;
 		}
 		loads[d].n_clients = n;
+		for (int i = 0; i < n; i++)
+			loads[d].n_no_id_unattributed += mine[i]->unattributed && mine[i]->no_id;
 	}
 	free(mine);
 }

@@ -45,6 +45,7 @@ struct drm_dev_load {
 	struct drm_class_load cls[DRM_ENG_N];
 	int n_processes;      /* processes with a client on the device */
 	int n_clients;
+	int n_no_id_unattributed; /* clients without drm-client-id counted in the unattributed row */
 };
 
 struct drm_attrib_in {
@@ -60,11 +61,15 @@ struct drm_attrib_in {
 /* Reasons a process's VRAM is N/A (use.na_reason). */
 #define DRM_NA_PARTIAL "partial scan"
 #define DRM_NA_INCOMPLETE "incomplete read"
+#define DRM_NA_UNPARSEABLE "unparseable value"
+#define DRM_NA_NO_CLIENT_ID "no client id"
 #define DRM_NA_NO_MEMORY "driver reports no memory"
 #define DRM_NA_LEGACY "legacy kernel without shared keys"
 #define DRM_NA_SHARED_CLIENT "shared client"
 #define DRM_NA_PRIMARY "primary node"
 #define DRM_NA_SHARED_BUFFERS "shared buffers"
+/* On the unattributed row (its VRAM stays measured): why it may double-count. */
+#define DRM_NA_UNATTRIB_NO_ID "includes clients without id: may double-count"
 
 /* Appends one raw use per (process, device) and one unattributed use (pid 0)
  * per device with bytes no process could be charged with; fills loads[n_devs]

@@ -188,10 +188,17 @@ static bool apply_region(struct drm_fdinfo *fi, enum key_target t, const char *n
 			 const char *val, size_t vl)
 {
 	uint64_t v;
-
-	if (!drm_fdinfo_value(val, vl, DRM_VAL_BYTES, &v))
-		return false;
+	bool ok = drm_fdinfo_value(val, vl, DRM_VAL_BYTES, &v);
 	struct drm_fdinfo_region *r = region_get(fi, name, nl);
+
+	/* the region is marked so the client's memory is known incomplete: a
+	 * value we cannot read ("2097152 kB", an overflow) is not a 0 */
+	if (!ok) {
+		fi->n_bad_memory++;
+		if (r)
+			r->have |= DRM_RK_BAD;
+		return false;
+	}
 	if (!r)
 		return true;
 	switch (t) {

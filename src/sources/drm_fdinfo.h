@@ -20,6 +20,7 @@ enum drm_region_key {
 	DRM_RK_PURGEABLE = 1 << 3, /* drm-purgeable-<r> */
 	DRM_RK_ACTIVE = 1 << 4,    /* drm-active-<r> */
 	DRM_RK_MEMORY = 1 << 5,    /* drm-memory-<r>: the older name of resident */
+	DRM_RK_BAD = 1 << 6,       /* one of its keys had a value that did not parse */
 };
 
 struct drm_fdinfo_region {
@@ -53,6 +54,7 @@ struct drm_fdinfo {
 	int n_engines;
 	bool overflow;                /* more regions or engines than fit: some dropped */
 	int n_bad;                    /* drm- lines whose value did not parse (ignored) */
+	int n_bad_memory;             /* of those, memory keys (the region is marked DRM_RK_BAD) */
 };
 
 /* Parses len bytes of fdinfo text (need not be NUL-terminated). Lines that are

@@ -34,7 +34,6 @@ struct drm_source {
 	struct drm_engine_state *engines;
 	struct drm_obs *obs;
 	size_t n_obs, cap_obs;
-	char kernel[64];
 };
 
 static void *drm_open(const struct gtm_source_opts *o, struct gtm_source_status *st)
@@ -57,7 +56,6 @@ static void *drm_open(const struct gtm_source_opts *o, struct gtm_source_status 
 	s->ctx = xcalloc((size_t)n, sizeof *s->ctx);
 	s->engines = drm_engine_state_new();
 	drm_scan_init(&s->scan);
-	drm_sysfs_str(s->kernel, sizeof s->kernel, "/proc/sys/kernel/osrelease");
 	return s;
 }
 
@@ -74,41 +72,43 @@ static void drm_close(void *priv)
 	free(s);
 }
 
-/* a + b + c, cut to fit */
-static void join3(char *out, size_t n, const char *a, const char *b, const char *c)
+/* amdgpu's unique_id: the chip's serial, 16 hex digits, on the parts that
+ * expose it (Documentation/gpu/amdgpu/driver-misc.rst). Only that, never a
+ * PCI address or a node name, is a UUID. */
+static bool amdgpu_unique_id(const char *node, char *out, size_t n)
 {
-	size_t l = str_copy(out, a, n);
-	if (l < n)
-		l += str_copy(out + l, b, n - l);
-	if (l < n)
-		str_copy(out + l, c, n - l);
+	char id[64];
+
+	if (!drm_sysfs_str(id, sizeof id, "/sys/class/drm/%s/device/unique_id", node) || !id[0])
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F')))
+			return false;
+	str_copy(out, id, n);
+	return true;
 }
 
-static void device_identity(const struct drm_source *s, const struct drm_dev *dv, struct gtm_device *d)
+static void device_identity(const struct drm_dev *dv, struct gtm_device *d)
 {
-	char ver[32];
+	const char *node = dv->card[0] ? dv->card : dv->render;
 
 	d->vendor = dv->vendor;
 	str_copy(d->source, "drm", sizeof d->source);
+	str_copy(d->driver, dv->driver, sizeof d->driver);
+	/* is_apu stays false here: only the driver's own readings (amdgpu's VRAM
+	 * vendor, Intel's integrated slot) say a GPU uses system memory */
 	if (dv->pci_slot[0]) {
 		pci_device_name(d->name, sizeof d->name, dv->vendor_id, dv->device_id);
 		str_copy(d->pci_bus_id, dv->pci_slot, sizeof d->pci_bus_id);
-		str_copy(d->uuid, dv->pci_slot, sizeof d->uuid);
 	} else {
 		snprintf(d->name, sizeof d->name, "%s GPU", dv->driver[0] ? dv->driver : "DRM");
-		snprintf(d->uuid, sizeof d->uuid, "drm:%s", dv->card[0] ? dv->card : dv->render);
-		d->is_apu = true; /* platform (SoC) GPUs use system memory */
 	}
-	/* in-tree drivers carry the kernel's version; DKMS builds their own */
-	if (drm_sysfs_str(ver, sizeof ver, "/sys/module/%s/version", dv->driver))
-		join3(d->driver_version, sizeof d->driver_version, dv->driver, " ", ver);
-	else if (s->kernel[0]) {
-		join3(d->driver_version, sizeof d->driver_version, dv->driver, " (Linux ", s->kernel);
-		size_t l = strlen(d->driver_version);
-		if (l + 1 < sizeof d->driver_version)
-			str_copy(d->driver_version + l, ")", sizeof d->driver_version - l);
-	} else
-		str_copy(d->driver_version, dv->driver, sizeof d->driver_version);
+	if (strcmp(dv->driver, "amdgpu") == 0)
+		amdgpu_unique_id(node, d->uuid, sizeof d->uuid);
+	/* a version only where the module states one (out-of-tree and DKMS
+	 * builds); in-tree drivers have none of their own */
+	if (dv->driver[0])
+		drm_sysfs_str(d->driver_version, sizeof d->driver_version, "/sys/module/%s/version", dv->driver);
 }
 
 /* Appends every device with what its driver exposes. */
@@ -124,7 +124,7 @@ static int add_devices(struct drm_source *s, struct gtm_snapshot *snap)
 
 		bool awake = !drm_runtime_suspended(node);
 
-		device_identity(s, dv, d);
+		device_identity(dv, d);
 		str_copy(cx->driver, dv->driver, sizeof cx->driver);
 		cx->vcn_unified = false;
 		if (strcmp(dv->driver, "amdgpu") == 0)
@@ -268,8 +268,14 @@ static int drm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses
 	drm_attribute(&in, uses, loads);
 	drm_engine_state_end(s->engines);
 	bool complete = s->scan.n_skipped == 0 && s->scan.n_unlistable == 0;
-	for (int i = 0; i < s->n_devs; i++)
+	for (int i = 0; i < s->n_devs; i++) {
 		device_engines(&snap->devices[base + i], &loads[i], complete);
+		if (loads[i].n_no_id_unattributed > 0)
+			snapshot_add_note(snap, "drm: %s: the unattributed row includes %d client%s without "
+					  "drm-client-id, which cannot be de-duplicated (a shared one counts once per fd)",
+					  s->devs[i].pci_slot[0] ? s->devs[i].pci_slot : s->devs[i].card,
+					  loads[i].n_no_id_unattributed, loads[i].n_no_id_unattributed == 1 ? "" : "s");
+	}
 	free(loads);
 	for (size_t i = first_use; i < uses->n; i++)
 		if (uses->v[i].use.compute && uses->v[i].pid)

@@ -70,6 +70,7 @@ void intel_sysfs_read(const char *card, const char *driver, const char *pci_slot
 	}
 	if (vram > 0)
 		d->mem_total = gtm_u64_of(vram, GTM_MEASURED);
-	/* i915/xe register hwmon only for discrete parts */
-	d->is_apu = vram == 0 && !hwmon && (is_igpu_slot(pci_slot) || !pci_slot[0]);
+	/* i915/xe register hwmon only for discrete parts; without a PCI slot
+	 * nothing says integrated, and unknown is not an APU */
+	d->is_apu = vram == 0 && !hwmon && is_igpu_slot(pci_slot);
 }

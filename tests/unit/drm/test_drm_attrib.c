@@ -147,12 +147,13 @@ static void test_reasons(void **state)
 	assert_string_equal(use_of(60, 5)->use.na_reason, DRM_NA_PRIMARY);
 	assert_string_equal(use_of(61, 5)->use.na_reason, DRM_NA_LEGACY);
 	assert_int_equal(use_of(61, 5)->use.ref_vram.v, 2068 * KIB); /* still shown as a reference */
+	assert_false(gtm_u64_ok(use_of(61, 5)->use.ref_shared)); /* no drm-shared-* keys: unknown, not 0 */
 	assert_string_equal(use_of(62, 5)->use.na_reason, DRM_NA_INCOMPLETE);
 	assert_false(gtm_u64_ok(use_of(62, 5)->use.ref_vram));
 	assert_string_equal(use_of(63, 5)->use.na_reason, DRM_NA_NO_MEMORY);
-	assert_string_equal(use_of(64, 5)->use.na_reason, DRM_NA_INCOMPLETE);
+	assert_string_equal(use_of(64, 5)->use.na_reason, DRM_NA_NO_CLIENT_ID);
 	/* unattributed: the readable ones with memory, never the unreadable */
-	assert_int_equal(use_of(0, 5)->use.vram.v, (100 + 2068) * KIB);
+	assert_int_equal(use_of(0, 5)->use.vram.v, (100 + 2068 + 5) * KIB);
 
 	/* a partial scan cannot prove a holder is alone */
 	reset();
@@ -160,6 +161,106 @@ static void test_reasons(void **state)
 	run(true, NULL, NULL);
 	assert_string_equal(use_of(70, 5)->use.na_reason, DRM_NA_PARTIAL);
 	assert_int_equal(use_of(0, 5)->use.vram.v, 300 * KIB);
+}
+
+/* A memory value that did not parse: the client is incomplete, nothing of
+ * its process is summed, and its bytes are in no row. */
+static void test_unparseable_value(void **state)
+{
+	(void)state;
+	char both[1024];
+	reset();
+	add(110, 0, true, "drm-driver: amdgpu\ndrm-client-id: 40\ndrm-resident-vram: 2097152 kB\n"
+			  "drm-shared-vram: 0\ndrm-resident-gtt: 4 KiB\ndrm-shared-gtt: 0\n");
+	add(111, 0, true, "drm-driver: amdgpu\ndrm-client-id: 41\ndrm-resident-vram: 8 KiB\n"
+			  "drm-shared-vram: 0\ndrm-resident-gtt: 18014398509481983 GiB\ndrm-shared-gtt: 0\n");
+	/* one good client and one bad in the same process: no partial sum */
+	snprintf(both, sizeof both, "%s", amd(42, 300, 0, 0));
+	add(112, 0, true, both);
+	add(112, 0, true, "drm-driver: amdgpu\ndrm-client-id: 43\ndrm-resident-vram: 12 KiB\n"
+			  "drm-shared-vram: 0\ndrm-resident-gtt: 1 XiB\ndrm-shared-gtt: 0\n");
+	/* an unreadable key of a region no class counts is harmless */
+	add(113, 0, true, "drm-driver: amdgpu\ndrm-client-id: 44\ndrm-resident-vram: 16 KiB\n"
+			  "drm-shared-vram: 0\ndrm-resident-cpu: 3 kB\n");
+	run(false, NULL, NULL);
+	for (uint32_t pid = 110; pid <= 112; pid++) {
+		const struct gtm_gpu_use *u = &use_of(pid, 5)->use;
+		assert_string_equal(u->na_reason, DRM_NA_UNPARSEABLE);
+		assert_false(gtm_u64_ok(u->vram));
+		assert_false(gtm_u64_ok(u->spill));
+		assert_false(gtm_u64_ok(u->ref_vram));
+		assert_false(gtm_u64_ok(u->ref_spill));
+		assert_false(gtm_u64_ok(u->ref_shared));
+	}
+	assert_int_equal(use_of(113, 5)->use.vram.v, 16 * KIB);
+	/* only the readable client of 112 is counted */
+	const struct gtm_raw_use *un = use_of(0, 5);
+	assert_non_null(un);
+	assert_int_equal(un->use.vram.v, 300 * KIB);
+	assert_int_equal(un->use.n_clients, 1);
+}
+
+/* i915 before 6.7 prints engines only: no memory, so no reference and no
+ * unattributed row, even when the client is shared or on a primary node. */
+static void test_engine_only_clients(void **state)
+{
+	(void)state;
+	const char *eng = "drm-driver: i915\ndrm-pdev: 0000:00:02.0\ndrm-client-id: 7\n"
+			  "drm-engine-render: 5 ns\ndrm-engine-video: 0 ns\n";
+	reset();
+	add(120, 0, true, eng);
+	add(121, 0, true, eng); /* the same client, inherited */
+	add(122, 0, false, "drm-driver: i915\ndrm-client-id: 8\ndrm-engine-render: 9 ns\n");
+	add(123, 0, true, "drm-driver: i915\ndrm-engine-render: 9 ns\n"); /* no id either */
+	run(false, NULL, NULL);
+	for (uint32_t pid = 120; pid <= 123; pid++) {
+		const struct gtm_gpu_use *u = &use_of(pid, 5)->use;
+		assert_false(gtm_u64_ok(u->vram));
+		assert_false(gtm_u64_ok(u->ref_vram));
+		assert_false(gtm_u64_ok(u->ref_spill));
+		assert_false(gtm_u64_ok(u->ref_shared));
+	}
+	assert_string_equal(use_of(120, 5)->use.na_reason, DRM_NA_NO_MEMORY);
+	assert_string_equal(use_of(123, 5)->use.na_reason, DRM_NA_NO_CLIENT_ID);
+	assert_null(use_of(0, 5));
+	assert_int_equal(uses.n, 4);
+}
+
+/* A client without drm-client-id: its bytes are read and counted in the
+ * unattributed row, which says it may double-count. */
+static void test_no_client_id(void **state)
+{
+	(void)state;
+	struct drm_dev_load loads[2];
+	const char *noid = "drm-driver: amdgpu\ndrm-resident-vram: 64 KiB\ndrm-shared-vram: 0\n"
+			   "drm-resident-gtt: 8 KiB\ndrm-shared-gtt: 0\n";
+	reset();
+	add(130, 0, true, noid);
+	add(131, 0, true, amd(50, 100, 0, 0));
+	add(131, 0, true, noid);
+	add(132, 0, true, amd(51, 7, 0, 0));
+	run(false, NULL, loads);
+	assert_string_equal(use_of(130, 5)->use.na_reason, DRM_NA_NO_CLIENT_ID);
+	assert_string_equal(use_of(131, 5)->use.na_reason, DRM_NA_NO_CLIENT_ID);
+	assert_false(gtm_u64_ok(use_of(130, 5)->use.vram));
+	/* read in full, so still shown as a reference */
+	assert_int_equal(use_of(130, 5)->use.ref_vram.v, 64 * KIB);
+	assert_int_equal(use_of(131, 5)->use.ref_vram.v, (100 + 64) * KIB);
+	assert_int_equal(use_of(132, 5)->use.vram.v, 7 * KIB);
+	const struct gtm_raw_use *un = use_of(0, 5);
+	assert_non_null(un);
+	assert_int_equal(un->use.vram.v, (64 + 100 + 64) * KIB);
+	assert_int_equal(un->use.spill.v, (8 + 8) * KIB);
+	assert_int_equal(un->use.n_clients, 3);
+	assert_string_equal(un->use.na_reason, DRM_NA_UNATTRIB_NO_ID);
+	assert_int_equal(loads[0].n_no_id_unattributed, 2);
+	/* without such clients the row carries no remark */
+	reset();
+	add(133, 0, true, amd(52, 5, 0, 0));
+	add(134, 0, true, amd(52, 5, 0, 0));
+	run(false, NULL, loads);
+	assert_string_equal(use_of(0, 5)->use.na_reason, "");
+	assert_int_equal(loads[0].n_no_id_unattributed, 0);
 }
 
 static void test_apu_gtt_is_gpu_memory(void **state)
@@ -271,6 +372,9 @@ int main(void)
 		cmocka_unit_test(test_shared_buffers_go_unattributed),
 		cmocka_unit_test(test_fd_shared_by_two_processes),
 		cmocka_unit_test(test_reasons),
+		cmocka_unit_test(test_unparseable_value),
+		cmocka_unit_test(test_engine_only_clients),
+		cmocka_unit_test(test_no_client_id),
 		cmocka_unit_test(test_apu_gtt_is_gpu_memory),
 		cmocka_unit_test(test_engines_per_process),
 		cmocka_unit_test(test_vcn_unified_is_video),

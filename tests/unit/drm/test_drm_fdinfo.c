@@ -196,8 +196,12 @@ static void test_hostile_lines(void **state)
 			   "drm-memory-gtt: 9 PiB\n";
 	assert_int_equal(drm_fdinfo_parse(text, strlen(text), &fi), -1);
 	assert_false(fi.has_client_id);
-	assert_int_equal(fi.n_regions, 0);
+	/* "9 PiB" is not a unit: gtt is kept, marked unreadable, with no value */
+	assert_int_equal(fi.n_regions, 1);
+	assert_string_equal(fi.regions[0].name, "gtt");
+	assert_int_equal(fi.regions[0].have, DRM_RK_BAD);
 	assert_int_equal(fi.n_bad, 4);
+	assert_int_equal(fi.n_bad_memory, 1);
 
 	/* more regions than fit: the rest are dropped and the overflow said */
 	char big[8192];
@@ -213,6 +217,35 @@ static void test_hostile_lines(void **state)
 	assert_int_equal(drm_fdinfo_parse(nul, sizeof nul - 1, &fi), 0);
 	assert_int_equal(fi.client_id, 5);
 	assert_int_equal(drm_fdinfo_parse("", 0, &fi), -1);
+}
+
+/* A memory value that does not parse marks its region, so attribution
+ * treats the client as incomplete instead of reading a 0. */
+static void test_unparseable_memory_marks_region(void **state)
+{
+	(void)state;
+	const char *t = "drm-driver:\tamdgpu\ndrm-client-id:\t3\n"
+			"drm-resident-vram:\t2097152 kB\n"                 /* kB is not a drm-usage-stats unit */
+			"drm-resident-gtt:\t18014398509481983 GiB\n"       /* overflows 64 bits */
+			"drm-shared-vram:\t0\ndrm-resident-cpu:\t4 KiB\n";
+	struct drm_fdinfo fi;
+	uint64_t b;
+	assert_int_equal(drm_fdinfo_parse(t, strlen(t), &fi), 0);
+	assert_int_equal(fi.n_bad, 2);
+	assert_int_equal(fi.n_bad_memory, 2);
+	assert_int_equal(fi.n_regions, 3);
+	assert_string_equal(fi.regions[0].name, "vram");
+	assert_int_equal(fi.regions[0].have, DRM_RK_BAD | DRM_RK_SHARED);
+	assert_false(drm_region_resident(&fi.regions[0], &b));
+	assert_string_equal(fi.regions[1].name, "gtt");
+	assert_int_equal(fi.regions[1].have, DRM_RK_BAD);
+	assert_int_equal(fi.regions[2].have, DRM_RK_RESIDENT);
+	/* an engine key that does not parse is no memory key */
+	const char *e = "drm-driver: i915\ndrm-engine-render: 12 ms\n";
+	assert_int_equal(drm_fdinfo_parse(e, strlen(e), &fi), 0);
+	assert_int_equal(fi.n_bad, 1);
+	assert_int_equal(fi.n_bad_memory, 0);
+	assert_int_equal(fi.n_regions, 0);
 }
 
 static void test_both_resident_and_legacy(void **state)
@@ -312,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_xe_captures),
 		cmocka_unit_test(test_values_and_units),
 		cmocka_unit_test(test_hostile_lines),
+		cmocka_unit_test(test_unparseable_memory_marks_region),
 		cmocka_unit_test(test_both_resident_and_legacy),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_sysfs_parsers),

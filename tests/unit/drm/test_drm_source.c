@@ -429,6 +429,54 @@ static void test_no_devices(void **state)
 	dc_end(&c);
 }
 
+/* uuid only from a real unique id, driver_version only from a stated module
+ * version, is_apu only from the driver's evidence. */
+static void test_device_identity(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	char path[512];
+	dc_begin(&c);
+	const char *a = "0000:03:00.0", *b = "0000:04:00.0";
+	amd_discrete(c.root, a, 0, 0x744c, "25753026560\n");
+	dt_attr(c.root, a, "unique_id", "5d3f6a48b3e8d4c1\n");
+	amd_discrete(c.root, b, 1, 0x73ff, "8573157376\n");
+	dt_attr(c.root, b, "unique_id", "0000:04:00.0\n"); /* not hex: not an id */
+	/* a platform (non-PCI) GPU: no PCI ids, no memory files */
+	snprintf(path, sizeof path, "%s/sys/class/drm/card2/device/uevent", c.root);
+	tu_write_file(path, "DRIVER=panfrost\nOF_NAME=gpu\n", 27);
+	snprintf(path, sizeof path, "%s/sys/class/drm/renderD130/device/uevent", c.root);
+	tu_write_file(path, "DRIVER=panfrost\nOF_NAME=gpu\n", 27);
+	/* an Intel device whose PCI slot is unknown: not known to be integrated */
+	snprintf(path, sizeof path, "%s/sys/class/drm/renderD131/device/uevent", c.root);
+	tu_write_file(path, "DRIVER=i915\n", 12);
+	dt_proc(c.root, 1, 1, "init");
+	assert_int_equal(dc_sample(&c, true, 0), 0);
+	assert_int_equal(c.snap->n_devices, 4);
+	assert_string_equal(c.snap->devices[3].driver, "i915");
+	assert_false(c.snap->devices[3].is_apu);
+	const struct gtm_device *da = &c.snap->devices[0], *db = &c.snap->devices[1], *dp = &c.snap->devices[2];
+	assert_string_equal(da->uuid, "5d3f6a48b3e8d4c1");
+	assert_string_equal(db->uuid, "");
+	assert_string_equal(dp->uuid, "");
+	assert_string_equal(da->driver, "amdgpu");
+	assert_string_equal(dp->driver, "panfrost");
+	assert_string_equal(dp->name, "panfrost GPU");
+	/* in-tree drivers state no version of their own */
+	assert_string_equal(da->driver_version, "");
+	assert_string_equal(dp->driver_version, "");
+	assert_false(da->is_apu);
+	assert_false(dp->is_apu); /* nothing says it uses system memory */
+	/* a DKMS build states its version */
+	snprintf(path, sizeof path, "%s/sys/module/amdgpu/version", c.root);
+	tu_write_file(path, "6.8.5\n", 6);
+	assert_int_equal(dc_sample(&c, true, 0), 0);
+	assert_string_equal(c.snap->devices[0].driver_version, "6.8.5");
+	assert_string_equal(c.snap->devices[1].driver_version, "6.8.5");
+	assert_string_equal(c.snap->devices[2].driver_version, "");
+	dc_end(&c);
+}
+
 static void test_hostile_fdinfo(void **state)
 {
 	(void)state;
@@ -467,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_legacy_kernel),
 		cmocka_unit_test(test_runtime_suspended),
 		cmocka_unit_test(test_no_devices),
+		cmocka_unit_test(test_device_identity),
 		cmocka_unit_test(test_hostile_fdinfo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
