@@ -66,6 +66,7 @@ static bool any_use(const struct gtm_process *p, bool (*pred)(const struct gtm_g
 static bool pct_active(gtm_f64 r) { return gtm_f64_ok(r) && r.v > 0.0; }
 static bool use_codec(const struct gtm_gpu_use *u) { return pct_active(u->enc_pct) || pct_active(u->dec_pct); }
 static bool use_3d(const struct gtm_gpu_use *u) { return pct_active(u->gfx_pct) || u->graphics; }
+static bool use_gfx_load(const struct gtm_gpu_use *u) { return pct_active(u->gfx_pct); }
 static bool use_compute_list(const struct gtm_gpu_use *u) { return u->compute; }
 static bool use_graphics_list(const struct gtm_gpu_use *u) { return u->graphics; }
 
@@ -133,10 +134,32 @@ static bool rule_graphics_first(const struct rule_in *in, const void *arg)
 
 static bool rule_driver_list(const struct rule_in *in, const void *arg)
 {
-	bool compute = arg != NULL;
-	if (!any_use(in->p, compute ? use_compute_list : use_graphics_list))
+	(void)arg;
+	if (!any_use(in->p, use_compute_list))
 		return false;
-	snprintf(in->reason, in->n, "the driver lists it as a %s process", compute ? "compute" : "graphics");
+	snprintf(in->reason, in->n, "the driver lists it as a compute process");
+	return true;
+}
+
+/* Graphics work measured by the driver, with no 3D runtime recognised. */
+static bool rule_graphics_load(const struct rule_in *in, const void *arg)
+{
+	(void)arg;
+	if (!any_use(in->p, use_gfx_load))
+		return false;
+	snprintf(in->reason, in->n, "graphics load measured by the driver");
+	return true;
+}
+
+/* Every DRM client without KFD is on the graphics list (drm_attrib.c), and
+ * so are X servers and toolkits that only draw: listed alone, with no 3D
+ * runtime mapped and no load, it is a graphics client, not a game. */
+static bool rule_graphics_client(const struct rule_in *in, const void *arg)
+{
+	(void)arg;
+	if (!any_use(in->p, use_graphics_list))
+		return false;
+	snprintf(in->reason, in->n, "graphics client (the driver lists it; no 3D runtime or load)");
 	return true;
 }
 
@@ -157,8 +180,9 @@ static const struct category_rule {
 	{IDENT_CAT_3D, rule_graphics_first, NULL},
 	{IDENT_CAT_COMPUTE, rule_trait, &trait_compute},
 	{IDENT_CAT_3D, rule_trait, &trait_graphics},
-	{IDENT_CAT_COMPUTE, rule_driver_list, &trait_compute},
-	{IDENT_CAT_3D, rule_driver_list, NULL},
+	{IDENT_CAT_COMPUTE, rule_driver_list, NULL},
+	{IDENT_CAT_3D, rule_graphics_load, NULL},
+	{IDENT_CAT_OTHER, rule_graphics_client, NULL},
 };
 
 void category_assign(const struct gtm_process *p, struct gtm_ident *id)

@@ -349,7 +349,8 @@ static void test_real_capture_with_model(void **state)
 struct cat_case {
 	const char *comm, *cmdline, *exe;
 	const char *maps[4];
-	int use; /* 0 none, 1 compute list, 2 graphics list, 3 decoder load only */
+	int use; /* 0 none, 1 compute list, 2 graphics list, 3 decoder load only,
+		  * 4 graphics list with graphics load, 5 graphics list with a measured idle 0 */
 	enum ident_category want;
 	const char *reason;
 };
@@ -383,6 +384,15 @@ static const struct cat_case cat_cases[] = {
 	{"mystery", "./mystery", "/opt/mystery", {NULL}, 1, IDENT_CAT_COMPUTE,
 	 "the driver lists it as a compute process"},
 	{"bash", "bash", "/usr/bin/bash", {NULL}, 0, IDENT_CAT_OTHER, "no GPU runtime recognised"},
+	/* listed as a graphics process (every DRM client without KFD is) but
+	 * no 3D runtime and no load: a graphics client, not a game */
+	{"xclock", "xclock", "/usr/bin/xclock", {"/usr/lib/libX11.so.6"}, 2, IDENT_CAT_OTHER,
+	 "graphics client (the driver lists it; no 3D runtime or load)"},
+	{"xterm", "xterm", "/usr/bin/xterm", {NULL}, 5, IDENT_CAT_OTHER,
+	 "graphics client (the driver lists it; no 3D runtime or load)"},
+	{"blitter", "./blitter", "/opt/blitter", {NULL}, 4, IDENT_CAT_3D, "graphics load measured by the driver"},
+	/* the compositor rule still comes first */
+	{"Xorg", "/usr/lib/xorg/Xorg :0", "/usr/lib/xorg/Xorg", {NULL}, 2, IDENT_CAT_COMPOSITOR, "compositor Xorg"},
 };
 
 static void test_category_rules(void **state)
@@ -394,9 +404,11 @@ static void test_category_rules(void **state)
 		if (c->use) {
 			struct gtm_gpu_use *u = process_add_use(p);
 			u->compute = c->use == 1;
-			u->graphics = c->use == 2;
+			u->graphics = c->use == 2 || c->use == 4 || c->use == 5;
 			if (c->use == 3)
 				u->dec_pct = gtm_f64_of(35.0, GTM_MEASURED);
+			if (c->use == 4 || c->use == 5)
+				u->gfx_pct = gtm_f64_of(c->use == 4 ? 40.0 : 0.0, GTM_MEASURED);
 		}
 		const struct gtm_ident *id = tf_identify(p);
 		if (id->category != c->want || strcmp(id->category_reason, c->reason) != 0)
@@ -414,7 +426,9 @@ static void test_no_detail(void **state)
 	str_copy(p.name, "H:77", sizeof p.name);
 	process_add_use(&p)->graphics = true;
 	identify_process(c, &p);
-	assert_int_equal(p.ident->category, IDENT_CAT_3D);
+	/* listed as graphics, nothing else known: a graphics client */
+	assert_int_equal(p.ident->category, IDENT_CAT_OTHER);
+	assert_string_equal(p.ident->category_reason, "graphics client (the driver lists it; no 3D runtime or load)");
 	assert_int_equal(p.ident->n_runtimes, 0);
 	assert_int_equal(p.ident->n_models, 0);
 	/* identifying again replaces, never leaks */
