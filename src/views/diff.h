@@ -63,12 +63,26 @@ struct diff_model_row {
 	enum diff_model_change change;
 };
 
+/* How the measured VRAM change stands against the KV estimate's (signed). */
+enum diff_kv_direction {
+	DIFF_KV_AS_ESTIMATED,           /* measured == estimate */
+	DIFF_KV_MEASURED_SMALLER,       /* grew less (or fell more) than the estimate */
+	DIFF_KV_MEASURED_LARGER,        /* grew more (or fell less) than the estimate */
+};
+
 /* The KV estimate's change beside the measured VRAM change of the same process. */
 struct diff_kv_check {
 	bool present;                   /* both deltas known and the estimate moved */
 	int64_t estimate_delta, measured_delta;
-	double ratio;                   /* measured / estimate */
+	bool has_ratio;                 /* false when the two moved in opposite directions */
+	double ratio;                   /* measured / estimate, when has_ratio */
+	enum diff_kv_direction direction;
 };
+/* One sentence on what can make the measured change differ that way, or NULL
+ * (DIFF_KV_AS_ESTIMATED). Starts with a capital, ends without a full stop. */
+const char *diff_kv_note(enum diff_kv_direction d);
+/* "take the after snapshot once the model has answered one request" */
+#define DIFF_KV_ADVICE "Take the \"after\" snapshot once the model has answered one request"
 
 /* A llama.cpp flag whose value differs between the paired processes. */
 struct diff_flag_change {

@@ -90,7 +90,26 @@ static void kv_check(struct diff_proc_row *row)
 	kv->present = true;
 	kv->estimate_delta = est;
 	kv->measured_delta = row->vram_total.delta;
-	kv->ratio = (double)kv->measured_delta / (double)est;
+	kv->direction = kv->measured_delta < est   ? DIFF_KV_MEASURED_SMALLER
+			: kv->measured_delta > est ? DIFF_KV_MEASURED_LARGER
+						   : DIFF_KV_AS_ESTIMATED;
+	/* A ratio of changes in opposite directions ("-528x the estimate") means nothing. */
+	kv->has_ratio = (kv->measured_delta < 0) == (est < 0) || kv->measured_delta == 0;
+	if (kv->has_ratio)
+		kv->ratio = (double)kv->measured_delta / (double)est;
+}
+
+const char *diff_kv_note(enum diff_kv_direction d)
+{
+	/* Why the two can differ, by direction (docs/diff.md, "KV estimate beside measurement"). */
+	static const char *const notes[] = {
+		[DIFF_KV_AS_ESTIMATED] = NULL,
+		[DIFF_KV_MEASURED_SMALLER] = "Lazy allocation, allocator caching and sliding-window attention can make "
+					     "the measured growth smaller",
+		[DIFF_KV_MEASURED_LARGER] = "Other allocations in the process (compute buffers, a second model) or the "
+					    "allocator holding freed memory can make the measured growth larger",
+	};
+	return (unsigned)d < sizeof notes / sizeof notes[0] ? notes[d] : NULL;
 }
 
 static void compare_flags(struct diff_proc_row *row)

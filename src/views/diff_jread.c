@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-static const char *type_name(const json_t *v)
+const char *jr_type_name(const json_t *v)
 {
 	static const char *const names[] = {
 		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
@@ -14,7 +14,9 @@ static const char *type_name(const json_t *v)
 
 static int wrong(const json_t *v, const char *key, const char *want, const char *where, char *err, size_t errn)
 {
-	snprintf(err, errn, "%s%s%s: expected %s, found %s", where, where[0] ? "." : "", key, want, type_name(v));
+	/* "an integer" alone would not say what is wrong with -5 as a byte count */
+	const char *found = json_is_integer(v) && json_integer_value(v) < 0 ? "a negative integer" : jr_type_name(v);
+	snprintf(err, errn, "%s%s%s: expected %s, found %s", where, where[0] ? "." : "", key, want, found);
 	return -1;
 }
 

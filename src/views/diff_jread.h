@@ -8,6 +8,8 @@
 
 #include "views/diff_model.h"
 
+/* "an object", "an array", "a string", "an integer", ..., "null". */
+const char *jr_type_name(const json_t *v);
 /* Each returns 0, or -1 after writing "<where>.<key>: expected ..." to err. */
 int jr_bytes(const json_t *obj, const char *key, struct diff_val *out, const char *where, char *err, size_t errn);
 /* A string or null (*out NULL). */

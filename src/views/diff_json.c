@@ -1,5 +1,6 @@
 /* The diff as JSON (docs/diff.md): every process, hidden or not, with the rule
  * that paired it; counters as {before, after, delta}, null where unknown. */
+#include <stdio.h>
 #include <string.h>
 
 #include "views/diff.h"
@@ -159,16 +160,25 @@ static json_t *flags_changed(const struct diff_proc_row *row)
 
 static json_t *kv_check(const struct diff_kv_check *kv)
 {
+	static const char *const direction[] = {
+		[DIFF_KV_AS_ESTIMATED] = "as_estimated",
+		[DIFF_KV_MEASURED_SMALLER] = "measured_smaller",
+		[DIFF_KV_MEASURED_LARGER] = "measured_larger",
+	};
+	const char *note = diff_kv_note(kv->direction);
+	char text[256];
 	json_t *j;
+
 	if (!kv->present)
 		return json_null();
 	j = json_object();
+	snprintf(text, sizeof text, "%s%s%s", note ? note : "", note ? ". " : "", DIFF_KV_ADVICE);
 	json_put(j, "estimate_delta_bytes", json_integer(kv->estimate_delta));
 	json_put(j, "measured_vram_delta_bytes", json_integer(kv->measured_delta));
-	json_put(j, "ratio", json_real(kv->ratio));
-	json_put(j, "note", json_string("lazy allocation, allocator caching and sliding-window attention can make the "
-					"measured growth smaller; take the after snapshot once the model has answered "
-					"one request"));
+	/* null: the two moved in opposite directions, where a ratio means nothing */
+	json_put(j, "ratio", kv->has_ratio ? json_real(kv->ratio) : json_null());
+	json_put(j, "direction", json_string(direction[kv->direction]));
+	json_put(j, "note", json_string(text));
 	return j;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "views/diff_jread.h"
+
 /* The shape of the text before jansson sees it: the deepest [ / { nesting and the
  * number of values (commas and openings outside strings). jansson recurses per
  * level and spends tens of bytes per value, so both are bounded first. */
@@ -78,6 +80,70 @@ static json_t *parse_json(const char *buf, size_t len, char *err, size_t errn)
 	return NULL;
 }
 
+/* A key every snapshot has (docs/json-schema.md: "Fields are never omitted"). `path`
+ * names where, for the message ("gpus[0].index"). */
+static bool require_key(const json_t *obj, const char *key, json_type type, const char *path, char *err,
+			size_t errn)
+{
+	static const char *const want[] = {
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+		[JSON_INTEGER] = "an integer",
+	};
+	const json_t *v = json_object_get(obj, key);
+
+	if (v && json_typeof(v) == type)
+		return true;
+	if (!v || json_is_null(v))
+		snprintf(err, errn, "not a gputaskman snapshot: \"%s\" is missing (a snapshot has %s there)", path,
+			 want[type]);
+	else
+		snprintf(err, errn, "not a gputaskman snapshot: \"%s\" is %s, not %s", path, jr_type_name(v), want[type]);
+	return false;
+}
+
+/* Each GPU (the snapshot's and each process's) has an integer index, and each
+ * process a label: without them a row names nothing ("GPU -1", "?"). Elements
+ * that are not objects are left to the typed reader, which names the path. */
+static bool require_indexes(const json_t *arr, const char *where, char *err, size_t errn)
+{
+	char path[96];
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v) {
+		snprintf(path, sizeof path, "%s[%zu].index", where, i);
+		if (json_is_object(v) && !require_key(v, "index", JSON_INTEGER, path, err, errn))
+			return false;
+	}
+	return true;
+}
+
+static bool require_snapshot_keys(const json_t *doc, char *err, size_t errn)
+{
+	const json_t *procs = json_object_get(doc, "processes"), *uses;
+	char where[64];
+	size_t i;
+	json_t *p;
+
+	if (!require_key(doc, "taken_at", JSON_STRING, "taken_at", err, errn) ||
+	    !require_key(doc, "gpus", JSON_ARRAY, "gpus", err, errn) ||
+	    !require_key(doc, "processes", JSON_ARRAY, "processes", err, errn) ||
+	    !require_indexes(json_object_get(doc, "gpus"), "gpus", err, errn))
+		return false;
+	json_array_foreach(procs, i, p) {
+		if (!json_is_object(p))
+			continue;
+		snprintf(where, sizeof where, "processes[%zu].label", i);
+		if (!require_key(p, "label", JSON_STRING, where, err, errn))
+			return false;
+		snprintf(where, sizeof where, "processes[%zu].gpus", i);
+		uses = json_object_get(p, "gpus");
+		if (json_is_array(uses) && !require_indexes(uses, where, err, errn))
+			return false;
+	}
+	return true;
+}
+
 /* Is the document a snapshot this build reads? schema_version is the contract
  * (docs/json-schema.md: "a reader must check schema_version"). */
 static bool check_snapshot(const json_t *doc, char *err, size_t errn)
@@ -105,7 +171,7 @@ static bool check_snapshot(const json_t *doc, char *err, size_t errn)
 			 (long long)json_integer_value(v), DIFF_SCHEMA_MAX);
 		return false;
 	}
-	return true;
+	return require_snapshot_keys(doc, err, errn);
 }
 
 json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)

@@ -16,7 +16,9 @@
 
 /* Parses a snapshot from buf[0..len). Returns the document (caller decrefs), or
  * NULL with one line in err saying what is wrong ("truncated JSON (ends at line 3)",
- * "not a gputaskman snapshot (no schema_version)", "schema_version 2 is newer ..."). */
+ * "not a gputaskman snapshot (no schema_version)", "schema_version 2 is newer ...",
+ * "not a gputaskman snapshot: \"gpus[0].index\" is missing (a snapshot has an integer there)":
+ * taken_at, gpus, processes, each GPU's index and each process's label are required). */
 json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn);
 
 /* Reads path ("-" is standard input) and parses it as above; err does not repeat the path. */

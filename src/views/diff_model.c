@@ -11,7 +11,8 @@
 #define INT_KEY(obj, key, lo, hi, has, val, where) \
 	jr_int(obj, key, lo, hi, has, val, where, err, errn)
 
-/* An array element that must be an object with an optional device "index" (-1 when null). */
+/* An array element that must be an object with a device "index": every snapshot
+ * writes one (views/json.c), and without it a row would name no GPU. */
 static int read_indexed(const json_t *o, int *index, const char *where, char *err, size_t errn)
 {
 	bool has;
@@ -23,7 +24,11 @@ static int read_indexed(const json_t *o, int *index, const char *where, char *er
 	}
 	if (INT_KEY(o, "index", 0, 1 << 20, &has, &v, where))
 		return -1;
-	*index = has ? (int)v : -1;
+	if (!has) {
+		snprintf(err, errn, "%s.index: missing, expected an integer", where);
+		return -1;
+	}
+	*index = (int)v;
 	return 0;
 }
 

@@ -101,7 +101,9 @@ struct diff_snap {
 	bool extras_truncated;   /* some segments or models were not listed */
 };
 
-/* Reads a parsed snapshot (see diff_load.h). Absent keys read as null / empty;
+/* Reads a parsed snapshot (see diff_load.h, which refuses one without taken_at, gpus,
+ * processes, GPU indexes or process labels). Absent keys read as null / empty, but a
+ * GPU (device or process use) without an integer "index" is an error;
  * a key of the wrong type is an error naming its path ("processes[3].gpus[0].vram_bytes:
  * expected an integer >= 0 or null"). Returns 0, or -1 with err set. */
 int diff_snap_read(json_t *doc, struct diff_snap *out, char *err, size_t errn);

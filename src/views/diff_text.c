@@ -184,17 +184,39 @@ static void print_flags(FILE *out, const struct diff_proc_row *row)
 	fputc('\n', out);
 }
 
+/* One sentence, broken at spaces so no line passes `width` (a longer word stays whole). */
+static void print_wrapped(FILE *out, const char *indent, const char *text, size_t width)
+{
+	while (*text) {
+		size_t n = strlen(text), cut = n;
+		if (n > width) {
+			for (cut = width; cut > 0 && text[cut] != ' '; cut--)
+				;
+			if (cut == 0)
+				cut = strcspn(text, " ");
+		}
+		fprintf(out, "%s%.*s\n", indent, (int)cut, text);
+		text += cut;
+		text += *text == ' ';
+	}
+}
+
 static void print_kv(FILE *out, const struct diff_kv_check *kv)
 {
 	char e[32], m[32];
 	struct diff_delta de = {.known = true, .delta = kv->estimate_delta};
 	struct diff_delta dm = {.known = true, .delta = kv->measured_delta};
+	const char *note = diff_kv_note(kv->direction);
 	if (!kv->present)
 		return;
-	fprintf(out, "    KV cache estimate changed by %s; measured VRAM changed by %s (%.2fx the estimate).\n",
-		change(e, sizeof e, &de), change(m, sizeof m, &dm), kv->ratio);
-	fprintf(out, "      Lazy allocation, allocator caching and sliding-window attention can make the measured\n"
-			     "      growth smaller. Take the \"after\" snapshot once the model has answered one request.\n");
+	fprintf(out, "    KV cache estimate changed by %s; measured VRAM changed by %s", change(e, sizeof e, &de),
+		change(m, sizeof m, &dm));
+	if (kv->has_ratio)
+		fprintf(out, " (%.2fx the estimate)", kv->ratio);
+	fprintf(out, ".\n");
+	char text[320];
+	snprintf(text, sizeof text, "%s%s%s.", note ? note : "", note ? ". " : "", DIFF_KV_ADVICE);
+	print_wrapped(out, "      ", text, 88);
 }
 
 static void print_process(FILE *out, const struct diff_proc_row *row)

@@ -186,6 +186,20 @@ head -c 300 "$t/after.json" >"$t/cut.json"
 refused "truncated" "$t/cut.json: truncated JSON" "$t/before.json" "$t/cut.json"
 echo '{"hello": "world"}' >"$t/other.json"
 refused "not a snapshot" "$t/other.json: not a gputaskman snapshot" "$t/other.json" "$t/after.json"
+# A schema_version alone, or GPUs and processes that name nothing, is not a
+# snapshot: refused with the key named, not compared as "GPU -1" and "?" rows.
+echo '{"schema_version": 1}' >"$t/bare.json"
+refused "schema_version alone" "$t/bare.json: not a gputaskman snapshot: \"taken_at\" is missing" "$t/before.json" "$t/bare.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["gpus"]=[{}]; json.dump(d, open(sys.argv[2],"w"))' \
+	"$t/after.json" "$t/noindex.json"
+refused "GPU without index" "not a gputaskman snapshot: \"gpus[0].index\" is missing" "$t/before.json" "$t/noindex.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["processes"]=[{}]; json.dump(d, open(sys.argv[2],"w"))' \
+	"$t/after.json" "$t/nolabel.json"
+refused "process without label" "not a gputaskman snapshot: \"processes[0].label\" is missing" "$t/before.json" "$t/nolabel.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["gpus"][0]["memory"]["used_bytes"]=-5; json.dump(d, open(sys.argv[2],"w"))' \
+	"$t/after.json" "$t/negative.json"
+refused "negative bytes" "gpus[0].memory.used_bytes: expected a byte count (an integer >= 0) or null, found a negative integer" \
+	"$t/before.json" "$t/negative.json"
 sed 's/"schema_version": 1,/"schema_version": 7,/' "$t/after.json" >"$t/v7.json"
 refused "newer schema" "$t/v7.json: schema_version 7 is newer" "$t/before.json" "$t/v7.json"
 refused "a diff is not a snapshot" "is a gputaskman diff" "$t/diff.json" "$t/after.json"

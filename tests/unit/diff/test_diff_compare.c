@@ -447,6 +447,82 @@ static void test_kv_not_counted_twice(void **state)
 	b_free(r, &sb, &sa);
 }
 
+/* The KV line by direction: a ratio only when both moved the same way, and the
+ * note that explains a measured change below or above the estimate, not both. */
+struct kv_case {
+	long long est_b, est_a, vram_b, vram_a;
+	bool has_ratio;
+	double ratio;
+	enum diff_kv_direction dir;
+	const char *in_text, *not_in_text, *json_dir;
+};
+
+static void check_kv_case(const struct kv_case *c)
+{
+	struct diff_snap sb, sa;
+	json_t *pb = with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = c->vram_b), c->est_b, c->est_b,
+				    NULL, NULL);
+	json_t *pa = with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = c->vram_a), c->est_a, c->est_a,
+				    NULL, NULL);
+	struct diff_result *r = b_diff(b_snap("box", NULL, gpus1(0), procs(1, pb)), b_snap("box", NULL, gpus1(0), procs(1, pa)),
+				       &sb, &sa);
+	const struct diff_kv_check *kv = &b_row_b(r, 5)->kv;
+
+	assert_true(kv->present);
+	assert_int_equal(kv->estimate_delta, c->est_a - c->est_b);
+	assert_int_equal(kv->measured_delta, c->vram_a - c->vram_b);
+	assert_int_equal(kv->has_ratio, c->has_ratio);
+	if (c->has_ratio)
+		assert_float_equal(kv->ratio, c->ratio, 1e-9);
+	assert_int_equal(kv->direction, c->dir);
+	char *text = b_text(r, true);
+	if (!strstr(text, c->in_text) || (c->not_in_text && strstr(text, c->not_in_text)))
+		fail_msg("want '%s' and not '%s' in:\n%s", c->in_text, c->not_in_text, text);
+	assert_true(strstr(text, "x the estimate") ? c->has_ratio : !c->has_ratio);
+	assert_non_null(strstr(text, "answered one request"));
+	free(text);
+	json_t *j = diff_to_json(r, "b", "a");
+	json_t *k = json_object_get(json_array_get(json_object_get(j, "processes"), 0), "kv_check");
+	assert_true(c->has_ratio ? json_is_real(json_object_get(k, "ratio")) : json_is_null(json_object_get(k, "ratio")));
+	assert_string_equal(json_string_value(json_object_get(k, "direction")), c->json_dir);
+	if (c->not_in_text)
+		assert_null(strstr(json_string_value(json_object_get(k, "note")), c->not_in_text));
+	json_decref(j);
+	b_free(r, &sb, &sa);
+}
+
+static void test_kv_ratio_and_note_by_direction(void **state)
+{
+	(void)state;
+	static const char *lazy = "Lazy allocation", *other = "Other allocations in the process";
+	const struct kv_case cases[] = {
+		/* the reviewer's case: the estimate fell a little, the process grew by 1 GiB */
+		{100 * MiB, 98 * MiB, 1000 * MiB, 2024 * MiB, false, 0, DIFF_KV_MEASURED_LARGER,
+		 "KV cache estimate changed by -2.00 MiB; measured VRAM changed by +1.00 GiB.\n", lazy, "measured_larger"},
+		/* grew more than estimated: other allocations, not lazy allocation */
+		{100 * MiB, 200 * MiB, 1000 * MiB, 1300 * MiB, true, 3.0, DIFF_KV_MEASURED_LARGER, "(3.00x the estimate)", lazy,
+		 "measured_larger"},
+		/* grew less than estimated: lazy allocation */
+		{100 * MiB, 500 * MiB, 1000 * MiB, 1100 * MiB, true, 0.25, DIFF_KV_MEASURED_SMALLER, lazy, other,
+		 "measured_smaller"},
+		/* the estimate grew, the measurement fell: no ratio */
+		{100 * MiB, 500 * MiB, 1000 * MiB, 950 * MiB, false, 0, DIFF_KV_MEASURED_SMALLER, lazy, other,
+		 "measured_smaller"},
+		/* both fell, the measurement by less: the allocator holding freed memory */
+		{500 * MiB, 100 * MiB, 2000 * MiB, 1800 * MiB, true, 0.5, DIFF_KV_MEASURED_LARGER,
+		 "holding freed memory", lazy, "measured_larger"},
+		/* as estimated: neither note */
+		{100 * MiB, 200 * MiB, 1000 * MiB, 1100 * MiB, true, 1.0, DIFF_KV_AS_ESTIMATED, "(1.00x the estimate)", "can make",
+		 "as_estimated"},
+		/* the measurement did not move: a ratio of 0, measured smaller */
+		{100 * MiB, 200 * MiB, 1000 * MiB, 1000 * MiB, true, 0.0, DIFF_KV_MEASURED_SMALLER, "(0.00x the estimate)",
+		 other, "measured_smaller"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		check_kv_case(&cases[i]);
+	assert_null(diff_kv_note(DIFF_KV_AS_ESTIMATED));
+}
+
 /* Older or limited snapshots: absent keys read as null, not as errors or zeros. */
 static void test_absent_keys(void **state)
 {
@@ -567,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_absent_keys),
 		cmocka_unit_test(test_warnings),
 		cmocka_unit_test(test_kv_not_counted_twice),
+		cmocka_unit_test(test_kv_ratio_and_note_by_direction),
 		cmocka_unit_test(test_many_rows),
 		cmocka_unit_test(test_wide_snapshots),
 	};

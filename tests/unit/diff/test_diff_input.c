@@ -15,6 +15,9 @@
 #include "views/diff_load.h"
 #include "views/json.h"
 
+/* The keys every snapshot has; the tests add gpus and processes. */
+#define HEAD "{\"schema_version\":1,\"taken_at\":\"2026-11-30T06:40:00Z\","
+
 static void expect_refused(const char *text, const char *needle)
 {
 	char err[512] = "";
@@ -43,21 +46,75 @@ static void test_refuses_what_is_not_a_snapshot(void **state)
 	expect_refused("{\"schema_version\": 1, \"schema_version\": 1}", "not valid JSON");
 }
 
+/* A file with a schema_version but not the keys every snapshot has is refused,
+ * naming the key: otherwise it would be compared as "GPU -1 (unnamed)" and "?" rows. */
+static void test_refuses_what_lacks_snapshot_keys(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text, *needle;
+	} cases[] = {
+		{"{\"schema_version\":1}", "\"taken_at\" is missing (a snapshot has a string there)"},
+		{"{\"schema_version\":1,\"taken_at\":null,\"gpus\":[],\"processes\":[]}", "\"taken_at\" is missing"},
+		{"{\"schema_version\":1,\"taken_at\":5,\"gpus\":[],\"processes\":[]}", "\"taken_at\" is an integer, not a string"},
+		{HEAD "\"processes\":[]}", "\"gpus\" is missing (a snapshot has an array there)"},
+		{HEAD "\"gpus\":[]}", "\"processes\" is missing"},
+		{HEAD "\"gpus\":{},\"processes\":[]}", "\"gpus\" is an object, not an array"},
+		{HEAD "\"gpus\":[],\"processes\":{}}", "\"processes\" is an object, not an array"},
+		{HEAD "\"gpus\":[{}],\"processes\":[]}", "\"gpus[0].index\" is missing (a snapshot has an integer there)"},
+		{HEAD "\"gpus\":[{\"index\":0},{\"index\":\"1\"}],\"processes\":[]}", "\"gpus[1].index\" is a string"},
+		{HEAD "\"gpus\":[],\"processes\":[{}]}", "\"processes[0].label\" is missing (a snapshot has a string there)"},
+		{HEAD "\"gpus\":[],\"processes\":[{\"label\":\"7\",\"gpus\":[{\"index\":0},{\"vram_bytes\":1}]}]}",
+		 "\"processes[0].gpus[1].index\" is missing"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		expect_refused(cases[i].text, "not a gputaskman snapshot");
+		expect_refused(cases[i].text, cases[i].needle);
+	}
+	/* the smallest snapshot: no GPU, no process */
+	char err[256];
+	const char *empty = HEAD "\"gpus\":[],\"processes\":[]}";
+	json_t *doc = diff_snapshot_parse(empty, strlen(empty), err, sizeof err);
+	assert_non_null(doc);
+	json_decref(doc);
+}
+
+/* The typed reader needs a GPU index too, for callers that build the document
+ * themselves rather than through diff_snapshot_parse. */
+static void test_reader_needs_gpu_index(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	struct diff_snap s;
+	json_t *doc = json_pack("{s:i, s:s, s:[{s:s}], s:[]}", "schema_version", 1, "taken_at", "t", "gpus", "name", "x",
+				"processes");
+
+	assert_non_null(doc);
+	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	assert_string_equal(err, "gpus[0].index: missing, expected an integer");
+	diff_snap_free(&s);
+	json_decref(doc);
+}
+
 static void test_bounds_nesting_and_size(void **state)
 {
 	(void)state;
 	char err[256];
 	size_t n = 100000;
 	char *deep = malloc(n + 1);
+	/* unchecked, -O2 -Werror=array-bounds sees the writes below go through a maybe-NULL */
+	assert_non_null(deep);
 	for (size_t i = 0; i < n; i++)
 		deep[i] = i < n / 2 ? '[' : ']';
 	deep[n] = '\0';
 	expect_refused(deep, "nested deeper than 64");
 	/* brackets inside strings do not count */
+	static const char start[] = HEAD "\"gpus\":[],\"processes\":[],\"x\":\"";
+	const size_t k = sizeof start - 1;
 	memset(deep, ' ', n);
-	memcpy(deep, "{\"schema_version\":1,\"x\":\"", 25);
-	memset(deep + 25, '[', 1000);
-	memcpy(deep + 1025, "\"}", 3);
+	memcpy(deep, start, k);
+	memset(deep + k, '[', 1000);
+	memcpy(deep + k + 1000, "\"}", 3);
 	json_t *ok = diff_snapshot_parse(deep, strlen(deep), err, sizeof err);
 	assert_non_null(ok);
 	json_decref(ok);
@@ -65,6 +122,7 @@ static void test_bounds_nesting_and_size(void **state)
 	/* millions of tiny values: refused before jansson allocates each */
 	n = 2 * (size_t)DIFF_MAX_VALUES + 2;
 	char *flat = malloc(n + 1);
+	assert_non_null(flat);
 	for (size_t i = 0; i < n; i++)
 		flat[i] = i % 2 ? ',' : '1';
 	flat[0] = '[';
@@ -93,15 +151,21 @@ static void expect_bad_field(const char *text, const char *needle)
 static void test_wrong_types_name_their_path(void **state)
 {
 	(void)state;
-	expect_bad_field("{\"schema_version\":1,\"processes\":{}}", "processes: expected an array");
-	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"pid\":1,\"gpus\":[{\"vram_bytes\":\"12\"}]}]}",
+	expect_bad_field(HEAD "\"gpus\":[],\"processes\":[{\"label\":\"1\",\"pid\":1,\"gpus\":[{\"index\":0,\"vram_bytes\":\"12\"}]}]}",
 			 "processes[0].gpus[0].vram_bytes: expected a byte count");
-	expect_bad_field("{\"schema_version\":1,\"processes\":[1]}", "processes[0]: expected an object");
-	expect_bad_field("{\"schema_version\":1,\"gpus\":[{\"memory\":{\"used_bytes\":-5}}]}",
-			 "gpus[0].memory.used_bytes");
-	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"pid\":-3}]}", "processes[0].pid");
-	expect_bad_field("{\"schema_version\":1,\"processes\":[{\"listening_ports\":[70000]}]}", "listening_ports[0]");
-	expect_bad_field("{\"schema_version\":1,\"hostname\":5}", "hostname: expected a string");
+	expect_bad_field(HEAD "\"gpus\":[],\"processes\":[1]}", "processes[0]: expected an object");
+	expect_bad_field(HEAD "\"gpus\":[1],\"processes\":[]}", "gpus[0]: expected an object");
+	/* an integer, but below zero: said as such, not as the wrong type */
+	expect_bad_field(HEAD "\"gpus\":[{\"index\":0,\"memory\":{\"used_bytes\":-5}}],\"processes\":[]}",
+			 "gpus[0].memory.used_bytes: expected a byte count (an integer >= 0) or null, found a negative integer");
+	expect_bad_field(HEAD "\"gpus\":[{\"index\":0,\"memory\":{\"used_bytes\":1.5}}],\"processes\":[]}",
+			 "used_bytes: expected a byte count (an integer >= 0) or null, found a real number");
+	expect_bad_field(HEAD "\"gpus\":[{\"index\":-1}],\"processes\":[]}", "gpus[0].index: expected an integer in 0..");
+	expect_bad_field(HEAD "\"gpus\":[],\"processes\":[{\"label\":\"1\",\"pid\":-3}]}",
+			 "processes[0].pid: expected an integer in 1..4294967295 or null, found a negative integer");
+	expect_bad_field(HEAD "\"gpus\":[],\"processes\":[{\"label\":\"1\",\"listening_ports\":[70000]}]}",
+			 "listening_ports[0]");
+	expect_bad_field(HEAD "\"gpus\":[],\"processes\":[],\"hostname\":5}", "hostname: expected a string");
 }
 
 static void test_load_files(void **state)
@@ -149,6 +213,13 @@ static void test_reads_the_real_writer(void **state)
 	}
 	s->n_gpu_processes = 3;
 	json_t *j1 = json_snapshot(s, true), *j2 = json_snapshot(s, true);
+	/* what the writer writes has every key the loader requires */
+	char *text = json_dumps(j1, 0);
+	json_t *parsed = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	if (!parsed)
+		fail_msg("the writer's own snapshot is refused: %s", err);
+	json_decref(parsed);
+	free(text);
 	assert_int_equal(diff_snap_read(j1, &sb, err, sizeof err), 0);
 	assert_int_equal(diff_snap_read(j2, &sa, err, sizeof err), 0);
 	struct diff_result *r = diff_compare(&sb, &sa, NULL);
@@ -174,6 +245,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refuses_what_is_not_a_snapshot),
+		cmocka_unit_test(test_refuses_what_lacks_snapshot_keys),
+		cmocka_unit_test(test_reader_needs_gpu_index),
 		cmocka_unit_test(test_bounds_nesting_and_size),
 		cmocka_unit_test(test_wrong_types_name_their_path),
 		cmocka_unit_test(test_load_files),
