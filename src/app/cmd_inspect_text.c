@@ -8,6 +8,8 @@
 #include "llm/ggml_types.h"
 
 #define MIB_BUF 32
+/* Room for an escaped header string or path (see fmt_safe). */
+#define SAFE_N 1024
 
 static const char *mib(char *buf, uint64_t b)
 {
@@ -26,7 +28,8 @@ static const char *num_or_na(char *buf, size_t n, uint64_t v)
 
 static void print_quant(FILE *out, const struct gguf_model_info *i)
 {
-	fprintf(out, "  quantization  %s", i->quant[0] ? i->quant : "N/A");
+	char q[SAFE_N];
+	fprintf(out, "  quantization  %s", i->quant[0] ? fmt_safe(q, sizeof q, i->quant) : "N/A");
 	if (i->has_ftype)
 		fprintf(out, " (file type %u%s)", i->ftype & 1023u, i->ftype_guessed ? ", guessed" : "");
 	for (size_t k = 0; k < i->n_mix && i->tensor_bytes; k++)
@@ -38,11 +41,13 @@ static void print_quant(FILE *out, const struct gguf_model_info *i)
 static void print_identity(FILE *out, const struct inspect_model *m)
 {
 	const struct gguf_model_info *i = &m->info;
-	char a[32], b[32], c[32], d[32], e[32], f[MIB_BUF];
-	fprintf(out, "Model %s\n", m->path);
-	fprintf(out, "  name          %s\n", i->name[0] ? i->name : "N/A");
-	fprintf(out, "  architecture  %s\n", i->arch[0] ? i->arch : "N/A");
-	fprintf(out, "  kind          %s\n", i->kind_label);
+	char a[32], b[32], c[32], d[32], e[32], f[MIB_BUF], s[SAFE_N];
+	/* every string here comes from the file (or names it): escaped, so a
+	 * hostile header cannot steer the terminal */
+	fprintf(out, "Model %s\n", fmt_safe(s, sizeof s, m->path));
+	fprintf(out, "  name          %s\n", i->name[0] ? fmt_safe(s, sizeof s, i->name) : "N/A");
+	fprintf(out, "  architecture  %s\n", i->arch[0] ? fmt_safe(s, sizeof s, i->arch) : "N/A");
+	fprintf(out, "  kind          %s\n", fmt_safe(s, sizeof s, i->kind_label));
 	if (i->n_params)
 		fprintf(out, "  parameters    %.2f M\n", (double)i->n_params / 1e6);
 	else
@@ -120,12 +125,12 @@ static void print_kv(FILE *out, const struct estimate *e)
 
 static void print_gpu(FILE *out, const struct inspect_model *m)
 {
-	char a[MIB_BUF], b[MIB_BUF];
+	char a[MIB_BUF], b[MIB_BUF], s[SAFE_N];
 	if (!m->have_gpu) {
-		fprintf(out, "  GPU           %s\n", m->fit_note ? m->fit_note : "no GPU visible: fit not checked");
+		fprintf(out, "  GPU           %s\n", m->fit_note ? fmt_safe(s, sizeof s, m->fit_note) : "no GPU visible: fit not checked");
 		return;
 	}
-	fprintf(out, "  GPU           %s: %s free of %s (measured)\n", m->gpu_name, mib(a, m->gpu_free),
+	fprintf(out, "  GPU           %s: %s free of %s (measured)\n", fmt_safe(s, sizeof s, m->gpu_name), mib(a, m->gpu_free),
 		m->gpu_total ? mib(b, m->gpu_total) : "N/A");
 	if (!m->plan_ok)
 		return;
@@ -141,10 +146,10 @@ static void print_gpu(FILE *out, const struct inspect_model *m)
 void inspect_model_print(FILE *out, const struct inspect_model *m)
 {
 	const struct estimate *e = &m->est;
-	char a[MIB_BUF], b[MIB_BUF];
+	char a[MIB_BUF], b[MIB_BUF], s[SAFE_N];
 	print_identity(out, m);
 	if (!m->plan_ok) {
-		fprintf(out, "\nPlan          N/A (%s)\n", m->plan_err);
+		fprintf(out, "\nPlan          N/A (%s)\n", fmt_safe(s, sizeof s, m->plan_err));
 		print_gpu(out, m);
 		return;
 	}
@@ -164,6 +169,6 @@ void inspect_model_print(FILE *out, const struct inspect_model *m)
 		mib(a, e->gpu_total));
 	fprintf(out, "  host total    %s (estimated)\n", mib(a, e->host_total));
 	for (size_t i = 0; i < e->n_notes; i++)
-		fprintf(out, "  note          %s\n", e->notes[i]);
+		fprintf(out, "  note          %s\n", fmt_safe(s, sizeof s, e->notes[i]));
 	print_gpu(out, m);
 }

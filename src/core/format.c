@@ -1,6 +1,7 @@
 #include "core/format.h"
 
 #include <stdio.h>
+#include <string.h>
 
 char *fmt_bytes_raw(char *buf, size_t n, uint64_t b)
 {
@@ -41,5 +42,112 @@ char *fmt_f64(char *buf, size_t n, gtm_f64 r, int decimals, const char *suffix)
 		snprintf(buf, n, "N/A");
 	else
 		snprintf(buf, n, "%.*f%s", decimals, r.v, suffix ? suffix : "");
+	return buf;
+}
+
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no
+ * overlongs, no surrogates, nothing past U+10FFFF), or 0. Reads no byte past
+ * the first one that fails, so a NUL ends it. */
+static size_t utf8_seq_len(const unsigned char *s, size_t len)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : lo;
+	hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : hi;
+	if (len < n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* The sequence at s may reach a terminal as it is: not C0, not DEL, not a C1
+ * control (U+0080-U+009F, ECMA-48 section 5.2: 0x9B is a one-byte CSI). */
+static size_t safe_seq_len(const unsigned char *s, size_t len)
+{
+	size_t n = utf8_seq_len(s, len);
+	if (n == 1 && (s[0] < 0x20 || s[0] == 0x7F))
+		return 0;
+	if (n == 2 && s[0] == 0xC2 && s[1] <= 0x9F)
+		return 0;
+	return n;
+}
+
+size_t fmt_safe_copy(char *dst, const char *src, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)src;
+	size_t o = 0;
+
+	for (size_t i = 0; i < len;) {
+		size_t k = safe_seq_len(s + i, len - i);
+		if (k) {
+			memcpy(dst + o, s + i, k);
+			o += k;
+			i += k;
+			continue;
+		}
+		/* a C1 control escapes as its two bytes; anything else byte by byte */
+		k = utf8_seq_len(s + i, len - i);
+		for (size_t j = 0; j < (k ? k : 1); j++) {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[s[i + j] >> 4];
+			dst[o++] = hex[s[i + j] & 15];
+		}
+		i += k ? k : 1;
+	}
+	return o;
+}
+
+bool fmt_is_safe(const char *src, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	for (size_t i = 0, k; i < len; i += k)
+		if (!(k = safe_seq_len(s + i, len - i)))
+			return false;
+	return true;
+}
+
+const char *fmt_safe(char *buf, size_t n, const char *s)
+{
+	size_t len, o = 0;
+	char tmp[16];
+
+	if (!s)
+		return "";
+	len = strlen(s);
+	if (fmt_is_safe(s, len))
+		return s;
+	if (n == 0)
+		return "";
+	/* escape sequence by sequence; stop before one that does not fit whole */
+	for (size_t i = 0; i < len;) {
+		const unsigned char *u = (const unsigned char *)s + i;
+		size_t k = safe_seq_len(u, len - i);
+		if (!k)
+			k = utf8_seq_len(u, len - i);
+		if (!k)
+			k = 1;
+		size_t w = fmt_safe_copy(tmp, s + i, k);
+		if (o + w + 1 > n)
+			break;
+		memcpy(buf + o, tmp, w);
+		o += w;
+		i += k;
+	}
+	buf[o] = '\0';
 	return buf;
 }

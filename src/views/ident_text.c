@@ -5,12 +5,17 @@
 #include "core/format.h"
 #include "llm/ggml_types.h"
 
-/* Appends to buf at *len, never past n. */
+/* Room for an escaped model name, path or header string (see fmt_safe). */
+#define SAFE_N 1024
+
+/* Appends to buf at *len, never past n; s is escaped (it may come from a
+ * GGUF header, a path or a command line). */
 static void cat(char *buf, size_t n, size_t *len, const char *fmt, const char *s)
 {
+	char e[SAFE_N];
 	if (*len >= n)
 		return;
-	int w = snprintf(buf + *len, n - *len, fmt, s);
+	int w = snprintf(buf + *len, n - *len, fmt, fmt_safe(e, sizeof e, s));
 	if (w > 0)
 		*len = *len + (size_t)w < n ? *len + (size_t)w : n - 1;
 }
@@ -31,7 +36,8 @@ char *ident_text_model(const struct gtm_ident *id, char *buf, size_t n)
 	for (int i = 0; i < id->n_models && !name[0]; i++)
 		if (!ident_model_unproven(&id->models[i]) && id->models[i].name)
 			name = id->models[i].name;
-	snprintf(buf, n, "%s", name);
+	char e[SAFE_N];
+	snprintf(buf, n, "%s", fmt_safe(e, sizeof e, name));
 	return buf;
 }
 
@@ -89,8 +95,8 @@ char *ident_text_gguf_summary(const struct gguf_model_info *m, char *buf, size_t
 
 static void print_model_line(FILE *out, const struct ident_model *m, const char *indent)
 {
-	char ev[96], sum[256], size[32];
-	fprintf(out, "%smodel     %s%s%s  [%s]", indent, m->name ? m->name : "?",
+	char ev[96], sum[256], size[32], nm[SAFE_N];
+	fprintf(out, "%smodel     %s%s%s  [%s]", indent, m->name ? fmt_safe(nm, sizeof nm, m->name) : "?",
 		m->role != MODEL_ROLE_MODEL ? " as " : "", m->role != MODEL_ROLE_MODEL ? model_role_name(m->role) : "",
 		ident_text_evidence(m, ev, sizeof ev));
 	if (m->have_info)
@@ -98,15 +104,15 @@ static void print_model_line(FILE *out, const struct ident_model *m, const char 
 	if (gtm_u64_ok(m->file_size))
 		fprintf(out, "  %s", fmt_bytes(size, sizeof size, m->file_size));
 	if (m->error)
-		fprintf(out, "  (%s)", m->error);
+		fprintf(out, "  (%s)", fmt_safe(nm, sizeof nm, m->error));
 	fputc('\n', out);
 }
 
 void ident_text_print(FILE *out, const struct gtm_ident *id, const char *indent)
 {
-	char rts[256];
+	char rts[256], why[SAFE_N];
 	fprintf(out, "%s%-9s %s (%s)%s%s\n", indent, "category", ident_category_text(id->category),
-		id->category_reason, id->n_runtimes ? "  runtimes: " : "", ident_text_runtimes(id, rts, sizeof rts));
+		fmt_safe(why, sizeof why, id->category_reason), id->n_runtimes ? "  runtimes: " : "", ident_text_runtimes(id, rts, sizeof rts));
 	for (int i = 0; i < id->n_models; i++)
 		print_model_line(out, &id->models[i], indent);
 	if (id->n_installed_omitted > 0)
@@ -115,7 +121,7 @@ void ident_text_print(FILE *out, const struct gtm_ident *id, const char *indent)
 
 static void print_flags(FILE *out, const struct llama_flags *f, const char *indent)
 {
-	char defaults[256];
+	char defaults[256], err[SAFE_N];
 	fprintf(out, "%sflags     ", indent);
 	if (!(f->defaulted & LF_DEF_CTX))
 		fprintf(out, "-c %llu ", (unsigned long long)f->n_ctx);
@@ -127,21 +133,41 @@ static void print_flags(FILE *out, const struct llama_flags *f, const char *inde
 		f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto", f->n_ubatch);
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	if (defaults[0])
-		fprintf(out, "%s          defaults assumed: %s\n", indent, defaults);
+		fprintf(out, "%s          defaults assumed: %s\n", indent, fmt_safe(err, sizeof err, defaults));
 	if (f->error[0])
-		fprintf(out, "%s          flag error: %s\n", indent, f->error);
+		fprintf(out, "%s          flag error: %s\n", indent, fmt_safe(err, sizeof err, f->error));
+}
+
+/* One model's file, evidence details and header strings, each escaped. */
+static void print_model_details(FILE *out, const struct ident_model *m, const char *indent)
+{
+	char a[SAFE_N];
+	if (m->path)
+		fprintf(out, "%s          file %s%s%s\n", indent, fmt_safe(a, sizeof a, m->path), m->store ? "  store " : "",
+			m->store ? model_store_name(m->store) : "");
+	for (int e = 0; e < MODEL_EV_COUNT; e++)
+		if ((m->evidence & (1u << e)) && m->evidence_detail[e])
+			fprintf(out, "%s          %s: %s\n", indent, model_evidence_name((enum model_evidence)e),
+				fmt_safe(a, sizeof a, m->evidence_detail[e]));
+	if (m->have_info && m->info.name[0])
+		fprintf(out, "%s          header name \"%s\"\n", indent, fmt_safe(a, sizeof a, m->info.name));
+	if (m->have_info && m->info.kind_hint[0])
+		fprintf(out, "%s          hint: %s (a hint from the name, not the header)\n", indent,
+			fmt_safe(a, sizeof a, m->info.kind_hint));
 }
 
 void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *indent)
 {
-	fprintf(out, "%scategory  %s (%s)\n", indent, ident_category_text(id->category), id->category_reason);
+	char a[SAFE_N];
+	fprintf(out, "%scategory  %s (%s)\n", indent, ident_category_text(id->category),
+		fmt_safe(a, sizeof a, id->category_reason));
 	if (id->n_runtimes == 0)
 		fprintf(out, "%sruntimes  none recognised\n", indent);
 	for (int i = 0; i < id->n_runtimes; i++) {
 		const struct ident_runtime *r = &id->runtimes[i];
-		fprintf(out, "%s%-9s %s:", indent, i ? "" : "runtimes", r->name);
+		fprintf(out, "%s%-9s %s:", indent, i ? "" : "runtimes", fmt_safe(a, sizeof a, r->name));
 		for (int k = 0; k < r->n_evidence; k++)
-			fprintf(out, "%s %s", k ? "," : "", r->evidence[k]);
+			fprintf(out, "%s %s", k ? "," : "", fmt_safe(a, sizeof a, r->evidence[k]));
 		fputc('\n', out);
 	}
 	if (id->n_models == 0)
@@ -149,18 +175,7 @@ void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *in
 	for (int i = 0; i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
 		print_model_line(out, m, indent);
-		if (m->path)
-			fprintf(out, "%s          file %s%s%s\n", indent, m->path, m->store ? "  store " : "",
-				m->store ? model_store_name(m->store) : "");
-		for (int e = 0; e < MODEL_EV_COUNT; e++)
-			if ((m->evidence & (1u << e)) && m->evidence_detail[e])
-				fprintf(out, "%s          %s: %s\n", indent, model_evidence_name((enum model_evidence)e),
-					m->evidence_detail[e]);
-		if (m->have_info && m->info.name[0])
-			fprintf(out, "%s          header name \"%s\"\n", indent, m->info.name);
-		if (m->have_info && m->info.kind_hint[0])
-			fprintf(out, "%s          hint: %s (a hint from the name, not the header)\n", indent,
-				m->info.kind_hint);
+		print_model_details(out, m, indent);
 	}
 	if (id->n_installed_omitted > 0)
 		fprintf(out, "%s          (%d more installed, not listed)\n", indent, id->n_installed_omitted);

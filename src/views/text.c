@@ -9,16 +9,19 @@
 #include "views/ident_text.h"
 #include "views/explain_text.h"
 
+/* Room for an escaped driver, /proc or log string (see fmt_safe). */
+#define SAFE_N 512
+
 static void print_device(FILE *out, const struct gtm_device *d)
 {
-	char a[32], b[32], c[32], e[32], f[32], g[32], h[32];
+	char a[32], b[32], c[32], e[32], f[32], g[32], h[32], s1[SAFE_N], s2[SAFE_N];
 
-	fprintf(out, "GPU %d  %s  [%s]  %s", d->index, d->name[0] ? d->name : "(unnamed)",
-		d->pci_bus_id[0] ? d->pci_bus_id : "no bus id", gtm_vendor_name(d->vendor));
+	fprintf(out, "GPU %d  %s  [%s]  %s", d->index, d->name[0] ? fmt_safe(s1, sizeof s1, d->name) : "(unnamed)",
+		d->pci_bus_id[0] ? fmt_safe(s2, sizeof s2, d->pci_bus_id) : "no bus id", gtm_vendor_name(d->vendor));
 	if (d->driver_version[0])
-		fprintf(out, "  driver %s", d->driver_version);
+		fprintf(out, "  driver %s", fmt_safe(s1, sizeof s1, d->driver_version));
 	if (d->cuda_version[0])
-		fprintf(out, "  CUDA %s", d->cuda_version);
+		fprintf(out, "  CUDA %s", fmt_safe(s1, sizeof s1, d->cuda_version));
 	fprintf(out, "%s\n", d->is_apu ? "  (APU: system memory is its memory)" : "");
 	fprintf(out, "  memory    %s used / %s total   free %s   reserved %s\n",
 		fmt_bytes(a, sizeof a, d->mem_used), fmt_bytes(b, sizeof b, d->mem_total),
@@ -49,17 +52,18 @@ static void print_device(FILE *out, const struct gtm_device *d)
 	if (d->n_engines > 0) {
 		fprintf(out, "  engines  ");
 		for (int i = 0; i < d->n_engines && i < GTM_MAX_ENGINES; i++)
-			fprintf(out, " %s %s", d->engines[i].name, fmt_f64(h, sizeof h, d->engines[i].busy_pct, 0, " %"));
+			fprintf(out, " %s %s", fmt_safe(s1, sizeof s1, d->engines[i].name), fmt_f64(h, sizeof h, d->engines[i].busy_pct, 0, " %"));
 		fputc('\n', out);
 	}
 }
 
 void text_print_source_status(FILE *out, const struct gtm_snapshot *s)
 {
+	char m[SAFE_N];
 	for (int i = 0; i < s->n_sources; i++) {
 		const struct gtm_source_status *st = &s->sources[i];
 		if ((!st->available || st->failed) && st->message[0])
-			fprintf(out, "%s: %s\n", st->name, st->message);
+			fprintf(out, "%s: %s\n", st->name, fmt_safe(m, sizeof m, st->message));
 	}
 }
 
@@ -76,10 +80,13 @@ static gtm_f64 use_load(const struct gtm_gpu_use *u)
 
 static void print_process(FILE *out, const struct gtm_process *p)
 {
-	char label[24], vram[32], spill[32], load[16], rss[32];
-	const char *name = p->name[0] ? p->name : (p->owner == GTM_OWNER_HOST ? "(host process)" : "?");
+	char lb[128], vram[32], spill[32], load[16], rss[32], nm[SAFE_N], why[SAFE_N];
+	const char *name = p->name[0] ? fmt_safe(nm, sizeof nm, p->name) : (p->owner == GTM_OWNER_HOST ? "(host process)" : "?");
+	const char *label = p->label[0] ? fmt_safe(lb, sizeof lb, p->label) : "-";
 
-	snprintf(label, sizeof label, "%s", p->label[0] ? p->label : "-");
+	/* the unattributed row has no process, so no name: its label alone (a '?' would read as a guessed owner) */
+	if (p->owner == GTM_OWNER_UNATTRIBUTED)
+		name = "";
 	if (p->n_uses == 0) {
 		fprintf(out, "%-10s %-16.16s %-4s %11s %11s %6s  rss %s\n", label, name, "-", "-", "-", "-",
 			fmt_bytes(rss, sizeof rss, p->rss));
@@ -92,7 +99,7 @@ static void print_process(FILE *out, const struct gtm_process *p)
 			fmt_bytes(vram, sizeof vram, u->vram), fmt_bytes(spill, sizeof spill, u->spill),
 			fmt_f64(load, sizeof load, use_load(u), 0, "%"), u->compute ? "C" : "", u->graphics ? "G" : "",
 			gtm_u64_ok(u->vram) || !u->na_reason[0] ? "" : "  vram N/A: ",
-			gtm_u64_ok(u->vram) ? "" : u->na_reason);
+			gtm_u64_ok(u->vram) ? "" : fmt_safe(why, sizeof why, u->na_reason));
 	}
 	if (p->ident)
 		ident_text_print(out, p->ident, "           ");
@@ -109,7 +116,8 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 
 	localtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
-	fprintf(out, "gputaskman %s  %s  %s  %s\n\n", GTM_VERSION, s->hostname, gtm_mode_name(s->mode), when);
+	char host[SAFE_N];
+	fprintf(out, "gputaskman %s  %s  %s  %s\n\n", GTM_VERSION, fmt_safe(host, sizeof host, s->hostname), gtm_mode_name(s->mode), when);
 	for (int i = 0; i < s->n_devices; i++) {
 		print_device(out, &s->devices[i]);
 		fputc('\n', out);
@@ -141,16 +149,16 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, H:PID host process outside this container;"
 		     " C compute, G graphics; N/A unavailable, never 0.\n");
 	for (int i = 0; i < s->n_notes; i++)
-		fprintf(out, "note: %s\n", s->notes[i]);
+		fprintf(out, "note: %s\n", fmt_safe(host, sizeof host, s->notes[i]));
 }
 
 void text_print_gpu_list(FILE *out, const struct gtm_snapshot *s)
 {
-	char mem[32];
+	char mem[32], nm[SAFE_N], bus[SAFE_N];
 	for (int i = 0; i < s->n_devices; i++) {
 		const struct gtm_device *d = &s->devices[i];
-		fprintf(out, "%d  %-7s %-36s %-14s %s\n", d->index, gtm_vendor_name(d->vendor), d->name,
-			d->pci_bus_id[0] ? d->pci_bus_id : "-", fmt_bytes(mem, sizeof mem, d->mem_total));
+		fprintf(out, "%d  %-7s %-36s %-14s %s\n", d->index, gtm_vendor_name(d->vendor), fmt_safe(nm, sizeof nm, d->name),
+			d->pci_bus_id[0] ? fmt_safe(bus, sizeof bus, d->pci_bus_id) : "-", fmt_bytes(mem, sizeof mem, d->mem_total));
 	}
 	if (s->n_devices == 0) {
 		fprintf(out, "No GPU found.\n");
