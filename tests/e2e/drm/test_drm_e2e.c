@@ -267,6 +267,102 @@ static void compute(const char *bin)
 	free(root);
 }
 
+static json_t *process_of(json_t *snap, long long pid)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(json_object_get(snap, "processes"), i, p)
+		if (json_integer_value(json_object_get(p, "pid")) == pid)
+			return p;
+	return NULL;
+}
+
+static bool ref_null(json_t *u, const char *key)
+{
+	json_t *ref = u ? json_object_get(u, "drm_reference") : NULL;
+	return ref && json_is_null(json_object_get(ref, key));
+}
+
+static bool any_note(json_t *snap, const char *text)
+{
+	size_t i;
+	json_t *n;
+	json_array_foreach(json_object_get(snap, "notes"), i, n)
+		if (strstr(json_string_value(n) ?: "", text))
+			return true;
+	return false;
+}
+
+/* What the issue 7 review found: an unparseable value read as 0 B, engine-only
+ * clients giving 0 B references and an "unattributed 0 B" row, clients
+ * without an id lost, PCI slots and driver names posing as uuid and version,
+ * an X client called a game. */
+static void review_cases(const char *bin)
+{
+	char *root = tu_tempdir();
+	const char *amd = "0000:03:00.0", *igpu = "0000:00:02.0";
+
+	amd_card(root, 0, amd, 0x744c, "25753026560\n", "samsung\n");
+	dt_device(root, 1, 129, igpu, "i915", 0x8086, 0xa780);
+	dt_proc(root, 100, 10, "odd");
+	dt_fd(root, 100, 5, "/dev/dri/renderD128",
+	      "drm-driver:\tamdgpu\ndrm-client-id:\t5\ndrm-resident-vram:\t2097152 kB\ndrm-shared-vram:\t0\n"
+	      "drm-resident-gtt:\t4 KiB\ndrm-shared-gtt:\t0\n");
+	dt_proc(root, 101, 11, "huge");
+	dt_fd(root, 101, 5, "/dev/dri/renderD128",
+	      "drm-driver:\tamdgpu\ndrm-client-id:\t6\ndrm-resident-vram:\t18014398509481983 GiB\n"
+	      "drm-shared-vram:\t0\ndrm-resident-gtt:\t0\ndrm-shared-gtt:\t0\n");
+	/* i915 before 6.7: engines only, one client shared by two processes */
+	const char *eng = "drm-driver:\ti915\ndrm-pdev:\t0000:00:02.0\ndrm-client-id:\t7\n"
+			  "drm-engine-render:\t5 ns\ndrm-engine-video:\t0 ns\n";
+	dt_proc(root, 200, 20, "xclock");
+	dt_fd(root, 200, 5, "/dev/dri/renderD129", eng);
+	dt_proc(root, 201, 21, "xclock");
+	dt_fd(root, 201, 5, "/dev/dri/renderD129", eng);
+	dt_proc(root, 300, 30, "noid");
+	dt_fd(root, 300, 5, "/dev/dri/renderD128",
+	      "drm-driver:\tamdgpu\ndrm-resident-vram:\t64 KiB\ndrm-shared-vram:\t0\n"
+	      "drm-resident-gtt:\t8 KiB\ndrm-shared-gtt:\t0\n");
+
+	json_t *j = run_json(bin, root, "--json --no-probe");
+	for (int i = 0; i < 2; i++) {
+		json_t *g = gpu_at(j, i);
+		check(json_is_null(json_object_get(g, "uuid")), "review: GPU %d uuid null (no unique id), got %s", i,
+		      str(g, "uuid"));
+		check(json_is_null(json_object_get(g, "driver_version")),
+		      "review: GPU %d driver_version null (no module version), got %s", i, str(g, "driver_version"));
+	}
+	for (long long pid = 100; pid <= 101; pid++) {
+		json_t *u = use_of(j, pid, 0);
+		check(u && json_is_null(json_object_get(u, "vram_bytes")) && json_is_null(json_object_get(u, "spill_bytes")),
+		      "unparseable (pid %lld): VRAM and spill null", pid);
+		check(u && !strcmp(str(u, "vram_na_reason"), "unparseable value"),
+		      "unparseable (pid %lld): reason, got %s", pid, u ? str(u, "vram_na_reason") : "no row");
+		check(ref_null(u, "resident_vram_bytes") && ref_null(u, "resident_gtt_bytes") &&
+			      ref_null(u, "shared_bytes"),
+		      "unparseable (pid %lld): drm_reference fields null, no partial sum", pid);
+	}
+	json_t *e = use_of(j, 200, 1);
+	check(e && !strcmp(str(e, "vram_na_reason"), "driver reports no memory"),
+	      "engine-only: reason, got %s", e ? str(e, "vram_na_reason") : "no row");
+	check(ref_null(e, "resident_vram_bytes") && ref_null(e, "resident_gtt_bytes") && ref_null(e, "shared_bytes"),
+	      "engine-only: drm_reference fields null, never 0");
+	check(use_of(j, 0, 1) == NULL, "engine-only: no unattributed row on the Intel iGPU");
+	json_t *xp = process_of(j, 200);
+	check(xp && !strcmp(str(xp, "category"), "other"),
+	      "engine-only X client: category other (graphics client), not 3d; got %s (%s)",
+	      xp ? str(xp, "category") : "no row", xp ? str(xp, "category_reason") : "");
+	json_t *n = use_of(j, 300, 0), *un = use_of(j, 0, 0);
+	check(n && !strcmp(str(n, "vram_na_reason"), "no client id"), "no id: reason, got %s",
+	      n ? str(n, "vram_na_reason") : "no row");
+	check(un && num(un, "vram_bytes") == 64ll * 1024, "no id: its bytes in the unattributed row only (%lld)",
+	      un ? num(un, "vram_bytes") : -1);
+	check(any_note(j, "without drm-client-id"), "no id: a note says the row cannot be de-duplicated");
+	json_decref(j);
+	tu_rmrf(root);
+	free(root);
+}
+
 /* An NVIDIA GPU that NVML (the fake library) and nvidia-drm both show, beside
  * an AMD card: listed once, from NVML, first. */
 static void nvidia_beside_amd(const char *bin, const char *fake_nvml_dir)
@@ -305,6 +401,12 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s GPUTASKMAN [FAKE_NVML_DIR]\n", argv[0]);
 		return 2;
+	}
+	/* needs no capture: runs before the cases that skip without them */
+	review_cases(argv[1]);
+	if (failures) {
+		fprintf(stderr, "%d check(s) failed\n", failures);
+		return 1;
 	}
 	desktop(argv[1]);
 	compute(argv[1]);
