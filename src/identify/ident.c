@@ -275,6 +275,7 @@ void identify_process(struct identify_ctx *c, struct gtm_process *p)
 
 void identify_refresh_done(struct identify_ctx *c)
 {
+	magic_cache_next_refresh(c->magic);
 	/* Forget processes this refresh did not see; rebuild when too few slots are free. */
 	struct ident_memo *old = c->memo;
 	size_t old_cap = c->cap_memo, live = 0;

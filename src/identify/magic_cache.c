@@ -15,11 +15,13 @@ struct magic_slot {
 	uint64_t dev, ino, size;
 	int64_t mtime_ns;
 	bool gguf;
+	uint64_t checked_gen;  /* the refresh that last stat'ed it */
 };
 
 struct magic_cache {
 	struct magic_slot slot[MAGIC_CACHE_SLOTS];
 	int used;
+	uint64_t gen;
 };
 
 struct magic_cache *magic_cache_new(void)
@@ -58,11 +60,28 @@ static bool same_version(const struct magic_slot *e, const struct stat *st)
 	       e->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+void magic_cache_next_refresh(struct magic_cache *mc)
+{
+	mc->gen++;
+}
+
+/* Every process maps libc, ld.so and the locale files: within one refresh a
+ * path already found not to be GGUF is not stat'ed again. */
+static bool known_not_gguf(const struct magic_cache *mc, const char *path)
+{
+	for (uint32_t i = fnv1a(path) % MAGIC_CACHE_SLOTS; mc->slot[i].path; i = (i + 1) % MAGIC_CACHE_SLOTS)
+		if (!strcmp(mc->slot[i].path, path))
+			return mc->slot[i].checked_gen == mc->gen + 1 && !mc->slot[i].gguf;
+	return false;
+}
+
 bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *out)
 {
 	struct stat st;
 	uint32_t i;
 
+	if (known_not_gguf(mc, path))
+		return false;
 	if (stat(path, &st) != 0)
 		return false;
 	if (out)
@@ -75,6 +94,7 @@ bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *
 		if (!strcmp(mc->slot[i].path, path))
 			break;
 	struct magic_slot *e = &mc->slot[i];
+	e->checked_gen = mc->gen + 1; /* 0 never matches: a fresh slot is unchecked */
 	if (e->path && same_version(e, &st))
 		return e->gguf;
 	if (!e->path) {

@@ -16,5 +16,8 @@ void magic_cache_free(struct magic_cache *mc);
 /* Whether path is a regular file starting with the GGUF magic; *st receives
  * its stat when it could be stat'ed (st may be NULL). */
 bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *st);
+/* A new refresh: files are stat'ed again (within one refresh a path found not
+ * to be GGUF is answered without a stat, and *st is then not filled). */
+void magic_cache_next_refresh(struct magic_cache *mc);
 
 #endif

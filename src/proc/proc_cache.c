@@ -17,6 +17,7 @@ struct proc_cache *proc_cache_new(void)
 	c->io = xmalloc(PROC_IO_BUF);
 	c->page_size = ps > 0 ? ps : 4096;
 	c->clock = now_monotonic_ns;
+	c->ports_procfd = -1;
 	return c;
 }
 
@@ -38,6 +39,8 @@ void proc_cache_free(struct proc_cache *c)
 	free(c->index);
 	proc_listeners_free(&c->listeners);
 	proc_users_clear(&c->users);
+	if (c->ports_procfd >= 0)
+		close(c->ports_procfd);
 	free(c->io);
 	free(c);
 }
@@ -137,6 +140,9 @@ void proc_cache_check_root(struct proc_cache *c)
 	entries_clear(c);
 	proc_users_clear(&c->users);
 	c->listeners.loaded = false;
+	if (c->ports_procfd >= 0)
+		close(c->ports_procfd);
+	c->ports_procfd = -1;
 	str_copy(c->root, root, sizeof c->root);
 }
 

@@ -117,6 +117,7 @@ struct proc_cache {
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
+	int ports_procfd;        /* /proc kept open for proc_refresh_ports between scans, or -1 */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);

@@ -245,15 +245,15 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 	if (!c || !p || p->pid == 0)
 		return -1;
 	proc_cache_check_root(c);
-	procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
+	/* one /proc fd for every row of a refresh, not an open per row */
+	if (c->ports_procfd < 0)
+		c->ports_procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
+	procfd = c->ports_procfd;
 	if (procfd < 0)
 		return -1;
 	t = proc_cache_listeners(c, procfd);
-	if (t->n > 0 && proc_read_ports(procfd, p->pid, t, ports, &n) != 0) {
-		close(procfd);
+	if (t->n > 0 && proc_read_ports(procfd, p->pid, t, ports, &n) != 0)
 		return -1;
-	}
-	close(procfd);
 	memcpy(p->ports, ports, (size_t)n * sizeof *ports);
 	p->n_ports = n;
 	e = proc_cache_find(c, p->pid);

@@ -14,6 +14,7 @@
 
 #include "core/util.h"
 #include "ident_fixture.h"
+#include "identify/magic_cache.h"
 #include "identify/stores.h"
 #include "testutil.h"
 #include "views/ident_json.h"
@@ -120,6 +121,24 @@ static void test_mapped_and_named_is_confirmed(void **state)
 	assert_int_equal(id->flags.n_ctx, 8192);
 	assert_int_equal(id->flags.n_gpu_layers, 99);
 	tf_process_free(p);
+}
+
+/* Within one refresh a path found not to be GGUF is answered from memory
+ * (every process maps libc and the locale files); the next refresh looks again. */
+static void test_magic_memo_per_refresh(void **state)
+{
+	(void)state;
+	struct magic_cache *mc = magic_cache_new();
+	struct stat st;
+	tu_write_file(at("later.gguf"), "not yet", 7);
+	assert_false(magic_cache_is_gguf(mc, at("later.gguf"), &st));
+	tf_write_gguf(at("later.gguf"), "qwen3"); /* now it is a model */
+	assert_false(magic_cache_is_gguf(mc, at("later.gguf"), &st)); /* same refresh: remembered */
+	magic_cache_next_refresh(mc);
+	assert_true(magic_cache_is_gguf(mc, at("later.gguf"), &st));
+	assert_true(st.st_size > 7);
+	assert_true(magic_cache_is_gguf(mc, at("later.gguf"), &st)); /* a GGUF is always stat'ed */
+	magic_cache_free(mc);
 }
 
 /* A steady refresh reuses what identify concluded for the same (PID, start
@@ -606,6 +625,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_mapped_and_named_is_confirmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_named_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memo_reuse_and_invalidation, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_magic_memo_per_refresh, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_evidence_order_and_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_names_from_manifests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_default_dir_from_home, setup, teardown),
