@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "views/tui/tui_draw.h"
 #include "views/tui/tui_inspect.h"
 
@@ -37,10 +38,15 @@ attr_t tui_cat_attr(const struct tui_view *v, enum tui_cat c)
 
 void tui_put(int y, int x, int w, const char *s)
 {
+	char safe[1024];
 	int n = 0, cols = 0;
 
 	if (w <= 0 || y < 0 || x < 0)
 		return;
+	/* Every string reaches the screen here: escape control characters so a
+	 * process name, model header or log line cannot send ESC/CSI/OSC (ncurses
+	 * shows C0 as ^X but may pass C1 characters and bad UTF-8 on). */
+	s = fmt_safe(safe, sizeof safe, s);
 	/* Count bytes of at most w columns, treating a UTF-8 sequence as one. */
 	while (s[n] && cols < w) {
 		n++;

@@ -1,9 +1,12 @@
 #include "views/tui/tui_rows.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/util.h"
+#include "views/tui/tui_ident.h"
 
 const char *tui_sort_name(enum tui_sort s)
 {
@@ -136,4 +139,43 @@ int tui_rows_find(const struct gtm_snapshot *s, const int *idx, int n, uint32_t 
 			return i;
 	}
 	return -1;
+}
+
+/* VRAM through copy: the columns a process without GPU use has no figure for. */
+static bool per_gpu_col(enum tui_col c)
+{
+	return c >= TUI_COL_VRAM && c <= TUI_COL_COPY;
+}
+
+void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics *m, enum tui_col c, char *buf,
+		       size_t n)
+{
+	char e[256];
+
+	if (p->n_uses == 0 && per_gpu_col(c)) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	switch (c) {
+	case TUI_COL_PID: snprintf(buf, n, "%s", p->label[0] ? fmt_safe(e, sizeof e, p->label) : "?"); break;
+	case TUI_COL_NAME: snprintf(buf, n, "%s", fmt_safe(e, sizeof e, p->name)); break;
+	case TUI_COL_CAT: snprintf(buf, n, "%s", tui_process_cat_text(p)); break;
+	case TUI_COL_RUNTIMES: tui_process_runtimes(p, buf, n); break;
+	case TUI_COL_VRAM: fmt_bytes(buf, n, m->vram); break;
+	case TUI_COL_SPILL: fmt_bytes(buf, n, m->spill); break;
+	case TUI_COL_PAGED: fmt_bytes(buf, n, m->paged); break;
+	case TUI_COL_GPU: fmt_f64(buf, n, m->gpu, 0, ""); break;
+	case TUI_COL_ENC: fmt_f64(buf, n, m->enc, 0, ""); break;
+	case TUI_COL_DEC: fmt_f64(buf, n, m->dec, 0, ""); break;
+	case TUI_COL_GFX: fmt_f64(buf, n, m->gfx, 0, ""); break;
+	case TUI_COL_COPY: fmt_f64(buf, n, m->copy, 0, ""); break;
+	case TUI_COL_INSIDE: tui_process_inside(p, buf, n); break;
+	default: buf[0] = '\0';
+	}
+	/* runtimes and what's inside carry model names and paths */
+	if ((c == TUI_COL_RUNTIMES || c == TUI_COL_INSIDE) && !fmt_is_safe(buf, strlen(buf))) {
+		char raw[256];
+		snprintf(raw, sizeof raw, "%s", buf);
+		snprintf(buf, n, "%s", fmt_safe(e, sizeof e, raw));
+	}
 }

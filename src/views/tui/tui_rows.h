@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "core/snapshot.h"
+#include "views/tui/tui_layout.h"
 
 enum tui_sort { TUI_SORT_VRAM, TUI_SORT_GPU, TUI_SORT_SPILL, TUI_SORT_PAGED, TUI_SORT_NAME, TUI_SORT_COUNT };
 const char *tui_sort_name(enum tui_sort s);
@@ -17,6 +18,10 @@ struct tui_row_metrics {
 	gtm_f64 gpu, enc, dec, gfx, copy;
 };
 void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m);
+/* The text of one table cell, control characters escaped; "-" in the per-GPU
+ * columns of a process that uses no GPU (as --once prints; N/A is unavailable). */
+void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics *m, enum tui_col c, char *buf,
+		       size_t n);
 
 /* Sort keys kept between calls, so a steady view sorts without allocating. */
 struct tui_rows_scratch {

@@ -6,26 +6,6 @@
 #include "views/tui/tui_draw.h"
 #include "views/tui/tui_rows.h"
 
-static void cell_text(const struct gtm_process *p, const struct tui_row_metrics *m, enum tui_col c, char *buf, size_t n)
-{
-	switch (c) {
-	case TUI_COL_PID: snprintf(buf, n, "%s", p->label[0] ? p->label : "?"); break;
-	case TUI_COL_NAME: snprintf(buf, n, "%s", p->name); break;
-	case TUI_COL_CAT: snprintf(buf, n, "%s", tui_process_cat_text(p)); break;
-	case TUI_COL_RUNTIMES: tui_process_runtimes(p, buf, n); break;
-	case TUI_COL_VRAM: fmt_bytes(buf, n, m->vram); break;
-	case TUI_COL_SPILL: fmt_bytes(buf, n, m->spill); break;
-	case TUI_COL_PAGED: fmt_bytes(buf, n, m->paged); break;
-	case TUI_COL_GPU: fmt_f64(buf, n, m->gpu, 0, ""); break;
-	case TUI_COL_ENC: fmt_f64(buf, n, m->enc, 0, ""); break;
-	case TUI_COL_DEC: fmt_f64(buf, n, m->dec, 0, ""); break;
-	case TUI_COL_GFX: fmt_f64(buf, n, m->gfx, 0, ""); break;
-	case TUI_COL_COPY: fmt_f64(buf, n, m->copy, 0, ""); break;
-	case TUI_COL_INSIDE: tui_process_inside(p, buf, n); break;
-	default: buf[0] = '\0';
-	}
-}
-
 /* Display columns of a UTF-8 string (one per character). */
 static int text_cols(const char *s)
 {
@@ -90,7 +70,7 @@ void tui_table_draw(struct tui_view *v, int y, int h, int w)
 		if (row == v->st.sel)
 			tui_blank(y + 1 + r, 0, w);
 		for (int i = 0; i < v->tcols.n; i++) {
-			cell_text(p, &m, v->tcols.id[i], buf, sizeof buf);
+			tui_row_cell_text(p, &m, v->tcols.id[i], buf, sizeof buf);
 			put_cell(y + 1 + r, v->tcols.x[i], v->tcols.w[i], buf, tui_col_spec(v->tcols.id[i])->right);
 		}
 		attroff(a);

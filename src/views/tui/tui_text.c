@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "core/util.h"
 
 void tui_text_reset(struct tui_text *t, int width)
@@ -49,9 +50,19 @@ static size_t break_at(const char *s, size_t n, size_t w)
 static void add_wrapped(struct tui_text *t, enum tui_style st, int indent, const char *s, size_t n)
 {
 	int lead = 0;
+	char *esc = NULL;
+
+	/* text from logs, headers and command lines: escape control characters
+	 * before wrapping, so the widths count what the screen will show */
+	if (!fmt_is_safe(s, n)) {
+		esc = xmalloc(4 * n + 1);
+		n = fmt_safe_copy(esc, s, n);
+		s = esc;
+	}
 
 	if (t->width <= 0 || (int)n <= t->width) {
 		push_line(t, st, 0, s, n);
+		free(esc);
 		return;
 	}
 	while (n > 0) {
@@ -66,6 +77,7 @@ static void add_wrapped(struct tui_text *t, enum tui_style st, int indent, const
 		}
 		lead = indent;
 	}
+	free(esc);
 }
 
 void tui_text_add(struct tui_text *t, enum tui_style st, int indent, const char *fmt, ...)

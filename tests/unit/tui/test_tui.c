@@ -540,6 +540,74 @@ static void test_view_keeps_selection(void **state)
 	tui_view_free(&v);
 }
 
+/* In the all-processes view a process without GPU use shows "-" in the
+ * per-GPU columns (as --once does); N/A stays for a measurement that is
+ * unavailable. */
+static void test_cells_no_gpu_dash(void **state)
+{
+	struct gtm_snapshot *s = synth();
+	const struct gtm_process *bash = &s->processes[s->n_processes - 1];
+	const struct gtm_process *py = &s->processes[2];
+	struct tui_row_metrics m;
+	char buf[64];
+	(void)state;
+
+	assert_int_equal(bash->n_uses, 0);
+	tui_row_metrics(bash, &m);
+	for (int c = TUI_COL_VRAM; c <= TUI_COL_COPY; c++) {
+		tui_row_cell_text(bash, &m, (enum tui_col)c, buf, sizeof buf);
+		assert_string_equal(buf, "-");
+	}
+	tui_row_cell_text(bash, &m, TUI_COL_NAME, buf, sizeof buf);
+	assert_string_equal(buf, "bash");
+	tui_row_metrics(py, &m);
+	tui_row_cell_text(py, &m, TUI_COL_VRAM, buf, sizeof buf);
+	assert_string_equal(buf, "N/A");
+	snapshot_free(s);
+}
+
+static void assert_no_esc(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		assert_false(c < 0x20 || c == 0x7f || c == 0x9b);
+		assert_false(c == 0xc2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9f);
+	}
+}
+
+/* A process name, command line or log line with ESC/BEL never reaches the
+ * screen raw: the table cells and the inspector text carry escapes. */
+static void test_escapes_outside_strings(void **state)
+{
+	struct gtm_snapshot *s = synth();
+	struct gtm_process *p = &s->processes[0];
+	struct tui_text t = {0};
+	struct tui_row_metrics m;
+	char buf[160];
+	(void)state;
+
+	str_copy(p->name, "\x1b]0;pwned\x07\xc2\x9b" "2J", sizeof p->name);
+	tui_row_metrics(p, &m);
+	tui_row_cell_text(p, &m, TUI_COL_NAME, buf, sizeof buf);
+	assert_string_equal(buf, "\\x1b]0;pwned\\x07\\xc2\\x9b2J");
+	t.width = 40;
+	tui_inspect_build(&t, s, p);
+	for (size_t i = 0; i < t.n; i++)
+		assert_no_esc(tui_text_line(&t, i, NULL));
+	assert_true(text_has(&t, "\\x1b]0;pwned\\x07"));
+	tui_text_reset(&t, 20);
+	tui_text_add(&t, TUI_ST_TEXT, 2, "log %s", "\x1b[31mred\x1b[0m and a long tail that wraps");
+	tui_text_add_block(&t, TUI_ST_TEXT, "block \x1b]8;;http://x\x07link\x9b\nnext line\n");
+	for (size_t i = 0; i < t.n; i++) {
+		assert_no_esc(tui_text_line(&t, i, NULL));
+		assert_true(strlen(tui_text_line(&t, i, NULL)) <= 20);
+	}
+	assert_true(text_has(&t, "\\x1b[31mred"));
+	assert_true(text_has(&t, "next line"));
+	tui_text_free(&t);
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -557,6 +625,8 @@ int main(void)
 		cmocka_unit_test(test_inspector_text),
 		cmocka_unit_test(test_inspector_ident_explain),
 		cmocka_unit_test(test_view_keeps_selection),
+		cmocka_unit_test(test_cells_no_gpu_dash),
+		cmocka_unit_test(test_escapes_outside_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
