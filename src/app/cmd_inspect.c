@@ -80,23 +80,42 @@ static bool all_digits(const char *s)
 	return true;
 }
 
+static const char usage_text[] =
+	"usage: gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N] [-kvu]\n"
+	"                          [-ub N] [--swa-full] [--json]\n"
+	"       gputaskman inspect PID [--json] [--no-probe]\n"
+	"  MODEL.gguf   the model's identity and its memory plan under llama-server's flags\n"
+	"               (llama-server's defaults where a flag is absent)\n"
+	"  PID          everything known about one process, with the plan from its own flags\n"
+	"  --json       one JSON object instead of text\n"
+	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
+	"  -h, --help   this help\n";
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gputaskman inspect: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, " (usage: gputaskman inspect MODEL.gguf|PID [-c N] [-ngl N] [-ctk T] [-ctv T] "
-			"[-fa on|off] [-np N] [-kvu] [-ub N] [--swa-full] [--json])\n");
+			"[-fa on|off] [-np N] [-kvu] [-ub N] [--swa-full] [--json] [--no-probe])\n");
 	return 2;
 }
 
-/* Splits argv into the operand, --json and llama flags (kept in `flags`). */
+/* split_args' answer to -h/--help: print the usage, exit 0 */
+#define INSPECT_HELP (-1)
+
+/* Splits argv into the operand, --json and llama flags (kept in `flags`);
+ * --no-probe is inspect PID's (inspect MODEL never probes). */
 static int split_args(int argc, char **argv, const char **operand, bool *json, char **flags, int *n_flags)
 {
 	*n_flags = 0;
 	for (int i = 1; i < argc; i++) {
 		bool takes;
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+			return INSPECT_HELP;
 		if (strcmp(argv[i], "--json") == 0) {
 			*json = true;
+		} else if (strcmp(argv[i], "--no-probe") == 0) {
+			continue;
 		} else if (argv[i][0] == '-' && argv[i][1] && llama_flags_known(argv[i], &takes)) {
 			flags[(*n_flags)++] = argv[i];
 			if (takes) {
@@ -154,6 +173,11 @@ int cmd_inspect(int argc, char **argv)
 	struct llama_flags f;
 
 	rc = split_args(argc, argv, &operand, &json, flags, &n_flags);
+	if (rc == INSPECT_HELP) {
+		free(flags);
+		fputs(usage_text, stdout);
+		return 0;
+	}
 	if (rc == 0 && all_digits(operand)) {
 		free(flags);
 		return inspect_pid(operand, argc, argv);
@@ -161,6 +185,11 @@ int cmd_inspect(int argc, char **argv)
 	llama_flags_init(&f);
 	if (rc == 0 && !llama_flags_parse(&f, n_flags, flags, 0)) {
 		fprintf(stderr, "gputaskman inspect: %s\n", f.error);
+		rc = 2;
+	} else if (rc == 0 && f.n_ctx > ESTIMATE_MAX_CTX) {
+		/* llama.cpp itself refuses it: its -c is an int (common.h) */
+		fprintf(stderr, "gputaskman inspect: -c %llu is above llama.cpp's limit of %llu\n",
+			(unsigned long long)f.n_ctx, ESTIMATE_MAX_CTX);
 		rc = 2;
 	}
 	if (!gpu_query)

@@ -4,46 +4,30 @@
 #include "app/cmd_inspect.h"
 #include "core/util.h"
 #include "llm/ggml_types.h"
-
-/* A header count where 0 means absent: null, never 0 (N/A rule). */
-static json_t *count_or_null(uint64_t v)
-{
-	return v ? json_integer((json_int_t)v) : json_null();
-}
+#include "views/ident_json.h"
 
 static json_t *bytes(uint64_t v)
 {
 	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
-static json_t *str_or_null(const char *s)
-{
-	return s && *s ? json_string(s) : json_null();
-}
-
+/* The snapshot's models[].gguf object (same names), plus what inspect adds. */
 static json_t *model_json(const struct inspect_model *m)
 {
-	const struct gguf_model_info *i = &m->info;
-	json_t *mix = json_array();
-	for (size_t k = 0; k < i->n_mix; k++)
-		json_array_append_new(mix, json_pack("{s:s, s:o}", "type", ggml_type_name(i->mix[k].type), "bytes",
-						     bytes(i->mix[k].bytes)));
-	return json_pack("{s:o, s:o, s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:b, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-			 "s:o, s:o, s:i, s:o}",
-			 "architecture", str_or_null(i->arch), "name", str_or_null(i->name),
-			 "kind", gguf_kind_name(i->kind), "kind_hint", str_or_null(i->kind_hint),
-			 "kind_label", i->kind_label, "parameters", count_or_null(i->n_params),
-			 "file_type", i->has_ftype ? json_integer(i->ftype & 1023u) : json_null(),
-			 "file_type_name", str_or_null(i->quant),
-			 "quantization", str_or_null(i->quant), "file_type_guessed", i->ftype_guessed,
-			 "tensor_types", mix, "layers", count_or_null(i->n_layer),
-			 "context_length", count_or_null(i->n_ctx_train),
-			 "embedding_length", count_or_null(i->n_embd), "head_count", count_or_null(i->n_head),
-			 "head_count_kv", count_or_null(i->n_head_kv),
-			 "expert_count", count_or_null(i->n_expert),
-			 "expert_used_count", count_or_null(i->n_expert_used),
-			 "file_size_bytes", m->h->file_size ? bytes(m->h->file_size) : json_null(),
-			 "gguf_version", (int)m->h->version, "header_bytes", bytes(m->h->infos_end));
+	json_t *j = ident_json_gguf_info(&m->info);
+	json_object_set_new(j, "file_type_guessed", json_boolean(m->info.ftype_guessed));
+	json_object_set_new(j, "file_size_bytes", m->h->file_size ? bytes(m->h->file_size) : json_null());
+	json_object_set_new(j, "gguf_version", json_integer((json_int_t)m->h->version));
+	json_object_set_new(j, "header_bytes", bytes(m->h->infos_end));
+	return j;
+}
+
+/* A flag left at llama-server's "auto" (a negative count) is null, as in the
+ * snapshot's llama_flags; `defaulted` lists the flags not given and
+ * `defaults_assumed` names their defaults. */
+static json_t *count_or_auto(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer((json_int_t)v);
 }
 
 static json_t *flags_json(const struct inspect_model *m)
@@ -54,17 +38,20 @@ static json_t *flags_json(const struct inspect_model *m)
 		{LF_DEF_CTX, "-c"}, {LF_DEF_NGL, "-ngl"}, {LF_DEF_NP, "-np"}, {LF_DEF_CTK, "-ctk"},
 		{LF_DEF_CTV, "-ctv"}, {LF_DEF_FA, "-fa"}, {LF_DEF_UBATCH, "-ub"}, {LF_DEF_BATCH, "-b"},
 	};
+	char assumed[256];
 	json_t *d = json_array();
 	for (size_t i = 0; i < ARRAY_LEN(defs); i++)
 		if (f->defaulted & defs[i].bit)
 			json_array_append_new(d, json_string(defs[i].flag));
-	return json_pack("{s:o, s:i, s:i, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o}",
+	llama_flags_describe_defaults(f, assumed, sizeof assumed);
+	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o}",
 			 "ctx_size", f->n_ctx ? json_integer((json_int_t)f->n_ctx) : json_null(),
-			 "n_gpu_layers", f->n_gpu_layers, "parallel", f->n_parallel, "kv_unified", f->kv_unified,
-			 "cache_type_k", ggml_type_name(f->type_k), "cache_type_v", ggml_type_name(f->type_v),
-			 "flash_attn", fa[f->flash_attn], "batch", f->n_batch, "ubatch", f->n_ubatch,
-			 "swa_full", f->swa_full, "no_mmap", f->no_mmap, "cpu_moe", f->cpu_moe,
-			 "n_cpu_moe", f->n_cpu_moe, "defaults_assumed", d);
+			 "n_gpu_layers", count_or_auto(f->n_gpu_layers), "parallel", count_or_auto(f->n_parallel),
+			 "kv_unified", f->kv_unified, "cache_type_k", ggml_type_name(f->type_k),
+			 "cache_type_v", ggml_type_name(f->type_v), "flash_attn", fa[f->flash_attn], "batch", f->n_batch,
+			 "ubatch", f->n_ubatch, "swa_full", f->swa_full, "no_mmap", f->no_mmap, "cpu_moe", f->cpu_moe,
+			 "n_cpu_moe", f->n_cpu_moe, "defaulted", d,
+			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null());
 }
 
 static json_t *kv_json(const struct estimate *e)
@@ -81,14 +68,21 @@ static json_t *kv_json(const struct estimate *e)
 static json_t *estimate_json(const struct inspect_model *m)
 {
 	const struct estimate *e = &m->est;
-	json_t *notes = json_array();
+	json_t *notes;
+	/* no plan: every figure null (unavailable, never 0) */
 	if (!m->plan_ok)
-		return json_pack("{s:s, s:n, s:s}", "provenance", "unavailable", "plan", "error", m->plan_err);
+		return json_pack("{s:s, s:n, s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:b, s:[]}", "provenance",
+				 "unavailable", "plan", "error", m->plan_err, "n_ctx", "weights_gpu_bytes",
+				 "weights_host_bytes", "kv", "recurrent_bytes", "output_bytes", "gpu_total_bytes",
+				 "host_total_bytes", "refused", false, "notes");
+	notes = json_array();
 	for (size_t i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
-	return json_pack("{s:s, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
+	return json_pack("{s:s, s:o, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
 			 "s:i, s:o, s:o, s:o, s:o, s:n, s:b, s:o}",
-			 "provenance", "estimated", "n_ctx", bytes(e->n_ctx), "n_seq", (int)e->n_seq,
+			 "provenance", "estimated", "n_ctx", bytes(e->n_ctx),
+			 "n_ctx_clamped_from", e->ctx_clamped_from ? bytes(e->ctx_clamped_from) : json_null(),
+			 "n_seq", (int)e->n_seq,
 			 "n_stream", (int)e->n_stream, "kv_unified", e->unified, "n_ubatch", (int)e->n_ubatch,
 			 "n_layer", (int)e->n_layer, "gpu_layers", (int)e->gpu_layers, "output_on_gpu", e->output_on_gpu,
 			 "weights_gpu_bytes", bytes(e->weights_gpu), "weights_host_bytes", bytes(e->weights_host),

@@ -125,14 +125,16 @@ static int print_json(const struct gtm_process *p)
 	return rc == 0 ? 0 : 1;
 }
 
-static int parse_args(uint32_t pid, int argc, char **argv, bool *json)
+static int parse_args(uint32_t pid, int argc, char **argv, bool *json, bool *no_probe)
 {
 	char pid_s[16];
 	snprintf(pid_s, sizeof pid_s, "%u", pid);
-	*json = false;
+	*json = *no_probe = false;
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			*json = true;
+		else if (!strcmp(argv[i], "--no-probe"))
+			*no_probe = true;
 		else if (strcmp(argv[i], "inspect") != 0 && strcmp(argv[i], pid_s) != 0 &&
 			 strspn(argv[i], "0123456789") != strlen(argv[i])) {
 			fprintf(stderr, "gputaskman inspect: unknown argument for inspect PID: %s\n", argv[i]);
@@ -144,8 +146,8 @@ static int parse_args(uint32_t pid, int argc, char **argv, bool *json)
 
 int inspect_pid_main(uint32_t pid, int argc, char **argv)
 {
-	bool json;
-	int rc = parse_args(pid, argc, argv, &json);
+	bool json, no_probe;
+	int rc = parse_args(pid, argc, argv, &json, &no_probe);
 	if (rc)
 		return rc;
 	/* no process: say so before paying for a whole refresh */
@@ -153,7 +155,8 @@ int inspect_pid_main(uint32_t pid, int argc, char **argv)
 		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
 		return 2;
 	}
-	struct collector *c = collector_new(&(struct collector_opts){.one_shot = true, .gpu_filter = -1, .only_pid = pid});
+	struct collector *c = collector_new(
+		&(struct collector_opts){.one_shot = true, .gpu_filter = -1, .only_pid = pid, .no_probe = no_probe});
 	struct gtm_snapshot *s = collector_refresh(c);
 	const struct gtm_process *p = find_pid(s, pid);
 

@@ -168,6 +168,39 @@ static uint32_t model_window(const struct gguf_header *h, const struct arch_rule
 	return w <= UINT32_MAX ? (uint32_t)w : 0;
 }
 
+/* A layer whose attention keeps K and V (not a recurrent-only layer). */
+static bool layer_attends(const struct arch_model *m, const struct arch_layer *l)
+{
+	enum arch_memory mem = m->rule->memory;
+	return mem != ARCH_MEM_NONE && mem != ARCH_MEM_RECURRENT && !(l->recurrent && mem != ARCH_MEM_HYBRID_BOTH);
+}
+
+/* Head counts llama.cpp cannot run with: grouped-query attention shares each
+ * KV head among n_head / n_head_kv query heads, so n_head_kv must divide
+ * n_head (ggml.c ggml_can_mul_mat: Q's heads a multiple of K's). A 0 from
+ * a scalar head_count_kv leaves an attention layer without a cache; per-layer
+ * arrays may hold 0 for attention-free layers (deci, jamba, lfm2). */
+static bool heads_ok(const struct gguf_header *h, const struct arch_model *m, const struct arch_layer *l,
+		     uint32_t il, uint64_t n_head, uint64_t kvh, char *err, size_t n)
+{
+	const struct gguf_kv *kv = gguf_find_arch(h, "attention.head_count_kv");
+	bool kv_per_layer = kv && kv->type == GGUF_VT_ARRAY;
+	if (!layer_attends(m, l))
+		return true;
+	if (kvh > n_head)
+		snprintf(err, n, "attention.head_count_kv: %llu KV heads exceed the %llu attention heads (layer %u)",
+			 (unsigned long long)kvh, (unsigned long long)n_head, il);
+	else if (kvh && n_head % kvh)
+		snprintf(err, n, "attention.head_count_kv: %llu KV heads do not divide the %llu attention heads (layer %u)",
+			 (unsigned long long)kvh, (unsigned long long)n_head, il);
+	else if (!kvh && n_head && !kv_per_layer && m->rule->memory != ARCH_MEM_HYBRID_KV0 &&
+		 m->rule->memory != ARCH_MEM_HYBRID_NEMOTRON)
+		snprintf(err, n, "attention.head_count_kv: 0 KV heads for an attention layer (layer %u)", il);
+	else
+		return true;
+	return false;
+}
+
 static bool load_layer(const struct gguf_header *h, struct arch_model *m, uint32_t il, uint64_t n_head0,
 		       uint32_t kv_from, char *err, size_t n)
 {
@@ -198,7 +231,25 @@ static bool load_layer(const struct gguf_header *h, struct arch_model *m, uint32
 	l->head_v = (uint32_t)(l->is_swa ? hv_swa : hv);
 	if (m->mla) /* K holds key_length x kv heads; no V (llama-kv-cache.cpp:229) */
 		l->head_v = 0;
-	return true;
+	return heads_ok(h, m, l, il, n_head, kvh, err, n);
+}
+
+/* A causal attention model needs its head counts to size the KV cache:
+ * without them the plan would show "no KV cache" and a GPU total without it.
+ * head_count is the header's key (NULL: absent, checked before the layers load). */
+static bool attention_present(const struct gguf_kv *head_count, const struct arch_model *m, char *err, size_t n)
+{
+	enum arch_memory mem = m->rule->memory;
+	bool any_kv = false;
+	if (mem == ARCH_MEM_NONE || mem == ARCH_MEM_RECURRENT)
+		return true;
+	if (!head_count)
+		return failf(err, n, "attention.head_count", "missing: the KV cache cannot be sized");
+	for (uint32_t il = 0; il < m->n_layer; il++)
+		any_kv |= m->layers[il].has_kv;
+	if (any_kv || mem == ARCH_MEM_HYBRID_KV0 || mem == ARCH_MEM_HYBRID_NEMOTRON)
+		return true;
+	return failf(err, n, "attention.head_count/head_count_kv", "no layer has attention heads with a KV cache");
 }
 
 bool arch_model_load(const struct gguf_header *h, struct arch_model *m, char *err, size_t n)
@@ -218,6 +269,8 @@ bool arch_model_load(const struct gguf_header *h, struct arch_model *m, char *er
 	const struct gguf_kv *hc = gguf_find_arch(h, "attention.head_count");
 	if (hc)
 		gguf_kv_elem_u64(hc, 0, &n_head0);
+	else if (m->rule->memory != ARCH_MEM_NONE && m->rule->memory != ARCH_MEM_RECURRENT)
+		return attention_present(NULL, m, err, n);
 	m->window = model_window(h, m->rule);
 	m->mla = gguf_find_arch(h, "attention.key_length_mla") && gguf_find_arch(h, "attention.value_length_mla");
 	uint32_t kv_from = m->rule->kv_layers ? m->rule->kv_layers : m->n_layer;
@@ -231,6 +284,10 @@ bool arch_model_load(const struct gguf_header *h, struct arch_model *m, char *er
 			arch_model_free(m);
 			return false;
 		}
+	if (!attention_present(hc, m, err, n)) {
+		arch_model_free(m);
+		return false;
+	}
 	return true;
 }
 

@@ -69,6 +69,11 @@ bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, str
 	estimate_weights(h, f, e);
 	estimate_kv(&m, f, e);
 	output_buffer(h, &m, e);
+	if (f->n_ctx > ESTIMATE_MAX_CTX) {
+		e->ctx_clamped_from = f->n_ctx;
+		estimate_note(e, "-c %llu is above llama.cpp's limit (%llu, an int): planned at that limit",
+			      (unsigned long long)f->n_ctx, ESTIMATE_MAX_CTX);
+	}
 	if (m.rule->memory == ARCH_MEM_NONE)
 		estimate_note(e, "non-causal model (%s): no KV cache", h->arch);
 	if (e->mla)

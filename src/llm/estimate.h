@@ -14,12 +14,15 @@
 
 #define ESTIMATE_MAX_NOTES 6
 #define ESTIMATE_MAX_SEQ 256          /* LLAMA_MAX_SEQ (llama-cparams.h) */
-#define ESTIMATE_MAX_CTX (1ull << 30) /* contexts beyond this are clamped */
+/* llama.cpp's -c is an int (common_params.n_ctx, common.h): larger contexts
+ * cannot be asked for; a flag above it is planned at it and said so. */
+#define ESTIMATE_MAX_CTX 2147483647ull
 
 struct estimate {
 	/* launch layout as resolved */
 	uint64_t n_ctx_train;
 	uint64_t n_ctx;          /* context in use: PAD(-c or trained, 256) (x streams when split) */
+	uint64_t ctx_clamped_from; /* the -c asked for when above ESTIMATE_MAX_CTX, else 0 */
 	uint32_t n_seq;          /* slots (n_seq_max) */
 	uint32_t n_stream;       /* 1 when unified, else n_seq */
 	bool unified;

@@ -224,8 +224,10 @@ static void test_max_ctx(void **state)
 	gguf_header_unref(h);
 }
 
-/* A small synthetic model of architecture arch with extra keys added by fn. */
-static struct gguf_header *synthetic(const char *arch, uint32_t n_layer, void (*fn)(struct gw *, const char *))
+/* A small synthetic model of architecture arch with n_head attention heads
+ * (0: no head_count key) and extra keys added by fn. */
+static struct gguf_header *synthetic_heads(const char *arch, uint32_t n_layer, uint32_t n_head,
+					   void (*fn)(struct gw *, const char *))
 {
 	char k[128], path[512], err[256];
 	struct gguf_header *h = NULL;
@@ -234,7 +236,8 @@ static struct gguf_header *synthetic(const char *arch, uint32_t n_layer, void (*
 	snprintf(k, sizeof k, "%s.block_count", arch), gw_u32(w, k, n_layer);
 	snprintf(k, sizeof k, "%s.context_length", arch), gw_u32(w, k, 8192);
 	snprintf(k, sizeof k, "%s.embedding_length", arch), gw_u32(w, k, 256);
-	snprintf(k, sizeof k, "%s.attention.head_count", arch), gw_u32(w, k, 4);
+	if (n_head)
+		snprintf(k, sizeof k, "%s.attention.head_count", arch), gw_u32(w, k, n_head);
 	if (fn)
 		fn(w, arch);
 	gw_tensor2(w, "token_embd.weight", GGML_T_F16, 256, 1000);
@@ -243,6 +246,11 @@ static struct gguf_header *synthetic(const char *arch, uint32_t n_layer, void (*
 	gw_free(w);
 	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_OK);
 	return h;
+}
+
+static struct gguf_header *synthetic(const char *arch, uint32_t n_layer, void (*fn)(struct gw *, const char *))
+{
+	return synthetic_heads(arch, n_layer, 4, fn);
 }
 
 static void mamba2_keys(struct gw *w, const char *a)
@@ -472,6 +480,8 @@ static void test_bad_model(void **state)
 	gguf_header_unref(h);
 }
 
+/* As many KV heads as attention heads (UINT32_MAX each): consistent counts,
+ * absurd sizes. */
 static void huge_keys(struct gw *w, const char *a)
 {
 	char k[128];
@@ -484,10 +494,11 @@ static void test_hostile_shapes_saturate(void **state)
 {
 	(void)state;
 	/* absurd sizes never wrap to small figures */
-	struct gguf_header *h = synthetic("jamba", 4000, huge_keys);
+	struct gguf_header *h = synthetic_heads("jamba", 4000, UINT32_MAX, huge_keys);
 	struct estimate e = plan(h, "-np 65536 -c 1099511627776");
 	assert_true(e.n_seq <= ESTIMATE_MAX_SEQ);
-	assert_true(e.n_ctx <= ESTIMATE_MAX_CTX);
+	assert_true(e.n_ctx <= ESTIMATE_MAX_CTX + 1); /* the limit, padded to 256 */
+	assert_int_equal(e.ctx_clamped_from, 1099511627776ull);
 	assert_true(e.refused);
 	assert_true(e.kv_bytes >= 1ull << 62);
 	assert_true(e.gpu_total >= e.kv_gpu);
@@ -501,6 +512,151 @@ static void test_hostile_shapes_saturate(void **state)
 	assert_false(estimate_plan(h, &f, &e, err, sizeof err));
 	assert_non_null(strstr(err, "block_count"));
 	gguf_header_unref(h);
+}
+
+static void kv_heads_over(struct gw *w, const char *a)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.attention.head_count_kv", a), gw_u32(w, k, UINT32_MAX);
+}
+
+static void kv_heads_5(struct gw *w, const char *a)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.attention.head_count_kv", a), gw_u32(w, k, 5);
+}
+
+static void kv_heads_0(struct gw *w, const char *a)
+{
+	char k[128];
+	snprintf(k, sizeof k, "%s.attention.head_count_kv", a), gw_u32(w, k, 0);
+}
+
+/* deci-style per-layer arrays: a layer with no KV heads has no attention cache */
+static void kv_heads_per_layer(struct gw *w, const char *a)
+{
+	char k[128];
+	uint32_t kv[4] = {8, 0, 8, 0};
+	snprintf(k, sizeof k, "%s.attention.head_count_kv", a), gw_arr_u32(w, k, kv, 4);
+}
+
+/* Plans h with llama-server's defaults; returns whether it planned, err set. */
+static bool plan_default(const struct gguf_header *h, char *err, size_t n)
+{
+	struct llama_flags f;
+	struct estimate e;
+	llama_flags_init(&f);
+	bool ok = estimate_plan(h, &f, &e, err, n);
+	llama_flags_free(&f);
+	return ok;
+}
+
+/* Head counts llama.cpp could not run with are refused, not planned as "no KV". */
+static void test_impossible_heads(void **state)
+{
+	(void)state;
+	static const struct {
+		uint32_t n_head;
+		void (*fn)(struct gw *, const char *);
+		const char *err;
+	} bad[] = {
+		{0, NULL, "attention.head_count: missing"},
+		{32, kv_heads_over, "4294967295 KV heads exceed the 32 attention heads"},
+		{32, kv_heads_5, "5 KV heads do not divide the 32 attention heads"},
+		{32, kv_heads_0, "0 KV heads for an attention layer"},
+	};
+	char err[256];
+	for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+		struct gguf_header *h = synthetic_heads("llama", 4, bad[i].n_head, bad[i].fn);
+		err[0] = '\0';
+		assert_false(plan_default(h, err, sizeof err));
+		if (!strstr(err, bad[i].err))
+			fail_msg("case %zu: '%s' lacks '%s'", i, err, bad[i].err);
+		gguf_header_unref(h);
+	}
+	/* per-layer zeros (attention-free layers) and a dividing count still plan */
+	struct gguf_header *h = synthetic_heads("llama", 4, 32, kv_heads_per_layer);
+	struct estimate e = plan(h, "-c 4096 -np 1");
+	assert_int_equal(e.n_kv_layers, 2);
+	gguf_header_unref(h);
+	/* non-causal encoders and recurrent models need no head counts: no KV, legitimately */
+	h = synthetic_heads("bert", 4, 0, bert_keys);
+	e = plan(h, "-c 512");
+	assert_false(e.has_kv);
+	gguf_header_unref(h);
+	h = synthetic_heads("mamba2", 4, 0, mamba2_keys);
+	e = plan(h, "-c 4096");
+	assert_false(e.has_kv);
+	assert_int_equal(e.n_rs_layers, 4);
+	gguf_header_unref(h);
+}
+
+/* -c above llama.cpp's int is planned at the limit and said so, never silently. */
+static void test_ctx_clamp_said(void **state)
+{
+	(void)state;
+	struct gguf_header *h = synthetic("llama", 4, NULL);
+	struct estimate e = plan(h, "-c 2147483647");
+	assert_int_equal(e.ctx_clamped_from, 0); /* llama.cpp accepts it: planned as asked (padded) */
+	assert_int_equal(e.n_ctx, 2147483648ull);
+	e = plan(h, "-c 4294967296");
+	assert_int_equal(e.ctx_clamped_from, 4294967296ull);
+	assert_int_equal(e.n_ctx, 2147483648ull);
+	bool said = false;
+	for (size_t i = 0; i < e.n_notes; i++)
+		said |= strstr(e.notes[i], "-c 4294967296 is above llama.cpp's limit") != NULL;
+	assert_true(said);
+	gguf_header_unref(h);
+}
+
+/* inspect's model object: no plan gives null figures; defaulted flags are
+ * null with the defaults named; field names are the snapshot's. */
+static void test_inspect_json_fields(void **state)
+{
+	(void)state;
+	char path[512], err[256], *text = NULL;
+	size_t text_len = 0;
+	struct llama_flags f;
+	struct inspect_model m;
+	struct gw *w = gw_new();
+	gw_str(w, "general.architecture", "llama");
+	gw_u32(w, "llama.block_count", 4);
+	gw_u32(w, "llama.context_length", 4096);
+	gw_u32(w, "llama.embedding_length", 256);
+	gw_tensor2(w, "token_embd.weight", GGML_T_F16, 256, 1000);
+	snprintf(path, sizeof path, "%s/no-heads.gguf", tmp_dir);
+	assert_int_equal(gw_write_file(w, path), 0);
+	gw_free(w);
+	llama_flags_init(&f);
+	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_false(m.plan_ok);
+	json_t *j = inspect_model_json(&m), *est = json_object_get(j, "estimate");
+	assert_string_equal(json_string_value(json_object_get(est, "provenance")), "unavailable");
+	assert_true(json_is_null(json_object_get(est, "gpu_total_bytes")));
+	assert_true(json_is_null(json_object_get(est, "kv")));
+	assert_non_null(strstr(json_string_value(json_object_get(est, "error")), "attention.head_count"));
+	json_t *model = json_object_get(j, "model"), *flags = json_object_get(j, "flags");
+	assert_string_equal(json_string_value(json_object_get(model, "arch")), "llama");
+	assert_int_equal(json_integer_value(json_object_get(model, "context_train")), 4096);
+	assert_true(json_is_null(json_object_get(model, "heads")));
+	assert_true(json_is_null(json_object_get(model, "heads_kv")));
+	assert_null(json_object_get(model, "architecture"));
+	assert_true(json_is_null(json_object_get(flags, "n_gpu_layers")));
+	assert_true(json_is_null(json_object_get(flags, "parallel")));
+	assert_true(json_is_null(json_object_get(flags, "ctx_size")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(flags, "defaulted"), 0)), "-c");
+	assert_non_null(strstr(json_string_value(json_object_get(flags, "defaults_assumed")), "-ngl (all layers"));
+	json_decref(j);
+	FILE *out = open_memstream(&text, &text_len);
+	inspect_model_print(out, &m);
+	fclose(out);
+	assert_non_null(strstr(text, "Plan          N/A (attention.head_count: missing"));
+	assert_null(strstr(text, "GPU total"));
+	assert_null(strstr(text, "KV cache      none"));
+	free(text);
+	inspect_model_release(&m);
+	llama_flags_free(&f);
+	gguf_cache_clear();
 }
 
 static uint64_t fake_free;
@@ -595,6 +751,9 @@ int main(void)
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_bad_model),
 		cmocka_unit_test(test_hostile_shapes_saturate),
+		cmocka_unit_test(test_impossible_heads),
+		cmocka_unit_test(test_ctx_clamp_said),
+		cmocka_unit_test(test_inspect_json_fields),
 		cmocka_unit_test(test_inspect_fit),
 		cmocka_unit_test(test_real_logs),
 	};
