@@ -19,6 +19,7 @@ json_t *json_device(const struct gtm_device *d)
 	json_put(j, "name", json_of_str(d->name));
 	json_put(j, "uuid", json_of_str(d->uuid));
 	json_put(j, "pci_bus_id", json_of_str(d->pci_bus_id));
+	json_put(j, "driver", json_of_str(d->driver));
 	json_put(j, "driver_version", json_of_str(d->driver_version));
 	json_put(j, "cuda_version", json_of_str(d->cuda_version));
 	json_put(j, "is_apu", json_boolean(d->is_apu));
