@@ -2,6 +2,7 @@
  * runtime reported and what was estimated, never mixed into the measured columns. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
@@ -257,8 +258,43 @@ static void print_processes(FILE *out, const struct diff_result *r, bool show_al
 		fprintf(out, "not listed: the process was not running then, or used too little to be listed.\n");
 }
 
+static void print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,
+		       bool show_all);
+
+/* Every name in a diff comes from a file someone may have crafted: the report
+ * is written to memory, then each line goes out with control characters
+ * escaped (core/format.h fmt_safe), so no escape sequence reaches a terminal. */
 void diff_print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,
 		     bool show_all)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem) {
+		print_text(out, r, before_name, after_name, show_all);
+		return;
+	}
+	print_text(mem, r, before_name, after_name, show_all);
+	fclose(mem);
+	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		char *esc = malloc(strlen(line) * 4 + 1);
+		if (esc) {
+			size_t k = fmt_safe_copy(esc, line, strlen(line));
+			fwrite(esc, 1, k, out);
+			free(esc);
+		}
+		if (nl)
+			fputc('\n', out);
+	}
+	free(text);
+}
+
+static void print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,
+		       bool show_all)
 {
 	const struct diff_snap *b = r->before, *a = r->after;
 	fprintf(out, "gputaskman diff\n  before: %s  (%s, %s)\n  after:  %s  (%s, %s)\n", before_name,

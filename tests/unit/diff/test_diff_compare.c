@@ -59,6 +59,25 @@ static void test_pid_and_start_time(void **state)
 	b_free(r, &sb, &sa);
 }
 
+/* Names come from files anyone may write: the text report escapes control
+ * characters, so no escape sequence reaches the terminal. */
+static void test_text_escapes_controls(void **state)
+{
+	(void)state;
+	struct diff_snap sb, sa;
+	json_t *b = b_snap("box", NULL, gpus1(1024 * MiB),
+			   procs(1, P(.pid = 100, .start = 50, .name = "evil\x1b]0;pwn\x07", .vram = 100 * MiB)));
+	json_t *a = b_snap("box", NULL, gpus1(1024 * MiB),
+			   procs(1, P(.pid = 100, .start = 50, .name = "evil\x1b]0;pwn\x07", .vram = 900 * MiB)));
+	struct diff_result *r = b_diff(b, a, &sb, &sa);
+	char *text = b_text(r, true);
+	assert_non_null(strstr(text, "evil\\x1b]0;pwn\\x07"));
+	assert_null(strchr(text, 0x1b));
+	assert_null(strchr(text, 0x07));
+	free(text);
+	b_free(r, &sb, &sa);
+}
+
 /* A reused PID (start times differ) is a different process. */
 static void test_reused_pid(void **state)
 {
@@ -631,6 +650,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_and_start_time),
+		cmocka_unit_test(test_text_escapes_controls),
 		cmocka_unit_test(test_reused_pid),
 		cmocka_unit_test(test_restart_by_name_and_ports),
 		cmocka_unit_test(test_name_not_unique),
