@@ -58,6 +58,9 @@ static void print_header(FILE *out, const struct gtm_process *p)
 		fprintf(out, "  GPU       no GPU use reported for this process\n");
 }
 
+/* llama-server loads a draft (-md) under its own -cd/-ngld/-ctkd/-ctvd, not read here. */
+static const char draft_note[] = "a draft model: planned with the process's main flags; its own -cd/-ngld/-ctkd are not read";
+
 /* A running process's model is already in the free-memory figure. */
 static const char held_note[] = "fit not checked: the process already holds this model, so free memory excludes it";
 
@@ -82,6 +85,8 @@ static int print_text(const struct gtm_process *p)
 		if (!model_plannable(id, m))
 			continue;
 		printf("\nMemory plan of %s from the process's flags\n", m->name ? m->name : m->path);
+		if (m->role == MODEL_ROLE_DRAFT)
+			printf("  (%s)\n", draft_note);
 		if (!inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
 					sizeof err)) {
 			printf("  N/A (%s)\n", err);
@@ -107,6 +112,8 @@ static int print_json(const struct gtm_process *p)
 			continue;
 		json_t *plan = json_object();
 		json_put(plan, "model_path", json_of_str(m->path));
+		json_put(plan, "role", json_string(model_role_name(m->role)));
+		json_put(plan, "note", m->role == MODEL_ROLE_DRAFT ? json_string(draft_note) : json_null());
 		if (inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
 				       sizeof err)) {
 			im.fit_note = held_note;

@@ -10,6 +10,7 @@
 
 #include "core/format.h"
 #include "core/util.h"
+#include "identify/ident.h"
 #include "llm/estimate.h"
 
 /* "0000:01:00.0" and NVML's "00000000:01:00.0" name the same function. */
@@ -189,7 +190,14 @@ static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 	}
 }
 
-static void est_seg(struct gtm_explain *e, enum ex_seg seg, bool host, uint64_t bytes, int gpu)
+/* How the estimate's segments are labelled for this process. */
+struct est_label {
+	int gpu;           /* the one GPU the process uses, else -1 */
+	bool planned;      /* the driver lists the process on no GPU */
+	bool draft;        /* a draft model shares the process and is not estimated */
+};
+
+static void est_seg(struct gtm_explain *e, enum ex_seg seg, bool host, uint64_t bytes, const struct est_label *l)
 {
 	if (!bytes)
 		return;
@@ -197,8 +205,22 @@ static void est_seg(struct gtm_explain *e, enum ex_seg seg, bool host, uint64_t 
 	if (!s)
 		return;
 	s->host = host;
-	s->gpu = host ? -1 : gpu;
+	s->gpu = host ? -1 : l->gpu;
 	s->bytes = gtm_u64_of(bytes, GTM_ESTIMATED);
+	s->planned = !host && l->planned;
+	snprintf(s->note, sizeof s->note, "%s%s%s", l->draft ? "main model only" : "",
+		 l->draft && s->planned ? "; " : "", s->planned ? "planned placement from the flags (no GPU use observed)" : "");
+}
+
+/* The draft model (-md) the process holds, or NULL. llama-server loads it
+ * into the same process under its own flags (-cd, -ngld, -ctkd, -ctvd),
+ * which are not read: it is named, not estimated. */
+static const struct ident_model *draft_model(const struct gtm_process *p)
+{
+	for (int i = 0; p->ident && i < p->ident->n_models; i++)
+		if (p->ident->models[i].role == MODEL_ROLE_DRAFT && !ident_model_unproven(&p->ident->models[i]))
+			return &p->ident->models[i];
+	return NULL;
 }
 
 static uint64_t reported_sum(const struct gtm_explain *e, enum ex_seg seg, bool host)
@@ -224,15 +246,28 @@ static void compare(struct gtm_explain *e, const char *what, enum ex_seg seg, bo
 static void estimate_segments(struct gtm_explain *e, const struct bd_input *in)
 {
 	const struct estimate *x = in->est;
-	int gpu = single_gpu(in->p);
-	est_seg(e, EX_SEG_WEIGHTS, false, x->weights_gpu, gpu);
-	est_seg(e, EX_SEG_WEIGHTS, true, x->weights_host, gpu);
-	est_seg(e, EX_SEG_KV, false, x->kv_gpu, gpu);
-	est_seg(e, EX_SEG_KV, true, x->kv_host, gpu);
-	est_seg(e, EX_SEG_RS, false, x->rs_gpu, gpu);
-	est_seg(e, EX_SEG_RS, true, x->rs_host, gpu);
+	const struct ident_model *draft = draft_model(in->p);
+	const struct est_label l = {single_gpu(in->p), in->p->n_uses == 0, draft != NULL};
+	const struct { enum ex_seg seg; bool host; uint64_t bytes; } parts[] = {
+		{EX_SEG_WEIGHTS, false, x->weights_gpu}, {EX_SEG_WEIGHTS, true, x->weights_host},
+		{EX_SEG_KV, false, x->kv_gpu}, {EX_SEG_KV, true, x->kv_host},
+		{EX_SEG_RS, false, x->rs_gpu}, {EX_SEG_RS, true, x->rs_host},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(parts); i++)
+		est_seg(e, parts[i].seg, parts[i].host, parts[i].bytes, &l);
+	if (l.planned && (x->weights_gpu || x->kv_gpu || x->rs_gpu))
+		ex_add_note(e, "no GPU use observed: the estimate's GPU segments are the flags' planned placement, "
+			       "not what is resident");
+	if (draft)
+		ex_add_note(e, "draft model %.48s (-md): not estimated (its own -cd/-ngld/-ctkd flags are not read); "
+			       "the estimate segments are the main model's",
+			    draft->name ? draft->name : draft->path ? draft->path : "?");
 	if (!in->load || in->load->runtime_estimate)
 		return;
+	if (draft) {
+		ex_add_note(e, "log and estimate not compared: the log's buffers include the draft model's");
+		return;
+	}
 	compare(e, "weights on the GPU", EX_SEG_WEIGHTS, false, x->weights_gpu);
 	compare(e, "weights in host memory", EX_SEG_WEIGHTS, true, x->weights_host);
 	uint64_t kv_log = reported_sum(e, EX_SEG_KV, false) + reported_sum(e, EX_SEG_KV, true);

@@ -125,7 +125,9 @@ static int count_models(const struct gtm_ident *id)
 {
 	int n = 0;
 	for (int i = 0; i < id->n_models; i++)
-		if (id->models[i].role == MODEL_ROLE_MODEL && !ident_model_unproven(&id->models[i]))
+		/* a draft (-md) is a second model in the same process */
+		if ((id->models[i].role == MODEL_ROLE_MODEL || id->models[i].role == MODEL_ROLE_DRAFT) &&
+		    !ident_model_unproven(&id->models[i]))
 			n++;
 	return n;
 }

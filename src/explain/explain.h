@@ -53,6 +53,7 @@ struct ex_segment {
 	bool host;         /* host (system) memory rather than a GPU's */
 	gtm_u64 bytes;     /* REPORTED (log/api), ESTIMATED (estimate, remainder) */
 	bool approx;       /* from a coarse figure ("19.9 GiB") */
+	bool planned;      /* an estimate's GPU placement from the flags, the process using no GPU */
 	char note[96];
 };
 

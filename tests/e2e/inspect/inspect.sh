@@ -81,6 +81,41 @@ expect "fit json max_ctx" '"max_ctx": 3584' "$t/fitj"
 fake_gpu fit500 500 "$q"
 expect "fit 500 MiB: none" "largest -c    none fits" "$t/fit500"
 
+# Impossible head counts: the plan is N/A with the reason, never "no KV cache" and a 0 total;
+# the file is readable, so the exit status stays 0.
+inspect noheads "$t/no-heads.gguf"; check_rc "no head_count exits 0" 0 $?
+expect "no head_count: plan N/A" "Plan          N/A (attention.head_count: missing" "$t/noheads"
+grep -q "GPU total\|KV cache      none" "$t/noheads" && { echo "FAIL no head_count: a plan was printed"; cat "$t/noheads"; fail=1; }
+inspect kvover "$t/kv-heads-over.gguf" -c 4096; check_rc "KV heads over exits 0" 0 $?
+expect "KV heads over: plan N/A" "4294967295 KV heads exceed the 32 attention heads" "$t/kvover"
+# --json of an unplanned file: null figures, and no leak (LeakSanitizer reports under the sanitizer build)
+inspect kvoverj "$t/kv-heads-over.gguf" --json; check_rc "KV heads over --json exits 0" 0 $?
+expect "unplanned json: null total" '"gpu_total_bytes": null' "$t/kvoverj"
+expect "unplanned json: unavailable" '"provenance": "unavailable"' "$t/kvoverj"
+inspect noheadsj "$t/no-heads.gguf" --json; check_rc "no head_count --json exits 0" 0 $?
+inspect nolayersj "$t/no-layers.gguf" --json; check_rc "no block_count --json exits 0" 0 $?
+expect "no block_count json: the reason" '"error": "block_count: missing' "$t/nolayersj"
+if grep -q "LeakSanitizer\|ERROR: AddressSanitizer" "$t/noheadsj.err" "$t/kvoverj.err" "$t/nolayersj.err"; then
+	echo "FAIL unplanned --json leaks:"; cat "$t/noheadsj.err" "$t/kvoverj.err" "$t/nolayersj.err"; fail=1
+else echo "ok   unplanned --json: no sanitizer report"; fi
+# defaulted flags: null (auto) with the defaults named, snapshot field names
+expect "json -ngl auto is null" '"n_gpu_layers": null' "$t/qj"
+expect "json -np auto is null" '"parallel": null' "$t/qj"
+expect "json defaulted list" '"defaulted": [' "$t/qj"
+expect "json defaults named" '"defaults_assumed": "-ngl (all layers offloaded)' "$t/qj"
+expect "json snapshot name context_train" '"context_train": 40960' "$t/qj"
+expect "json snapshot name heads_kv" '"heads_kv": 8' "$t/qj"
+# -c: llama.cpp's int limit is planned as asked; above it is refused
+inspect cmax "$q" -c 2147483647; check_rc "-c 2147483647" 0 $?
+expect "-c 2147483647 planned, padded" "launch        -c 2147483648 " "$t/cmax"
+# --help and --no-probe in MODEL mode
+inspect help --help; check_rc "--help exits 0" 0 $?
+expect "--help prints usage" "usage: gputaskman inspect MODEL.gguf" "$t/help"
+inspect help2 "$q" -h; check_rc "-h with a model exits 0" 0 $?
+expect "-h prints usage" "gputaskman inspect PID [--json] [--no-probe]" "$t/help2"
+inspect noprobe "$q" -c 4096 --no-probe; check_rc "--no-probe accepted" 0 $?
+expect "--no-probe plans" "KV cache      448.00 MiB" "$t/noprobe"
+
 bad() { # name, expected stderr fragment, args...
 	name=$1; want=$2; shift 2
 	"$bin" inspect "$@" >"$t/bad" 2>"$t/bad.err"; rc=$?
@@ -96,4 +131,5 @@ bad "not GGUF" "not a GGUF file" "$t/not-a-model.gguf"
 bad "unknown option" "unknown option --frobnicate" "$q" --frobnicate
 bad "bad value" "invalid value 'abc' for -c" "$q" -c abc
 bad "no operand" "no model file or PID given"
+bad "-c above llama.cpp's int" "-c 2147483648 is above llama.cpp's limit of 2147483647" "$q" -c 2147483648
 exit $fail

@@ -17,6 +17,28 @@ static int write_bytes(const char *dir, const char *name, const void *b, size_t 
 	return fclose(f) != 0;
 }
 
+/* A llama header with block_count, head_count (0: key absent) and head_count_kv (-1: absent). */
+static int write_heads(const char *dir, const char *name, uint32_t n_layer, uint32_t n_head, int64_t n_head_kv)
+{
+	char path[1024];
+	struct gw *w = gw_new();
+	gw_str(w, "general.architecture", "llama");
+	if (n_layer)
+		gw_u32(w, "llama.block_count", n_layer);
+	gw_u32(w, "llama.context_length", 4096);
+	gw_u32(w, "llama.embedding_length", 256);
+	if (n_head)
+		gw_u32(w, "llama.attention.head_count", n_head);
+	if (n_head_kv >= 0)
+		gw_u32(w, "llama.attention.head_count_kv", (uint32_t)n_head_kv);
+	gw_tensor2(w, "token_embd.weight", GGML_T_F16, 256, 1000);
+	gw_tensor2(w, "blk.0.attn_q.weight", GGML_T_F16, 256, 256);
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int rc = gw_write_file(w, path);
+	gw_free(w);
+	return rc != 0;
+}
+
 int main(int argc, char **argv)
 {
 	char path[1024];
@@ -47,5 +69,9 @@ int main(int argc, char **argv)
 	rc |= write_bytes(argv[1], "truncated.gguf", b, len / 2);
 	gw_free(w);
 	rc |= write_bytes(argv[1], "not-a-model.gguf", "GGML is not GGUF\n", 17);
+	rc |= write_heads(argv[1], "no-heads.gguf", 4, 0, -1);
+	rc |= write_heads(argv[1], "kv-heads-over.gguf", 4, 32, 4294967295ll);
+	rc |= write_heads(argv[1], "no-layers.gguf", 0, 4, 2);
+	rc |= write_heads(argv[1], "draft.gguf", 4, 4, 2);
 	return rc;
 }

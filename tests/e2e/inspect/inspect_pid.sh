@@ -1,0 +1,55 @@
+#!/bin/sh
+# `gputaskman inspect PID` ($1) on a stand-in llama-server ($3, from
+# tests/e2e/identify) holding a model (-m) and a draft (-md) written by
+# make_models ($2), with no GPU visible: --no-probe and --help are accepted,
+# the estimate is labelled as the flags' planned placement (no GPU use), and
+# the draft counts as a second model and is said not to be estimated.
+set -u
+bin=$1
+make_models=$2
+# meson passes paths relative to the build folder; the stand-in starts in $t
+standin=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+fail=0
+t=$(mktemp -d /tmp/gtm-inspect-pid-XXXXXX)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$t"' EXIT
+mkdir -p "$t/models" "$t/nolib"
+"$make_models" "$t/models" || { echo "FAIL make_models"; exit 1; }
+# No NVML on the library path: the process is on no GPU.
+unset GTM_FAKE_NVML_SCENARIO GPUTASKMAN_ROOT
+export LD_LIBRARY_PATH="$t/nolib"
+
+check_rc() { # name, expected, actual
+	if [ "$2" != "$3" ]; then echo "FAIL $1: exit $3, expected $2"; cat "$t/out.err" 2>/dev/null; fail=1; else echo "ok   $1"; fi
+}
+expect() { # name, fixed string, file
+	if grep -qF -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no '$2' in:"; cat "$3"; fail=1; fi
+}
+inspect() { # out-file, args...
+	out=$1; shift
+	"$bin" inspect "$@" >"$t/$out" 2>"$t/out.err"
+}
+
+(cd "$t" && exec "$standin" -m models/Qwen3-0.6B-Q8_0.gguf -md models/draft.gguf -c 4096 --ready "$t/ready") &
+pid=$!
+i=0
+while [ ! -e "$t/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -e "$t/ready" ] || { echo "FAIL the stand-in did not start"; exit 1; }
+
+inspect text "$pid"; check_rc "inspect PID" 0 $?
+expect "PID text: no GPU use" "no GPU use reported for this process" "$t/text"
+expect "PID text: planned placement" "planned placement from the flags (no GPU use observed)" "$t/text"
+expect "PID text: estimate is the main model's" "main model only" "$t/text"
+expect "PID text: draft not estimated" "draft model draft.gguf (-md): not estimated" "$t/text"
+expect "PID text: draft counts as a second model" "2 models in one process: per-model KV accounting" "$t/text"
+expect "PID text: draft's plan says whose flags" "a draft model: planned with the process's main flags" "$t/text"
+inspect json "$pid" --json --no-probe; check_rc "inspect PID --json --no-probe" 0 $?
+expect "PID json: planned flag" '"planned_placement": true' "$t/json"
+expect "PID json: draft plan role" '"role": "draft"' "$t/json"
+inspect noprobe "$pid" --no-probe; check_rc "inspect PID --no-probe" 0 $?
+expect "PID --no-probe: the same report" "planned placement from the flags (no GPU use observed)" "$t/noprobe"
+inspect help "$pid" --help; check_rc "inspect PID --help" 0 $?
+expect "PID --help prints usage" "usage: gputaskman inspect" "$t/help"
+inspect help2 "$pid" -h; check_rc "inspect PID -h" 0 $?
+expect "PID -h prints usage" "gputaskman inspect PID [--json] [--no-probe]" "$t/help2"
+exit $fail
