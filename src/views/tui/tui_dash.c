@@ -113,6 +113,14 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 		tui_put(y, cx, w, item);
 		attroff(tui_attr(v, TP_WARN));
 		cx += (int)strlen(item);
+	} else if (gtm_u64_ok(d->mem_used) && sum > d->mem_used.v) {
+		/* The bar is drawn from the rows, which may count shared buffers
+		 * more than once: say when it shows more than the device's "used". */
+		snprintf(item, sizeof item, "rows %s > used (shared buffers count twice)  ", fmt_bytes_raw(b, sizeof b, sum));
+		attron(tui_attr(v, TP_WARN));
+		tui_put(y, cx, w, item);
+		attroff(tui_attr(v, TP_WARN));
+		cx += (int)strlen(item);
 	}
 	for (int c = 0; c < TUI_CAT_COUNT && cx < x + w; c++) {
 		if (!cat[c])
