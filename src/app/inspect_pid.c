@@ -43,13 +43,17 @@ static void print_header(FILE *out, const struct gtm_process *p)
 	const struct gtm_proc_detail *d = p->detail;
 	char rss[32], vram[32];
 
-	fprintf(out, "Process %u  %s  user %s\n", p->pid, p->name[0] ? p->name : "?", p->user[0] ? p->user : "?");
+	char e1[256], e2[1024];
+	/* everything below comes from /proc: another user's process names itself */
+	fprintf(out, "Process %u  %s  user %s\n", p->pid, fmt_safe(e1, sizeof e1, p->name[0] ? p->name : "?"),
+		p->user[0] ? p->user : "?");
 	fprintf(out, "  command   ");
 	if (!d || d->argc == 0)
 		fprintf(out, "N/A (not readable)");
 	for (int i = 0; d && i < d->argc; i++)
-		fprintf(out, "%s%s", i ? " " : "", d->argv[i]);
-	fprintf(out, "\n  exe       %s\n  cwd       %s\n", d && d->exe ? d->exe : "N/A", d && d->cwd ? d->cwd : "N/A");
+		fprintf(out, "%s%s", i ? " " : "", fmt_safe(e2, sizeof e2, d->argv[i]));
+	fprintf(out, "\n  exe       %s\n", fmt_safe(e2, sizeof e2, d && d->exe ? d->exe : "N/A"));
+	fprintf(out, "  cwd       %s\n", fmt_safe(e2, sizeof e2, d && d->cwd ? d->cwd : "N/A"));
 	fprintf(out, "  rss       %s\n", fmt_bytes(rss, sizeof rss, p->rss));
 	for (int i = 0; i < p->n_uses; i++)
 		fprintf(out, "  GPU %d     vram %s%s%s\n", p->uses[i].dev_index, fmt_bytes(vram, sizeof vram, p->uses[i].vram),
@@ -84,7 +88,8 @@ static int print_text(const struct gtm_process *p)
 		char err[256];
 		if (!model_plannable(id, m))
 			continue;
-		printf("\nMemory plan of %s from the process's flags\n", m->name ? m->name : m->path);
+		char e3[512];
+		printf("\nMemory plan of %s from the process's flags\n", fmt_safe(e3, sizeof e3, m->name ? m->name : m->path));
 		if (m->role == MODEL_ROLE_DRAFT)
 			printf("  (%s)\n", draft_note);
 		if (!inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,

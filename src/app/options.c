@@ -9,7 +9,7 @@ static const char usage_text[] =
 	"Usage: gputaskman [OPTIONS]\n"
 	"       gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N]\n"
 	"                          [-kvu] [-ub N] [--swa-full] [--json]\n"
-	"       gputaskman inspect PID [--json]\n"
+	"       gputaskman inspect PID [--json] [--no-probe]\n"
 	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
