@@ -2,8 +2,8 @@
  * video tools and games; runtime traits for AI, compute and graphics; the
  * driver's load and process lists when nothing else is known. */
 #include "identify/category.h"
+#include "identify/glob.h"
 
-#include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,7 +50,7 @@ static const char *name_table_match(const struct gtm_process *p, const struct na
 	}
 	for (int k = 0; k < 5; k++)
 		for (int i = 0; names[k] && t->globs[i]; i++)
-			if (fnmatch(t->globs[i], names[k], 0) == 0)
+			if (glob_match(t->globs[i], names[k]))
 				return path_base(names[k]);
 	return NULL;
 }

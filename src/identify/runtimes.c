@@ -5,8 +5,8 @@
  * Python wheels carry ("libcudart-d0da41ae.so.11.0"). A runtime library names
  * a runtime and nothing more: models come from model_files.c. */
 #include "identify/runtimes.h"
+#include "identify/glob.h"
 
-#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,21 +202,6 @@ static const struct runtime_pattern runtime_patterns[] = {
 /* Interpreters whose command is the script or module they run. */
 static const char *const interpreter_globs[] = {"python", "python[0-9]*", "pypy*"};
 
-static int glob_match(const char *glob, const char *s)
-{
-	/* A literal prefix, or the first literal run after a leading '*',
-	 * decides most candidates without fnmatch. */
-	size_t lit = strcspn(glob, "*?[");
-	if (lit && strncmp(glob, s, lit) != 0)
-		return 0;
-	if (!lit) {
-		const char *g = glob + strspn(glob, "*");
-		size_t n = strcspn(g, "*?[");
-		if (n && !memmem(s, strlen(s), g, n))
-			return 0;
-	}
-	return fnmatch(glob, s, 0) == 0;
-}
 
 int runtimes_is_shared_object(const char *base)
 {
