@@ -123,10 +123,10 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 		if (!p->detail)
 			continue;
 		identify_process(c->identify, p);
-		/* Servers start listening after loading a model: GPU and AI rows
-		 * get their ports every refresh, others only with --all. */
-		bool wants_ports = i < snap->n_gpu_processes;
-		wants_ports = wants_ports || ident_is_ai(p->ident);
+		/* Servers start listening after loading a model: AI rows get their
+		 * ports (every 2 s in the live view, which also reads GPU rows'),
+		 * others only with --all; a row whose fds were not read says so. */
+		bool wants_ports = ident_is_ai(p->ident) || (i < snap->n_gpu_processes && !c->opts.one_shot);
 		if (wants_ports && !c->opts.all_ports)
 			proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
 		explain_process(c->explain, snap, p);

@@ -117,6 +117,7 @@ struct gtm_process {
 	gtm_u64 rss;             /* resident set, bytes */
 	uint16_t ports[16];      /* listening loopback TCP ports */
 	int n_ports;
+	bool ports_read;         /* false: not looked at (JSON null), not "none" */
 
 	struct gtm_proc_detail *detail; /* NULL when not inspectable or host-only */
 

@@ -158,6 +158,7 @@ enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struc
 		read_environ(c, e->pid, d, &denied);
 		if (with_ports && read_ports(c, procfd, e, &denied) != 0)
 			goto gone;
+		e->ports_read = with_ports || e->ports_read;
 	}
 	proc_detail_unref(e->detail);
 	e->detail = d;

@@ -95,6 +95,7 @@ struct proc_entry {
 	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
 	ino_t ino;               /* inode of /proc/PID at the last stat read (0 unknown) */
 	uint64_t ports_at_ns;    /* when proc_refresh_ports last read them (the cache's clock) */
+	bool ports_read;         /* ports[] holds a reading (at a detail read or a refresh) */
 	bool have_stat;
 	uint64_t stat_at_ns;     /* when last_stat was read (the cache's clock) */
 	struct proc_stat last_stat;

@@ -141,6 +141,7 @@ static void add_row(struct scan_state *s, const struct proc_entry *e, const stru
 	p->detail = proc_detail_ref(e->detail);
 	memcpy(p->ports, e->ports, sizeof p->ports);
 	p->n_ports = e->n_ports;
+	p->ports_read = e->ports_read;
 	s->snap->n_procs_total++;
 	if (e->denied)
 		s->snap->n_procs_uninspectable++;
@@ -256,10 +257,12 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 		return -1;
 	memcpy(p->ports, ports, (size_t)n * sizeof *ports);
 	p->n_ports = n;
+	p->ports_read = true;
 	e = proc_cache_find(c, p->pid);
 	if (e && e->start_time == p->start_time) {
 		memcpy(e->ports, ports, (size_t)n * sizeof *ports);
 		e->n_ports = n;
+		e->ports_read = true;
 	}
 	return 0;
 }

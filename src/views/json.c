@@ -127,7 +127,12 @@ json_t *json_process(const struct gtm_process *p)
 	json_put(j, "rss_bytes", json_of_u64(p->rss));
 	for (int i = 0; i < p->n_ports; i++)
 		json_array_append_new(ports, json_integer(p->ports[i]));
-	json_put(j, "listening_ports", ports);
+	if (p->ports_read) {
+		json_put(j, "listening_ports", ports);
+	} else {
+		json_decref(ports);
+		json_put(j, "listening_ports", json_null());
+	}
 	for (int i = 0; i < p->n_uses; i++)
 		json_array_append_new(uses, json_use(&p->uses[i]));
 	json_put(j, "gpus", uses);
