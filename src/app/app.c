@@ -2,11 +2,13 @@
 #include "app/app.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "app/options.h"
 #include "core/sysroot.h"
+#include "core/util.h"
 #include "collect/collector.h"
 #include "views/json.h"
 #include "views/text.h"
@@ -85,6 +87,16 @@ int app_main(int argc, char **argv)
 	struct app_options o;
 	int rc;
 
+	if (argc > 2 && !strcmp(argv[1], "--no-probe") && !strcmp(argv[2], "inspect")) {
+		/* "gputaskman --no-probe inspect PID": the global option goes along */
+		char **sub = xcalloc((size_t)argc, sizeof *sub);
+		for (int i = 2; i < argc; i++)
+			sub[i - 2] = argv[i];
+		sub[argc - 2] = argv[1];
+		rc = cmd_inspect(argc - 1, sub);
+		free(sub);
+		return rc;
+	}
 	if (argc > 1 && !strcmp(argv[1], "inspect")) {
 		return cmd_inspect(argc - 1, argv + 1);
 	}

@@ -49,6 +49,10 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"] ==
 	echo "ok   --list-gpus --json prints the gpus array" || { echo "FAIL --list-gpus --json"; fail=1; }
 "$bin" --gpu >"$t/o" 2>"$t/e"; check "--gpu without a value exits 2" 2 $?
 expect_out "--gpu without a value explained" "needs a GPU index" "$t/e"
+sleep 30 & sp=$!
+"$bin" --no-probe inspect "$sp" >"$t/o" 2>"$t/e"; check "--no-probe before inspect PID" 0 $?
+expect_out "--no-probe inspect shows the process" "sleep" "$t/o"
+kill "$sp" 2>/dev/null
 # A root prefix that cannot be used is refused, never replaced by the real /.
 GPUTASKMAN_ROOT="$t/no-such-root" "$bin" --json >"$t/o" 2>"$t/e"; check "missing GPUTASKMAN_ROOT exits 2" 2 $?
 expect_out "missing GPUTASKMAN_ROOT is named" "GPUTASKMAN_ROOT=.*not a folder" "$t/e"
