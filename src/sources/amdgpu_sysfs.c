@@ -16,9 +16,12 @@
  * amdgpu drives has so little. */
 #define APU_CARVEOUT_MAX (512ull * 1024 * 1024)
 
+/* amdgpu leaves mem_info_vram_vendor empty on an APU (no VRAM chips to
+ * name); kernels that lack the file say nothing either way, so there only a
+ * carve-out-sized "VRAM" makes an APU. */
 bool amdgpu_is_apu(bool has_vendor, const char *vendor, bool has_total, unsigned long long vram_total)
 {
-	if (!has_vendor || !vendor[0])
+	if (has_vendor && !vendor[0])
 		return true;
 	return has_total && vram_total <= APU_CARVEOUT_MAX;
 }

@@ -312,7 +312,8 @@ static void test_sysfs_parsers(void **state)
 	assert_int_equal(pcie_gen_of_speed("32.0 GT/s PCIe"), 5);
 	assert_int_equal(pcie_gen_of_speed("Unknown"), 0);
 
-	assert_true(amdgpu_is_apu(false, "", true, 8ull << 30)); /* no vendor file */
+	assert_false(amdgpu_is_apu(false, "", true, 8ull << 30)); /* no vendor file: the size decides */
+	assert_true(amdgpu_is_apu(false, "", true, 512ull << 20));
 	assert_true(amdgpu_is_apu(true, "", true, 8ull << 30));  /* empty vendor */
 	assert_true(amdgpu_is_apu(true, "samsung", true, 512ull << 20)); /* a carve-out */
 	assert_false(amdgpu_is_apu(true, "hynix", true, 8ull << 30));
