@@ -157,6 +157,34 @@ static void read_activity(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm
 		d->dec_pct = gtm_f64_of(v, GTM_MEASURED);
 }
 
+/* What NVML can plausibly report; anything outside (0xFFFFFFFF is NVML's own
+ * "not available", a power limit of 0 W, a link of width 0) is unavailable,
+ * never a number. Fan speed may exceed 100 % (NVML reference: "may exceed
+ * 100% in certain cases"). */
+struct plausible {
+	size_t off;
+	double lo, hi;
+};
+
+#define PL(out, lo, hi) {offsetof(struct gtm_device, out), lo, hi}
+static const struct plausible plausible_ranges[] = {
+	PL(util_gpu_pct, 0, 100),     PL(util_mem_pct, 0, 100),   PL(enc_pct, 0, 100),
+	PL(dec_pct, 0, 100),          PL(fan_pct, 0, 255),        PL(temp_c, -50, 200),
+	PL(power_w, 0, 10000),        PL(power_limit_w, 1, 10000), PL(clock_sm_mhz, 0, 100000),
+	PL(clock_mem_mhz, 0, 100000), PL(clock_video_mhz, 0, 100000), PL(clock_sm_max_mhz, 1, 100000),
+	PL(clock_mem_max_mhz, 1, 100000), PL(pcie_gen, 1, 16),    PL(pcie_width, 1, 64),
+	PL(pcie_tx_bps, 0, 1e12),     PL(pcie_rx_bps, 0, 1e12),
+};
+
+static void drop_implausible(struct gtm_device *d)
+{
+	for (size_t i = 0; i < ARRAY_LEN(plausible_ranges); i++) {
+		gtm_f64 *r = F64_AT(d, plausible_ranges[i].off);
+		if (gtm_f64_ok(*r) && (r->v < plausible_ranges[i].lo || r->v > plausible_ranges[i].hi))
+			*r = GTM_F64_NA;
+	}
+}
+
 void nvml_device_blank(struct gtm_device *d)
 {
 	d->vendor = GTM_VENDOR_NVIDIA;
@@ -178,4 +206,5 @@ void nvml_read_device(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm_dev
 		read_memory(lib, h, d, f);
 	read_activity(lib, h, d, f);
 	read_uint_readings(lib, h, d, f);
+	drop_implausible(d);
 }

@@ -228,7 +228,8 @@ static void read_load(const struct nvml_lib *lib, nvmlDevice_t h, struct nvml_pr
 		nvmlProcessUtilizationSample_t s;
 		memcpy(&s, (const char *)sc->buf + (size_t)i * sizeof s, sizeof s);
 		struct gtm_raw_use *u = bsearch(&s.pid, batch, n_batch, sizeof *batch, use_cmp);
-		if (!u)
+		/* a sample outside 0-100 % is not a reading (0xFFFFFFFF: not available) */
+		if (!u || s.smUtil > 100 || s.encUtil > 100 || s.decUtil > 100)
 			continue;
 		u->use.sm_pct.v += s.smUtil;
 		u->use.enc_pct.v += s.encUtil;

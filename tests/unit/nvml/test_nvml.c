@@ -238,6 +238,34 @@ static void test_missing_entry_points(void **state)
 	nvml_source_ops.close(priv);
 }
 
+/* NVML's 0xFFFFFFFF "not available" and other impossible values are N/A,
+ * never shown as numbers. */
+static void test_implausible_values(void **state)
+{
+	(void)state;
+	nt_write_scenario("device name=g mem_total=1000 mem_used=500 util_gpu=4294967295 util_mem=20 temp=4294967295 "
+			  "power_mw=4294967295 power_limit_mw=0 fan=150 clock_sm=4294967295 clock_mem=1000 "
+			  "pcie_gen=0 pcie_width=4294967295\nprocess dev=0 pid=7 mem=64 sm=4294967295\n");
+	void *priv = open_ok();
+	struct nt_sample s;
+	nt_sample(priv, &s);
+	const struct gtm_device *d = &s.snap->devices[0];
+	assert_int_equal(d->util_gpu_pct.prov, GTM_UNAVAILABLE);
+	assert_true(d->util_mem_pct.prov == GTM_MEASURED && d->util_mem_pct.v == 20);
+	assert_int_equal(d->temp_c.prov, GTM_UNAVAILABLE);
+	assert_int_equal(d->power_w.prov, GTM_UNAVAILABLE);
+	assert_int_equal(d->power_limit_w.prov, GTM_UNAVAILABLE);
+	assert_true(d->fan_pct.prov == GTM_MEASURED && d->fan_pct.v == 150); /* NVML: may exceed 100 % */
+	assert_int_equal(d->clock_sm_mhz.prov, GTM_UNAVAILABLE);
+	assert_true(d->clock_mem_mhz.v == 1000);
+	assert_int_equal(d->pcie_gen.prov, GTM_UNAVAILABLE);
+	assert_int_equal(d->pcie_width.prov, GTM_UNAVAILABLE);
+	const struct gtm_raw_use *u = nt_find_use(&s, 7, 0);
+	assert_true(u && !(u->use.sm_pct.prov == GTM_MEASURED && u->use.sm_pct.v > 100));
+	nt_sample_free(&s);
+	nvml_source_ops.close(priv);
+}
+
 /* A driver that answers no process list: per-process use is unavailable
  * (-1, JSON null), never "0 processes". One list alone is enough. */
 static void test_no_process_lists(void **state)
@@ -427,6 +455,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_list_grows_between_calls), cmocka_unit_test(test_process_load),
 		cmocka_unit_test(test_missing_entry_points),   cmocka_unit_test(test_init_failure),
 		cmocka_unit_test(test_no_process_lists),
+		cmocka_unit_test(test_implausible_values),
 		cmocka_unit_test(test_error_mid_run),          cmocka_unit_test(test_scenario_changes),
 		cmocka_unit_test(test_many_processes),         cmocka_unit_test(test_bus_id_normalise),
 	};
