@@ -45,6 +45,21 @@ static void parse_into(struct llama_log *lg, bool ollama, const char *buf, size_
 		llama_log_parse(lg, buf, len);
 }
 
+/* A long-running server's last 512 KiB hold only request lines: its load
+ * block is at the start of its log. Read the head too (bounded the same way),
+ * then the tail, so the loads are found and the newest lines still win. */
+static void parse_head_then_tail(struct log_entry *e, bool ollama, const char *path)
+{
+	size_t hlen = 0;
+	char *head = head_read(path, LOG_TAIL_MAX, &hlen);
+	if (!head)
+		return;
+	llama_log_init(e->lg);
+	parse_into(e->lg, ollama, head, hlen);
+	parse_into(e->lg, ollama, e->tf.buf, e->tf.len);
+	free(head);
+}
+
 static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool ollama, int *err)
 {
 	struct log_entry *e = NULL, *lru = &c->logs[0];
@@ -73,6 +88,8 @@ static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool o
 			e->lg = xmalloc(sizeof *e->lg);
 		llama_log_init(e->lg);
 		parse_into(e->lg, ollama, e->tf.buf, e->tf.len);
+		if (e->tf.cut && e->lg->n_loads == 0)
+			parse_head_then_tail(e, ollama, path);
 	}
 	return e;
 }

@@ -29,6 +29,29 @@ static ssize_t pread_all(int fd, char *buf, size_t n, off_t off)
 	return (ssize_t)got;
 }
 
+char *head_read(const char *path, size_t max, size_t *len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	char *buf = xmalloc(max + 1);
+	ssize_t n = pread_all(fd, buf, max, 0);
+	close(fd);
+	if (n <= 0) {
+		free(buf);
+		return NULL;
+	}
+	size_t k = (size_t)n;
+	while (k > 0 && buf[k - 1] != '\n') /* whole lines only */
+		k--;
+	buf[k] = '\0';
+	*len = k;
+	return buf;
+}
+
 int tail_read(struct tail_file *t, const char *path, size_t max)
 {
 	struct stat st;

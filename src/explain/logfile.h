@@ -28,6 +28,10 @@ struct tail_file {
  *    holds just the new bytes from the end of the last whole line read before,
  *    so a parser can go on from its state. */
 int tail_read(struct tail_file *t, const char *path, size_t max);
+/* The first max bytes of a regular file, cut after its last newline, in a
+ * malloc'd buffer (*len bytes), or NULL. The load block of a server's own
+ * log sits at its start, which a long-running server's tail no longer holds. */
+char *head_read(const char *path, size_t max, size_t *len);
 void tail_free(struct tail_file *t);
 
 #endif

@@ -202,6 +202,36 @@ static void test_cuda_log_breakdown(void **state)
 	explain_ctx_free(c);
 }
 
+/* A long-running server: its load block is at the start of its log, more
+ * than 512 KiB of request lines ago. The figures are still found. */
+static void test_load_block_beyond_the_tail(void **state)
+{
+	struct fixture *f = *state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/server.log", f->dir);
+	tu_write_file(path, cuda_log, sizeof cuda_log - 1);
+	FILE *fp = fopen(path, "a");
+	assert_non_null(fp);
+	for (int i = 0; i < 9000; i++)
+		fprintf(fp, "0.01.000.000 I slot launch_slot_: id  3 | task %d | processing task, is_child = 0\n", i);
+	fclose(fp);
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/m/qwen3-0.6b-q8_0.gguf", "-c", "8192",
+			      "--log-file", "server.log", "-lv", "4", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, f->dir, "HOME=/nonexistent");
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = 0;
+	u->vram = gtm_u64_of(2000ull << 20, GTM_MEASURED);
+	struct explain_ctx *c = explain_ctx_new(false);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_non_null(e);
+	assert_string_equal(e->log.state, "current");
+	const struct ex_segment *w = seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0");
+	assert_non_null(w);
+	assert_int_equal(w->bytes.v, (uint64_t)(604.15 * 1048576 + 0.5));
+	explain_ctx_free(c);
+}
+
 static void test_default_verbosity_hint(void **state)
 {
 	struct fixture *f = *state;
@@ -545,6 +575,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cuda_log_breakdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_block_beyond_the_tail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_verbosity_hint, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_probe_api_evidence_and_budget, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_runner, setup, teardown),
