@@ -40,6 +40,12 @@ int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_proce
 			if (pci_same(snap->devices[d].pci_bus_id, load->devices[i].pci))
 				return snap->devices[d].index;
 	}
+	/* a device index no visible GPU could have (CUDA9999999999) maps to none */
+	size_t dl = strlen(device), dk = dl;
+	while (dk > 0 && device[dk - 1] >= '0' && device[dk - 1] <= '9')
+		dk--;
+	if (dk < dl && (dl - dk > 4 || strtol(device + dk, NULL, 10) >= snap->n_devices))
+		return -1;
 	int used[16], n = 0;
 	for (int i = 0; i < p->n_uses && n < 16; i++) {
 		bool dup = false;

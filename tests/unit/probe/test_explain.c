@@ -502,6 +502,13 @@ static void test_device_mapping_and_disagreement(void **state)
 	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CPU_Mapped"), -1);
 	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "CUDA_Host"), -1);
 	assert_int_equal(breakdown_map_device(f->snap, p, NULL, "Vulkan"), -1);
+	/* one GPU in use: a device index no visible GPU could have maps to none */
+	struct gtm_process *q = snapshot_add_process(f->snap);
+	p = &f->snap->processes[f->snap->n_processes - 2]; /* adding a row may move the array */
+	process_add_use(q)->dev_index = 1;
+	assert_int_equal(breakdown_map_device(f->snap, q, NULL, "CUDA0"), 1);
+	assert_int_equal(breakdown_map_device(f->snap, q, NULL, "CUDA9999999999"), -1);
+	assert_int_equal(breakdown_map_device(f->snap, q, NULL, "CUDA5"), -1);
 	assert_true(breakdown_disagree(100ull << 20, 110ull << 20));
 	assert_false(breakdown_disagree(100ull << 20, 101ull << 20));   /* within 2 % */
 	assert_false(breakdown_disagree(10ull << 20, (10ull << 20) + 900000)); /* within 1 MiB */
