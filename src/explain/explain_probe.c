@@ -210,7 +210,8 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 		probe_targets(c, pe, t, n);
 		pe->model_key = key;
 	} else if (due)
-		ex_add_note(e, "local API probe deferred: this refresh's probe budget is spent");
+		ex_add_note(e, "local API not probed: this refresh's probe budget went to other servers "
+			       "(the live view probes it at a later refresh)");
 	for (int i = 0; i < pe->n_servers && e->n_servers < EX_MAX_SERVERS; i++) {
 		e->servers[e->n_servers++] = pe->servers[i];
 		add_api_evidence(p, &pe->servers[i]);

@@ -95,8 +95,11 @@ static struct nvml_fault sample_device(struct nvml_state *s, unsigned i, struct 
 	nvml_device_blank(d);
 	str_copy(d->driver_version, s->driver, sizeof d->driver_version);
 	str_copy(d->cuda_version, s->cuda, sizeof d->cuda_version);
-	if (!nvml_check(&f, fn(i, &h), "nvmlDeviceGetHandleByIndex"))
+	if (!nvml_check(&f, fn(i, &h), "nvmlDeviceGetHandleByIndex")) {
+		/* the row stays, every reading N/A, named so it is not taken for a card */
+		snprintf(d->name, sizeof d->name, "NVML device %d: %s", i, nvml_error_name(f.code));
 		return f;
+	}
 	nvml_read_device(&s->lib, h, d, &f);
 	if (f.code == NVML_SUCCESS)
 		d->n_processes_seen = nvml_read_processes(&s->lib, h, d->index, &s->devs[i], &s->scratch, uses, &f);

@@ -69,7 +69,7 @@ expect_out "one GPU lost: named" "NVML error on NVML device 0: nvmlDeviceGetHand
 jcheck "$t/j" "one GPU lost: the other GPU and its process stay" "
 assert len(d['gpus']) == 2, d['gpus']
 ok = [g for g in d['gpus'] if g['name'] == 'NVIDIA RTX A4000'][0]
-lost = [g for g in d['gpus'] if g['name'] is None][0]
+lost = [g for g in d['gpus'] if g['name'] == 'NVML device 0: GPU is lost'][0]
 assert ok['memory']['used_bytes'] == 2048, ok
 assert all(v is None for v in lost['memory'].values()), lost
 h = row('H:4000001')

@@ -323,7 +323,7 @@ static void test_error_mid_run(void **state)
 	assert_int_equal(s.rc, -1);
 	assert_string_equal(s.st.message, "NVML error on NVML device 0: nvmlDeviceGetHandleByIndex: GPU is lost");
 	assert_int_equal(s.snap->n_devices, 2); /* GPU 0 keeps its place, all N/A; GPU 1 was read */
-	assert_string_equal(s.snap->devices[0].name, "");
+	assert_string_equal(s.snap->devices[0].name, "NVML device 0: GPU is lost");
 	assert_int_equal(s.snap->devices[0].mem_total.prov, GTM_UNAVAILABLE);
 	assert_string_equal(s.snap->devices[1].name, "NVIDIA RTX A4000");
 	assert_non_null(nt_find_use(&s, 4242, 1));
