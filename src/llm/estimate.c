@@ -82,6 +82,13 @@ bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, str
 		estimate_note(e, "flash attention auto: planned as on");
 	totals(e);
 	arch_model_free(&m);
+	/* Saturated sums mean the header's shapes are beyond any real model: no
+	 * figure from them is an estimate of anything. 1 EiB is far past that. */
+	if (e->gpu_total >= ESTIMATE_ABSURD_BYTES || e->host_total >= ESTIMATE_ABSURD_BYTES ||
+	    e->kv_full_bytes >= ESTIMATE_ABSURD_BYTES) {
+		snprintf(err, errlen, "the header's shapes overflow the estimate (beyond 1 EiB): not a plan");
+		return false;
+	}
 	return true;
 }
 

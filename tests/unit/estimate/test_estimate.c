@@ -493,21 +493,22 @@ static void huge_keys(struct gw *w, const char *a)
 static void test_hostile_shapes_saturate(void **state)
 {
 	(void)state;
-	/* absurd sizes never wrap to small figures */
+	/* absurd sizes never wrap to small figures, and are no plan at all:
+	 * saturated sums are refused instead of shown as sizes */
 	struct gguf_header *h = synthetic_heads("jamba", 4000, UINT32_MAX, huge_keys);
-	struct estimate e = plan(h, "-np 65536 -c 1099511627776");
-	assert_true(e.n_seq <= ESTIMATE_MAX_SEQ);
-	assert_true(e.n_ctx <= ESTIMATE_MAX_CTX + 1); /* the limit, padded to 256 */
-	assert_int_equal(e.ctx_clamped_from, 1099511627776ull);
-	assert_true(e.refused);
-	assert_true(e.kv_bytes >= 1ull << 62);
-	assert_true(e.gpu_total >= e.kv_gpu);
+	char *argv[4] = {"-np", "65536", "-c", "1099511627776"};
 	struct llama_flags f;
+	struct estimate e;
+	char err[256] = "";
+	llama_flags_init(&f);
+	assert_true(llama_flags_parse(&f, 4, argv, 0));
+	assert_false(estimate_plan(h, &f, &e, err, sizeof err));
+	assert_non_null(strstr(err, "overflow"));
+	llama_flags_free(&f);
 	llama_flags_init(&f);
 	assert_int_equal(estimate_max_ctx(h, &f, 1ull << 40), 0);
 	gguf_header_unref(h);
 	/* more layers than we plan for: refused with a message */
-	char err[256];
 	h = synthetic("llama", ARCH_MAX_LAYERS + 1, NULL);
 	assert_false(estimate_plan(h, &f, &e, err, sizeof err));
 	assert_non_null(strstr(err, "block_count"));
