@@ -174,6 +174,44 @@ static bool check_snapshot(const json_t *doc, char *err, size_t errn)
 	return require_snapshot_keys(doc, err, errn);
 }
 
+/* A snapshot's strings (process names, command lines, paths) come from other
+ * users' processes and files: line breaks and other C0 controls become
+ * "\xNN" text here, so no name can split or forge a line of the report. The
+ * depth was bounded by parse_json. */
+static void escape_controls(json_t *v)
+{
+	const char *key;
+	json_t *child;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, child)
+			escape_controls(child);
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, child)
+			escape_controls(child);
+	} else if (json_is_string(v)) {
+		const char *s = json_string_value(v);
+		size_t n = json_string_length(v), bad = 0;
+		for (size_t k = 0; k < n; k++)
+			bad += (unsigned char)s[k] < 0x20;
+		if (!bad)
+			return;
+		char *out = malloc(n + bad * 3 + 1), *o = out;
+		if (!out)
+			return;
+		for (size_t k = 0; k < n; k++) {
+			unsigned char c = (unsigned char)s[k];
+			if (c < 0x20)
+				o += sprintf(o, "\\x%02x", c);
+			else
+				*o++ = (char)c;
+		}
+		json_string_setn(v, out, (size_t)(o - out));
+		free(out);
+	}
+}
+
 json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)
 {
 	json_t *doc;
@@ -187,6 +225,8 @@ json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)
 		json_decref(doc);
 		return NULL;
 	}
+	if (doc)
+		escape_controls(doc);
 	return doc;
 }
 

@@ -77,6 +77,13 @@ static void test_refuses_what_lacks_snapshot_keys(void **state)
 	json_t *doc = diff_snapshot_parse(empty, strlen(empty), err, sizeof err);
 	assert_non_null(doc);
 	json_decref(doc);
+	/* a name with a line break cannot split a line of the report */
+	const char *evil = HEAD "\"gpus\":[],\"processes\":[{\"label\":\"1\",\"name\":\"a\\nfake line\\r\"}]}";
+	doc = diff_snapshot_parse(evil, strlen(evil), err, sizeof err);
+	assert_non_null(doc);
+	const char *name = json_string_value(json_object_get(json_array_get(json_object_get(doc, "processes"), 0), "name"));
+	assert_string_equal(name, "a\\x0afake line\\x0d");
+	json_decref(doc);
 }
 
 /* The typed reader needs a GPU index too, for callers that build the document
