@@ -48,8 +48,13 @@ static void category_bytes(const struct gtm_snapshot *s, const struct gtm_device
 static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d)
 {
 	char line[256];
-	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s  %s", d->index, d->name,
-		 d->driver_version[0] ? d->driver_version : "N/A", d->cuda_version[0] ? "  CUDA " : "",
+	char drv[80];
+	if (d->driver_version[0])
+		snprintf(drv, sizeof drv, "%s%s%s", d->driver[0] ? d->driver : "", d->driver[0] ? " " : "", d->driver_version);
+	else
+		snprintf(drv, sizeof drv, "%s%s", d->driver[0] ? d->driver : "", d->driver[0] ? " (version N/A)" : "N/A");
+	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s  %s", d->index, d->name, drv,
+		 d->cuda_version[0] ? "  CUDA " : "",
 		 d->cuda_version, gtm_mode_name(v->snap->mode), d->source);
 	attron(tui_attr(v, TP_HEAD));
 	tui_put(y, x, w, line);
@@ -103,7 +108,14 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	if (gtm_u64_ok(d->mem_total))
 		tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, 100, cells, &norm);
 	if (sum == 0) {
-		tui_put(y, cx, w, "no GPU memory charged to processes");
+		/* rows whose memory the driver withholds are not rows using none */
+		bool withheld = false;
+		for (int i = 0; i < v->snap->n_gpu_processes && i < v->snap->n_processes && !withheld; i++)
+			for (int u = 0; u < v->snap->processes[i].n_uses; u++)
+				withheld |= v->snap->processes[i].uses[u].dev_index == d->index &&
+					    !gtm_u64_ok(v->snap->processes[i].uses[u].vram);
+		tui_put(y, cx, w, withheld ? "per-process VRAM N/A (withheld by the driver or not attributable)"
+					   : "no GPU memory charged to processes");
 		return;
 	}
 	if (norm) {
@@ -155,7 +167,7 @@ static void draw_counters(int y, int x, int w, const struct gtm_device *d)
 			 fmt_f64(m, sizeof m, d->pcie_width, 0, ""));
 	if (gtm_f64_ok(d->pcie_tx_bps) && gtm_f64_ok(d->pcie_rx_bps))
 		snprintf(tx, sizeof tx, " tx %s/s", fmt_bytes_raw(rx, sizeof rx, (uint64_t)(d->pcie_tx_bps.v > 0 ? d->pcie_tx_bps.v : 0)));
-	snprintf(line, sizeof line, "GPU %s  mem act %s  %s  power %s  SM %s  mem %s  PCIe %s%s%s%s%s",
+	snprintf(line, sizeof line, "GPU %s  mem act %s  temp %s  power %s  SM %s  mem %s  PCIe %s%s%s%s%s",
 		 fmt_f64(g, sizeof g, d->util_gpu_pct, 0, "%"), fmt_f64(m, sizeof m, d->util_mem_pct, 0, "%"),
 		 fmt_f64(t, sizeof t, d->temp_c, 0, "C"), pair_text(pw, sizeof pw, d->power_w, d->power_limit_w, "W"),
 		 pair_text(sm, sizeof sm, d->clock_sm_mhz, d->clock_sm_max_mhz, "MHz"),
