@@ -89,7 +89,13 @@ static void draw_status(struct tui_view *v, int w)
 	v->menu_w = (int)strlen(charts) - (v->utf8 ? 2 : 0);
 	tui_put(0, v->menu_x, w - v->menu_x, charts);
 	x = v->menu_x + v->menu_w + 2;
-	if (w - x >= 28)
+	/* a dashboard taller than its region (a second GPU, more charts) says so */
+	bool more = v->st.overlay != TUI_OVL_HELP && v->dash_natural > v->reg.dash_h + v->st.dash_scroll;
+	if (more && w - x >= 38)
+		tui_put(0, w - 38, 38, " ]:more below  ?:help  p:pause  q:quit");
+	else if (more && w - x >= 14)
+		tui_put(0, w - 14, 14, " ]:more below");
+	else if (w - x >= 28)
 		tui_put(0, w - 28, 28, " ?:help  p:pause  q:quit");
 	attroff(tui_attr(v, TP_BAR));
 }
@@ -182,8 +188,8 @@ void tui_view_draw(struct tui_view *v)
 		return;
 	}
 	layout(v);
-	draw_status(v, v->cols);
 	v->st.dash_scroll = tui_scroll_clamp(v->st.dash_scroll, v->reg.dash_h, v->dash_natural);
+	draw_status(v, v->cols);
 	dash = (struct tui_clip){v->reg.dash_y, v->reg.dash_h, 0, v->cols, v->st.dash_scroll};
 	tui_dash_draw(v, &dash);
 	tui_table_draw(v, v->reg.table_y, v->reg.table_h, v->reg.table_w);
