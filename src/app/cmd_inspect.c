@@ -22,7 +22,9 @@ int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char 
 	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true, .devices_only = true};
 	struct collector *c = collector_new(&o);
 	struct gtm_snapshot *s = collector_refresh(c);
-	int rc = -1;
+	int rc = s->n_devices > 0 ? 1 : -1;
+	if (s->n_devices > 0) /* 1: a GPU is there, its free memory is not known */
+		snprintf(name, n, "GPU %d %s", s->devices[0].index, s->devices[0].name);
 	for (int i = 0; i < s->n_devices && rc != 0; i++) {
 		const struct gtm_device *d = &s->devices[i];
 		/* only a driver's own figure decides a fit, never an estimate */
@@ -40,7 +42,12 @@ int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char 
 
 static void check_fit(struct inspect_model *m)
 {
-	if (!gpu_query || gpu_query(&m->gpu_free, &m->gpu_total, m->gpu_name, sizeof m->gpu_name) != 0)
+	int rc = gpu_query ? gpu_query(&m->gpu_free, &m->gpu_total, m->gpu_name, sizeof m->gpu_name) : -1;
+	if (rc == 1) {
+		snprintf(m->fit_buf, sizeof m->fit_buf, "%s: free memory N/A, fit not checked", m->gpu_name);
+		m->fit_note = m->fit_buf;
+	}
+	if (rc != 0)
 		return;
 	m->have_gpu = true;
 	if (!m->plan_ok)

@@ -21,6 +21,8 @@ int cmd_inspect(int argc, char **argv);
 /* Free/total memory and name of the GPU the plan is checked against; 0 on
  * success. The lead wires this to the collector; unwired (NULL), inspect
  * says "no GPU visible: fit not checked". */
+/* 0: a GPU's measured free memory; 1: a GPU (named) whose free memory is not
+ * known; -1: no GPU. */
 typedef int (*cmd_inspect_gpu_query_fn)(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n);
 void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn);
 /* The default query `inspect MODEL` uses when none is set: one collector
@@ -43,6 +45,7 @@ struct inspect_model {
 	bool fits;
 	uint64_t max_ctx;
 	const char *fit_note;          /* why no fit was checked, when not "no GPU visible" */
+	char fit_buf[160];
 };
 
 /* Reads the header (cached) and plans; false with err set when the file is

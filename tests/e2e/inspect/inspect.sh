@@ -80,6 +80,10 @@ expect "fit json" '"fits": true' "$t/fitj"
 expect "fit json max_ctx" '"max_ctx": 3584' "$t/fitj"
 fake_gpu fit500 500 "$q"
 expect "fit 500 MiB: none" "largest -c    none fits" "$t/fit500"
+# a GPU whose memory the driver does not report: named, never "no GPU visible"
+printf 'device name="Quiet GPU" uuid=GPU-2\n' >"$t/scenario"
+GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake_nvml" "$bin" inspect "$q" >"$t/quiet" 2>&1
+expect "fit: a GPU without a free-memory figure is named" "Quiet GPU: free memory N/A, fit not checked" "$t/quiet"
 
 # Impossible head counts: the plan is N/A with the reason, never "no KV cache" and a 0 total;
 # the file is readable, so the exit status stays 0.
