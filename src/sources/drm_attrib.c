@@ -186,7 +186,9 @@ static const char *na_reason(const struct drm_attrib_in *in, struct client *cons
 		fails[4] |= c->n_holders > 1;
 		fails[5] |= !c->render;
 		fails[6] |= c->shared_nonzero;
-		fails[7] |= c->bad_value;
+		/* another holder's unreadable value is not this process's reason:
+		 * a client held by several processes is a shared client */
+		fails[7] |= c->bad_value && c->n_holders <= 1;
 		fails[8] |= c->no_id;
 	}
 	/* no memory keys at all (i915 before 6.7 printed engines only) */

@@ -198,6 +198,17 @@ static void test_unparseable_value(void **state)
 	assert_non_null(un);
 	assert_int_equal(un->use.vram.v, 300 * KIB);
 	assert_int_equal(un->use.n_clients, 1);
+
+	/* a client held by two processes, one of whose reads is garbage: for the
+	 * process that read it fine the reason is the sharing, not the garbage */
+	reset();
+	add(120, 0, true, "drm-driver: amdgpu\ndrm-client-id: 50\ndrm-resident-vram: 2097152 kB\n"
+			  "drm-shared-vram: 0\ndrm-resident-gtt: 4 KiB\ndrm-shared-gtt: 0\n");
+	add(121, 0, true, amd(50, 4096, 0, 0));
+	run(false, NULL, NULL);
+	assert_string_equal(use_of(121, 5)->use.na_reason, DRM_NA_SHARED_CLIENT);
+	assert_string_equal(use_of(120, 5)->use.na_reason, DRM_NA_SHARED_CLIENT);
+	assert_false(gtm_u64_ok(use_of(121, 5)->use.vram));
 }
 
 /* i915 before 6.7 prints engines only: no memory, so no reference and no
