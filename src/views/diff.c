@@ -146,8 +146,11 @@ static struct diff_val sum_of(const struct diff_proc *p, size_t offset)
 	for (int i = 0; p && i < p->n_uses; i++) {
 		const struct diff_val *v = (const struct diff_val *)((const char *)&p->uses[i] + offset);
 		if (v->known) {
+			/* a sum past what a JSON integer holds is no byte count: N/A */
+			if (v->v > (uint64_t)INT64_MAX - s.v)
+				return (struct diff_val){0};
 			s.known = true;
-			s.v = s.v + v->v < s.v ? UINT64_MAX : s.v + v->v;
+			s.v += v->v;
 		}
 	}
 	return s;

@@ -147,6 +147,13 @@ static int read_process(const json_t *o, struct diff_snap *s, struct diff_proc *
 		snprintf(uwhere, sizeof uwhere, "%s.gpus[%zu]", where, i);
 		if (read_use(v, &p->uses[p->n_uses++], uwhere, err, errn))
 			return -1;
+		/* gputaskman writes one entry per device: a repeat is not its output */
+		for (int k = 0; k + 1 < p->n_uses; k++)
+			if (p->uses[k].index == p->uses[p->n_uses - 1].index) {
+				snprintf(err, errn, "%s.index: GPU %d is listed twice for one process", uwhere,
+					 p->uses[k].index);
+				return -1;
+			}
 	}
 	diff_extra_read(o, s, p);
 	return 0;

@@ -103,6 +103,23 @@ static void test_reader_needs_gpu_index(void **state)
 	json_decref(doc);
 }
 
+/* One entry per device and process: a repeat is refused, not summed twice. */
+static void test_reader_refuses_repeated_device(void **state)
+{
+	(void)state;
+	char err[256] = "";
+	struct diff_snap s;
+	json_t *doc = json_pack("{s:i, s:s, s:[{s:i}], s:[{s:s, s:[{s:i, s:I}, {s:i, s:I}]}]}", "schema_version", 1,
+				"taken_at", "t", "gpus", "index", 0, "processes", "label", "1", "gpus", "index", 0,
+				"vram_bytes", (json_int_t)1, "index", 0, "vram_bytes", (json_int_t)2);
+
+	assert_non_null(doc);
+	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	assert_non_null(strstr(err, "listed twice"));
+	diff_snap_free(&s);
+	json_decref(doc);
+}
+
 static void test_bounds_nesting_and_size(void **state)
 {
 	(void)state;
@@ -254,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_refuses_what_is_not_a_snapshot),
 		cmocka_unit_test(test_refuses_what_lacks_snapshot_keys),
 		cmocka_unit_test(test_reader_needs_gpu_index),
+		cmocka_unit_test(test_reader_refuses_repeated_device),
 		cmocka_unit_test(test_bounds_nesting_and_size),
 		cmocka_unit_test(test_wrong_types_name_their_path),
 		cmocka_unit_test(test_load_files),
