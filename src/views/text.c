@@ -142,8 +142,9 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	if (s->procs_unlisted)
 		fprintf(out, "\nprocesses seen N/A: /proc could not be listed");
 	else
-		fprintf(out, "\n%d processes seen, %d not inspectable (other users' processes need root)%s",
-			s->n_procs_total, s->n_procs_uninspectable, s->partial_scan ? ", scan cut short (partial)" : "");
+		fprintf(out, "\n%d process%s seen, %d not inspectable (other users' processes need root)%s",
+			s->n_procs_total, s->n_procs_total == 1 ? "" : "es", s->n_procs_uninspectable,
+			s->partial_scan ? ", scan cut short (partial)" : "");
 	if (hidden)
 		fprintf(out, "; %d without GPU use not listed (--all lists them)", hidden);
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, H:PID host process outside this container;"
