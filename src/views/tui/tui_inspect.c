@@ -59,8 +59,17 @@ static void add_uses(struct tui_text *t, const struct gtm_process *p)
 			     u->graphics ? " graphics" : "", bytes_prov(v, sizeof v, u->vram));
 		tui_text_add(t, TUI_ST_TEXT, 4, "  spill %s  paged %s", bytes_prov(sp, sizeof sp, u->spill),
 			     bytes_prov(pg, sizeof pg, u->paged));
-		tui_text_add(t, TUI_ST_TEXT, 4, "  SM %s  enc %s  dec %s", fmt_f64(sm, sizeof sm, u->sm_pct, 0, " %"),
-			     fmt_f64(enc, sizeof enc, u->enc_pct, 0, " %"), fmt_f64(dec, sizeof dec, u->dec_pct, 0, " %"));
+		if (u->n_clients > 0) {
+			/* a DRM client: engine classes, not NVIDIA's SM/encoder/decoder */
+			char gfx[16], cp[16], vid[16];
+			tui_text_add(t, TUI_ST_TEXT, 4, "  gfx %s  compute %s  copy %s  video %s",
+				     fmt_f64(gfx, sizeof gfx, u->gfx_pct, 0, " %"), fmt_f64(sm, sizeof sm, u->sm_pct, 0, " %"),
+				     fmt_f64(cp, sizeof cp, u->copy_pct, 0, " %"), fmt_f64(vid, sizeof vid, u->video_pct, 0, " %"));
+		} else {
+			tui_text_add(t, TUI_ST_TEXT, 4, "  SM %s  enc %s  dec %s", fmt_f64(sm, sizeof sm, u->sm_pct, 0, " %"),
+				     fmt_f64(enc, sizeof enc, u->enc_pct, 0, " %"),
+				     fmt_f64(dec, sizeof dec, u->dec_pct, 0, " %"));
+		}
 		if (!gtm_u64_ok(u->vram) && u->na_reason[0])
 			tui_text_add(t, TUI_ST_DIM, 4, "  VRAM N/A: %s", u->na_reason);
 	}
