@@ -15,6 +15,7 @@ struct proc_cache *proc_cache_new(void)
 	long ps = sysconf(_SC_PAGESIZE);
 
 	c->io = xmalloc(PROC_IO_BUF);
+	c->worker_io[0] = c->io;
 	c->page_size = ps > 0 ? ps : 4096;
 	c->clock = now_monotonic_ns;
 	c->ports_procfd = -1;
@@ -41,7 +42,10 @@ void proc_cache_free(struct proc_cache *c)
 	proc_users_clear(&c->users);
 	if (c->ports_procfd >= 0)
 		close(c->ports_procfd);
+	for (int k = 1; k < PARALLEL_MAX_WORKERS; k++)
+		free(c->worker_io[k]);
 	free(c->io);
+	free(c->items);
 	free(c);
 }
 
@@ -144,6 +148,13 @@ void proc_cache_check_root(struct proc_cache *c)
 		close(c->ports_procfd);
 	c->ports_procfd = -1;
 	str_copy(c->root, root, sizeof c->root);
+}
+
+void proc_cache_worker_io(struct proc_cache *c, int workers)
+{
+	for (int k = 1; k < workers && k < PARALLEL_MAX_WORKERS; k++)
+		if (!c->worker_io[k])
+			c->worker_io[k] = xmalloc(PROC_IO_BUF);
 }
 
 const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd)

@@ -25,6 +25,42 @@ static bool pid_gone(int procfd, uint32_t pid)
 	return faccessat(procfd, path, F_OK, 0) != 0 && is_gone_errno(errno);
 }
 
+/* One small /proc/PID file into buf (NUL-terminated), relative to the /proc
+ * folder's fd rather than a root-prefixed path walked from "/". The kernel
+ * hands cmdline, environ and status over whole in one read when they fit
+ * (fs/proc/base.c loops over the pages asked for; single_open files are
+ * rendered whole), and a fixture tree's regular file does the same, so a
+ * short read is the end: no second read just to see 0. */
+static ssize_t read_small(int procfd, uint32_t pid, const char *what, char *buf, size_t cap)
+{
+	char path[48];
+	size_t got = 0;
+	int fd;
+
+	snprintf(path, sizeof path, "%u/%s", pid, what);
+	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	while (got < cap - 1) {
+		size_t want = cap - 1 - got;
+		ssize_t r = read(fd, buf + got, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = errno;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		got += (size_t)r;
+		if ((size_t)r < want)
+			break; /* short: the end */
+	}
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
 static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
 {
 	char path[48], target[PATH_MAX];
@@ -41,9 +77,9 @@ static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
 }
 
 /* cmdline: a NUL-separated argv. Returns -1 when the process is gone. */
-static int read_cmdline(struct proc_cache *c, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static int read_cmdline(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
-	ssize_t k = sysroot_read(c->io, PROC_CMDLINE_MAX + 1, "/proc/%u/cmdline", pid);
+	ssize_t k = read_small(procfd, pid, "cmdline", io, PROC_CMDLINE_MAX + 1);
 
 	if (k < 0) {
 		if (is_gone_errno(errno))
@@ -51,13 +87,13 @@ static int read_cmdline(struct proc_cache *c, uint32_t pid, struct gtm_proc_deta
 		*denied = *denied || is_denied_errno(errno);
 		k = 0;
 	}
-	d->argv = proc_split_nul(c->io, (size_t)k, 4096, &d->argc);
+	d->argv = proc_split_nul(io, (size_t)k, 4096, &d->argc);
 	return 0;
 }
 
 /* Only for files owned by root: a non-dumpable process's /proc files are
  * root's whoever runs it (fs/proc/base.c task_dump_owner()). */
-static void read_status_uid(struct proc_cache *c, struct proc_entry *e)
+static void read_status_uid(int procfd, char *io, struct proc_entry *e)
 {
 	struct proc_status st;
 	ssize_t k;
@@ -65,8 +101,8 @@ static void read_status_uid(struct proc_cache *c, struct proc_entry *e)
 	e->has_status_uid = false;
 	if (e->stat_uid != 0)
 		return;
-	k = sysroot_read(c->io, 8192, "/proc/%u/status", e->pid);
-	e->has_status_uid = k > 0 && proc_status_parse(c->io, (size_t)k, &st) == 0 && st.has_uid;
+	k = read_small(procfd, e->pid, "status", io, 8192);
+	e->has_status_uid = k > 0 && proc_status_parse(io, (size_t)k, &st) == 0 && st.has_uid;
 	if (e->has_status_uid)
 		e->status_uid = st.uid_effective;
 }
@@ -77,7 +113,7 @@ static void add_maps_line(const char *line, size_t len, void *list)
 }
 
 /* maps: distinct file paths. Returns -1 when the process is gone. */
-static int read_maps(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
 	struct proc_path_list list = {0};
 	char path[32];
@@ -90,7 +126,7 @@ static int read_maps(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_
 			*denied = true;
 		return is_gone_errno(errno) && pid_gone(procfd, pid) ? -1 : 0;
 	}
-	int r = proc_fd_for_each_line(fd, c->io, PROC_IO_BUF, add_maps_line, &list);
+	int r = proc_fd_for_each_line(fd, io, PROC_IO_BUF, add_maps_line, &list);
 	int err = errno;
 	close(fd);
 	if (r != 0 && is_gone_errno(err)) {
@@ -102,9 +138,9 @@ static int read_maps(struct proc_cache *c, int procfd, uint32_t pid, struct gtm_
 }
 
 /* environ: the first PROC_ENVIRON_MAX bytes, cut after the last whole entry. */
-static void read_environ(struct proc_cache *c, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static void read_environ(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
-	ssize_t k = sysroot_read(c->io, PROC_ENVIRON_MAX + 1, "/proc/%u/environ", pid);
+	ssize_t k = read_small(procfd, pid, "environ", io, PROC_ENVIRON_MAX + 1);
 	size_t n;
 
 	if (k < 0) {
@@ -113,20 +149,18 @@ static void read_environ(struct proc_cache *c, uint32_t pid, struct gtm_proc_det
 	}
 	n = (size_t)k;
 	if (n == PROC_ENVIRON_MAX) {
-		const char *z = memrchr(c->io, '\0', n);
-		n = z ? (size_t)(z - c->io) + 1 : 0;
+		const char *z = memrchr(io, '\0', n);
+		n = z ? (size_t)(z - io) + 1 : 0;
 	}
 	d->environ_blob = xmalloc(n + 1);
-	memcpy(d->environ_blob, c->io, n);
+	memcpy(d->environ_blob, io, n);
 	d->environ_blob[n] = '\0';
 	d->environ_len = n;
 }
 
 /* Returns -1 when the process is gone. */
-static int read_ports(struct proc_cache *c, int procfd, struct proc_entry *e, bool *denied)
+static int read_ports(int procfd, const struct proc_listeners *t, struct proc_entry *e, bool *denied)
 {
-	const struct proc_listeners *t = proc_cache_listeners(c, procfd);
-
 	e->n_ports = 0;
 	if (t->n == 0)
 		return 0; /* nothing listens on loopback: no fd to look at */
@@ -137,8 +171,8 @@ static int read_ports(struct proc_cache *c, int procfd, struct proc_entry *e, bo
 	return is_gone_errno(errno) && pid_gone(procfd, e->pid) ? -1 : 0;
 }
 
-enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread,
-					 bool with_ports)
+enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
+					 struct proc_entry *e, bool kthread)
 {
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	bool denied = false;
@@ -148,17 +182,17 @@ enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struc
 		d->argv = xcalloc(1, sizeof *d->argv);
 		e->n_ports = 0;
 	} else {
-		if (read_cmdline(c, e->pid, d, &denied) != 0)
+		if (read_cmdline(procfd, io, e->pid, d, &denied) != 0)
 			goto gone;
 		d->exe = read_link(procfd, e->pid, "exe", &denied);
 		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
-		read_status_uid(c, e);
-		if (read_maps(c, procfd, e->pid, d, &denied) != 0)
+		read_status_uid(procfd, io, e);
+		if (read_maps(procfd, io, e->pid, d, &denied) != 0)
 			goto gone;
-		read_environ(c, e->pid, d, &denied);
-		if (with_ports && read_ports(c, procfd, e, &denied) != 0)
+		read_environ(procfd, io, e->pid, d, &denied);
+		if (ports && read_ports(procfd, ports, e, &denied) != 0)
 			goto gone;
-		e->ports_read = with_ports || e->ports_read;
+		e->ports_read = ports != NULL || e->ports_read;
 	}
 	proc_detail_unref(e->detail);
 	e->detail = d;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/parallel.h"
 #include "core/snapshot.h"
 #include "proc/proc.h"
 
@@ -105,6 +106,17 @@ struct proc_entry {
 	int n_ports;
 };
 
+/* One PID of a scan (proc_scan.c): what its phases found. */
+struct scan_item {
+	uint32_t pid;
+	ino_t ino;               /* of /proc/PID, from readdir (0 unknown) */
+	uint32_t entry;          /* index into the cache's entries once stats are applied */
+	uid_t uid;
+	struct proc_stat st;
+	uint8_t stat;            /* enum stat_result */
+	uint8_t detail;          /* enum item_detail */
+};
+
 struct proc_cache {
 	struct proc_entry *entries;
 	size_t n, cap;
@@ -115,6 +127,9 @@ struct proc_cache {
 	struct proc_listeners listeners;
 	struct proc_users users;
 	char *io;                /* PROC_IO_BUF bytes for streamed reads */
+	char *worker_io[PARALLEL_MAX_WORKERS]; /* the same, one per scan worker ([0] is io) */
+	struct scan_item *items; /* the scan's PIDs, kept between scans */
+	size_t n_items, items_cap;
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
@@ -126,13 +141,18 @@ struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);
 void proc_cache_check_root(struct proc_cache *c);
+/* Makes worker_io[0..workers) usable. */
+void proc_cache_worker_io(struct proc_cache *c, int workers);
 
 /* ---- reading one process's detail (proc_detail.c) ---- */
 enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };
-/* Reads cmdline, exe, cwd, status, maps, environ and ports into e (replacing
- * its detail). kthread: an empty detail without reads. */
-enum proc_detail_result proc_detail_read(struct proc_cache *c, int procfd, struct proc_entry *e, bool kthread,
-					 bool with_ports);
+/* Reads cmdline, exe, cwd, status, maps, environ and, when ports is not NULL
+ * (the scan's listeners table, loaded beforehand), the ports into e (replacing
+ * its detail); io is PROC_IO_BUF bytes of the caller's. kthread: an empty
+ * detail without reads. Touches nothing but e and io, so scan workers run it
+ * side by side on distinct entries. */
+enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
+					 struct proc_entry *e, bool kthread);
 /* The listeners table for this scan generation, read once. */
 const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd);
 

@@ -2,6 +2,7 @@
  * the owner of that file: fs/proc/base.c task_dump_owner()); details are read
  * for new processes and when the rescan rule fires, within the budget. */
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,17 +11,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/parallel.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "proc/proc_internal.h"
 
+/* A scan runs in phases over the PIDs readdir listed (scan_items): the
+ * system calls (stat, then the due details) side by side on several threads
+ * when there are enough of them, what touches the cache or the snapshot in
+ * readdir order on the calling thread. */
 struct scan_state {
 	struct proc_cache *c;
 	struct gtm_snapshot *snap;
 	int procfd;
+	struct scan_item *items;
+	size_t n_items;
+	const struct proc_listeners *ports; /* NULL: no fds read for ports */
 	uint64_t now;            /* the cache's clock, for the rescan rule */
 	uint64_t t0, budget_ns;  /* real monotonic time, for the budget */
-	bool over_budget;
+	atomic_bool over_budget;
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
 	bool ports_on_demand;
 	const uint32_t *priority;
@@ -56,7 +65,8 @@ static bool parse_pid(const char *s, uint32_t *pid)
 	return true;
 }
 
-enum stat_result { STAT_OK = 0, STAT_GONE, STAT_DENIED };
+enum stat_result { STAT_OK = 0, STAT_GONE, STAT_DENIED, ITEM_FRESH /* last stat still good */ };
+enum item_detail { DETAIL_NONE = 0, DETAIL_DUE, DETAIL_SKIPPED /* budget */, DETAIL_GONE };
 
 /* The steady path's only read: open, fstat for the owner, one read, close. */
 static enum stat_result read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
@@ -101,23 +111,13 @@ static bool rescan_due(const struct proc_entry *e, uint64_t rss, uint64_t now)
 	return delta > 0 && delta >= e->detail_rss / 100 * PROC_RESCAN_RSS_PERCENT;
 }
 
-/* Reads the detail when due and the budget allows. false: the process exited. */
-static bool refresh_detail(struct scan_state *s, struct proc_entry *e, const struct proc_stat *st, uint64_t rss)
+/* Whether a due detail may be read now: past the budget only a priority
+ * PID's is (the rest keep what is cached and the scan is marked partial). */
+static bool detail_allowed(struct scan_state *s, uint32_t pid)
 {
-	if (!rescan_due(e, rss, s->now))
-		return true;
-	if (s->budget_ns && !s->over_budget && now_monotonic_ns() - s->t0 > s->budget_ns)
-		s->over_budget = true;
-	if (s->over_budget && !is_priority(s, e->pid)) {
-		s->snap->partial_scan = true;
-		return true; /* keep what is cached; a later refresh reads it */
-	}
-	if (proc_detail_read(s->c, s->procfd, e, (st->flags & PROC_PF_KTHREAD) != 0, !s->ports_on_demand) !=
-	    PROC_DETAIL_OK)
-		return false;
-	e->detail_rss = rss;
-	e->detail_at_ns = s->now;
-	return true;
+	if (s->budget_ns && !atomic_load(&s->over_budget) && now_monotonic_ns() - s->t0 > s->budget_ns)
+		atomic_store(&s->over_budget, true);
+	return !atomic_load(&s->over_budget) || is_priority(s, pid);
 }
 
 static void add_row(struct scan_state *s, const struct proc_entry *e, const struct proc_stat *st, uid_t uid,
@@ -156,49 +156,150 @@ static bool stat_fresh(const struct scan_state *s, const struct proc_entry *e, i
 	return s->now - e->stat_at_ns < PROC_STAT_PERIOD_NS + (e->pid % 8) * PROC_STAT_STAGGER_NS;
 }
 
-static void scan_pid(struct scan_state *s, uint32_t pid, ino_t ino)
+static uint64_t rss_bytes(const struct proc_cache *c, const struct proc_stat *st)
+{
+	return st->rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st->rss_pages * (uint64_t)c->page_size
+								   : UINT64_MAX;
+}
+
+/* Phase 1, per item and side by side: the stat of each process not fresh. */
+static void stat_item(void *ctx, size_t i, int worker)
+{
+	struct scan_state *s = ctx;
+	struct scan_item *it = &s->items[i];
+
+	(void)worker;
+	if (it->stat != ITEM_FRESH)
+		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &it->st, &it->uid);
+}
+
+/* Phase 2, in order: the cache takes the stats (inserting moves entries, so
+ * items keep an index) and the due details are counted. */
+static size_t apply_stats(struct scan_state *s)
 {
 	struct proc_cache *c = s->c;
-	struct proc_entry *e = proc_cache_find(s->c, pid);
-	struct proc_stat st;
-	uint64_t rss;
-	uid_t uid;
+	size_t due = 0;
 
-	if (stat_fresh(s, e, ino)) {
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct scan_item *it = &s->items[i];
+		struct proc_entry *e = proc_cache_find(c, it->pid);
+
+		it->detail = DETAIL_NONE;
+		if (it->stat == ITEM_FRESH) {
+			e->gen = c->gen;
+			it->entry = (uint32_t)(e - c->entries);
+			continue;
+		}
+		c->stat_reads++;
+		if (it->stat != STAT_OK)
+			continue;
+		if (e && e->start_time != it->st.start_time)
+			proc_entry_reset(e, it->st.start_time); /* the PID was reused */
+		if (!e)
+			e = proc_cache_insert(c, it->pid, it->st.start_time);
 		e->gen = c->gen;
-		st = e->last_stat;
-		uid = e->stat_uid;
-		rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
-		add_row(s, e, &st, uid, rss);
+		e->stat_uid = it->uid;
+		e->ino = it->ino;
+		e->have_stat = true;
+		e->stat_at_ns = s->now;
+		e->last_stat = it->st;
+		it->entry = (uint32_t)(e - c->entries);
+		if (rescan_due(e, rss_bytes(c, &it->st), s->now)) {
+			it->detail = DETAIL_DUE;
+			due++;
+		}
+	}
+	return due;
+}
+
+/* Phase 3, side by side: the due details, each worker with its own buffer. */
+static void detail_item(void *ctx, size_t i, int worker)
+{
+	struct scan_state *s = ctx;
+	struct scan_item *it = &s->items[i];
+	struct proc_entry *e;
+
+	if (it->detail != DETAIL_DUE)
+		return;
+	if (!detail_allowed(s, it->pid)) {
+		it->detail = DETAIL_SKIPPED;
 		return;
 	}
-	c->stat_reads++;
-	switch (read_stat(s->procfd, pid, &st, &uid)) {
-	case STAT_OK:
-		break;
-	case STAT_DENIED: /* a process we may not even list: counted, no row */
-		s->snap->n_procs_total++;
-		s->snap->n_procs_uninspectable++;
-		return;
-	case STAT_GONE:
+	e = &s->c->entries[it->entry];
+	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e,
+			     (it->st.flags & PROC_PF_KTHREAD) != 0) != PROC_DETAIL_OK) {
+		it->detail = DETAIL_GONE;
 		return;
 	}
-	if (e && e->start_time != st.start_time)
-		proc_entry_reset(e, st.start_time); /* the PID was reused */
-	if (!e)
-		e = proc_cache_insert(c, pid, st.start_time);
-	e->gen = c->gen;
-	e->stat_uid = uid;
-	e->ino = ino;
-	e->have_stat = true;
-	e->stat_at_ns = s->now;
-	e->last_stat = st;
-	rss = st.rss_pages <= UINT64_MAX / (uint64_t)c->page_size ? st.rss_pages * (uint64_t)c->page_size : UINT64_MAX;
-	if (!refresh_detail(s, e, &st, rss)) {
-		e->gen = 0; /* exited mid-read: evicted below, no row */
-		return;
+	e->detail_rss = rss_bytes(s->c, &it->st);
+	e->detail_at_ns = s->now;
+}
+
+/* Phase 4, in order: the snapshot's rows. */
+static void add_rows(struct scan_state *s)
+{
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct scan_item *it = &s->items[i];
+		struct proc_entry *e;
+
+		switch (it->stat) {
+		case ITEM_FRESH:
+			e = &s->c->entries[it->entry];
+			add_row(s, e, &e->last_stat, e->stat_uid, rss_bytes(s->c, &e->last_stat));
+			continue;
+		case STAT_DENIED: /* a process we may not even list: counted, no row */
+			s->snap->n_procs_total++;
+			s->snap->n_procs_uninspectable++;
+			continue;
+		case STAT_GONE:
+			continue;
+		}
+		e = &s->c->entries[it->entry];
+		if (it->detail == DETAIL_GONE) {
+			e->gen = 0; /* exited mid-read: evicted below, no row */
+			continue;
+		}
+		if (it->detail == DETAIL_SKIPPED)
+			s->snap->partial_scan = true;
+		add_row(s, e, &it->st, it->uid, rss_bytes(s->c, &it->st));
 	}
-	add_row(s, e, &st, uid, rss);
+}
+
+/* Enough processes to read for threads to pay off (each costs ~50 us to start). */
+#define SCAN_STATS_PER_WORKER 128
+#define SCAN_DETAILS_PER_WORKER 32
+
+static void scan_items(struct scan_state *s)
+{
+	struct proc_cache *c = s->c;
+	size_t n_stat = 0, due;
+	int workers;
+
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct scan_item *it = &s->items[i];
+		it->stat = stat_fresh(s, proc_cache_find(c, it->pid), it->ino) ? ITEM_FRESH : STAT_GONE;
+		n_stat += it->stat != ITEM_FRESH;
+	}
+	if (n_stat > 0)
+		parallel_for(s->n_items, parallel_workers(n_stat, SCAN_STATS_PER_WORKER), stat_item, s);
+	due = apply_stats(s);
+	if (due > 0) {
+		s->ports = s->ports_on_demand ? NULL : proc_cache_listeners(c, s->procfd);
+		workers = parallel_workers(due, SCAN_DETAILS_PER_WORKER);
+		proc_cache_worker_io(c, workers);
+		parallel_for(s->n_items, workers, detail_item, s);
+	}
+	add_rows(s);
+}
+
+static void push_item(struct scan_state *s, uint32_t pid, ino_t ino)
+{
+	struct proc_cache *c = s->c;
+
+	c->items = grow_array(c->items, sizeof *c->items, &c->items_cap, c->n_items);
+	c->items[c->n_items++] = (struct scan_item){.pid = pid, .ino = ino};
+	s->items = c->items;
+	s->n_items = c->n_items;
 }
 
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
@@ -219,17 +320,24 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	s.procfd = dirfd(d);
 	s.t0 = now_monotonic_ns();
 	s.now = c->clock();
+	atomic_init(&s.over_budget, false);
 	c->gen++;
 	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
+	c->n_items = 0;
 	if (only) {
 		/* and its parent: an Ollama runner's API is its parent's port */
-		scan_pid(&s, only, 0);
-		if (snap->n_processes > 0 && snap->processes[snap->n_processes - 1].ppid > 1)
-			scan_pid(&s, snap->processes[snap->n_processes - 1].ppid, 0);
+		push_item(&s, only, 0);
+		scan_items(&s);
+		if (snap->n_processes > 0 && snap->processes[snap->n_processes - 1].ppid > 1) {
+			c->n_items = 0;
+			push_item(&s, snap->processes[snap->n_processes - 1].ppid, 0);
+			scan_items(&s);
+		}
 	} else {
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))
-				scan_pid(&s, pid, de->d_ino);
+				push_item(&s, pid, de->d_ino);
+		scan_items(&s);
 	}
 	closedir(d);
 	proc_cache_evict(c);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/parallel.h"
 #include "core/snapshot.h"
 #include "core/sysroot.h"
 #include "testutil.h"
@@ -68,12 +69,55 @@ static void test_snapshot_growth(void **state)
 	snapshot_free(s);
 }
 
+struct visits {
+	int count[1000];
+	int bad_worker;
+	int workers;
+};
+
+static void visit(void *ctx, size_t i, int worker)
+{
+	struct visits *v = ctx;
+	__atomic_add_fetch(&v->count[i], 1, __ATOMIC_RELAXED);
+	if (worker < 0 || worker >= v->workers)
+		__atomic_store_n(&v->bad_worker, 1, __ATOMIC_RELAXED);
+}
+
+/* Every index exactly once, worker numbers in range, for any worker count. */
+static void test_parallel_for(void **state)
+{
+	(void)state;
+	static struct visits v;
+	for (int w = 1; w <= PARALLEL_MAX_WORKERS + 1; w++) {
+		for (size_t n = 0; n <= 1000; n += 333) {
+			memset(&v, 0, sizeof v);
+			v.workers = w > PARALLEL_MAX_WORKERS ? PARALLEL_MAX_WORKERS : w;
+			parallel_for(n, w, visit, &v);
+			for (size_t i = 0; i < 1000; i++)
+				assert_int_equal(v.count[i], i < n ? 1 : 0);
+			assert_int_equal(v.bad_worker, 0);
+		}
+	}
+	/* GPUTASKMAN_THREADS sets the count; too few items per worker lowers it */
+	setenv("GPUTASKMAN_THREADS", "3", 1);
+	assert_int_equal(parallel_workers(300, 100), 3);
+	assert_int_equal(parallel_workers(299, 100), 2);
+	assert_int_equal(parallel_workers(50, 100), 1);
+	setenv("GPUTASKMAN_THREADS", "1", 1);
+	assert_int_equal(parallel_workers(100000, 1), 1);
+	setenv("GPUTASKMAN_THREADS", "99", 1); /* out of range: the CPUs decide, capped */
+	assert_true(parallel_workers(100000, 1) <= PARALLEL_MAX_WORKERS);
+	unsetenv("GPUTASKMAN_THREADS");
+	assert_true(parallel_workers(100000, 1) >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_na_is_not_zero),
 		cmocka_unit_test(test_sysroot_prefix),
 		cmocka_unit_test(test_snapshot_growth),
+		cmocka_unit_test(test_parallel_for),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -497,6 +497,60 @@ static void test_tree_budget(void **state)
 	proc_cache_free(c);
 }
 
+static void row_digest(const struct gtm_process *p, char *buf, size_t cap)
+{
+	const struct gtm_proc_detail *d = p->detail;
+	int k = snprintf(buf, cap, "%u %s %u %llu %s", p->pid, p->name, p->ppid, (unsigned long long)p->rss.v, p->user);
+	if (d && k >= 0 && (size_t)k < cap)
+		k += snprintf(buf + k, cap - (size_t)k, " argc=%d maps=%zu exe=%s env=%s", d->argc, d->n_maps,
+			      d->exe ? d->exe : "-", proc_detail_getenv(d, "CUDA_VISIBLE_DEVICES") ?: "-");
+	if (k >= 0 && (size_t)k < cap)
+		snprintf(buf + k, cap - (size_t)k, " ports=%d", p->n_ports);
+}
+
+/* The threaded scan (GPUTASKMAN_THREADS=4, whatever the CPUs) gives the same
+ * rows in the same order as one thread, with processes that vanish between
+ * their stat and the rest and PIDs that are only half there in the mix. */
+static void test_tree_threads_agree(void **state)
+{
+	(void)state;
+	char rel[64];
+	for (uint32_t pid = 2000; pid < 2400; pid++) {
+		char comm[32];
+		snprintf(comm, sizeof comm, "t%u", pid);
+		if (pid % 50 == 7) {
+			fx_stat(pid, "gone", 1, 0, 7000 + pid, 10); /* exits after its stat */
+		} else if (pid % 50 == 9) {
+			snprintf(rel, sizeof rel, "%s/proc/%u", root, pid);
+			tu_mkdirs(rel); /* already empty */
+		} else {
+			fx_proc(pid, comm, 1, 10000 + pid, 50 + pid, "t\0-x\0", 5, pid % 3 ? 0 : 1000);
+		}
+	}
+	fx_tcp();
+	struct gtm_snapshot *by[2];
+	static const char *const threads[2] = {"1", "4"};
+	for (int k = 0; k < 2; k++) {
+		setenv("GPUTASKMAN_THREADS", threads[k], 1);
+		struct proc_cache *c = proc_cache_new();
+		by[k] = scan(c, 0);
+		proc_cache_free(c);
+	}
+	unsetenv("GPUTASKMAN_THREADS");
+	assert_int_equal(by[0]->n_processes, 3 + 400 - 16);
+	assert_int_equal(by[1]->n_processes, by[0]->n_processes);
+	assert_int_equal(by[1]->n_procs_total, by[0]->n_procs_total);
+	for (int i = 0; i < by[0]->n_processes; i++) {
+		char a[512], b[512];
+		row_digest(&by[0]->processes[i], a, sizeof a);
+		row_digest(&by[1]->processes[i], b, sizeof b);
+		assert_string_equal(a, b);
+		assert_non_null(by[1]->processes[i].detail);
+	}
+	snapshot_free(by[0]);
+	snapshot_free(by[1]);
+}
+
 static void test_tree_root_switch(void **state)
 {
 	(void)state;
@@ -891,6 +945,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_rescan_rule, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_threads_agree, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_denied, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_environ_bound, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_pid_exists, setup_tree, teardown_tree),
