@@ -106,8 +106,9 @@ static int print_text(const struct gtm_process *p)
 
 static int print_json(const struct gtm_process *p)
 {
-	json_t *j = json_process(p), *plans = json_array();
+	json_t *plans = json_array();
 	const struct gtm_ident *id = p->ident;
+	struct jw *w = malloc(sizeof *w);
 
 	for (int i = 0; id && i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
@@ -130,10 +131,17 @@ static int print_json(const struct gtm_process *p)
 		}
 		json_array_append_new(plans, plan);
 	}
-	json_put(j, "memory_plans", plans);
-	int rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	fputc('\n', stdout);
-	json_decref(j);
+	if (!w) {
+		json_decref(plans);
+		return 1;
+	}
+	jw_init(w, stdout);
+	jw_begin_object(w, NULL);
+	jw_process_members(w, p);
+	jw_json(w, "memory_plans", plans);
+	jw_end_object(w);
+	int rc = jw_finish(w);
+	free(w);
 	return rc == 0 ? 0 : 1;
 }
 

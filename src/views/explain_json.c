@@ -204,8 +204,3 @@ json_t *explain_json(const struct gtm_explain *e)
 	json_put(j, "app", e->app.present ? app_json(&e->app) : json_null());
 	return j;
 }
-
-void explain_json_into(json_t *proc, const struct gtm_explain *e)
-{
-	json_put(proc, "explain", explain_json(e));
-}

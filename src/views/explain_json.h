@@ -8,8 +8,7 @@
 
 #include "explain/explain.h"
 
-/* Adds "explain" to a process object. */
-void explain_json_into(json_t *proc, const struct gtm_explain *e);
+/* The value of a process's "explain" member. */
 json_t *explain_json(const struct gtm_explain *e);
 
 #endif

@@ -112,18 +112,20 @@ json_t *ident_json_llama_flags(const struct llama_flags *f)
 	return j;
 }
 
-void ident_json_into(json_t *proc, const struct gtm_ident *id)
+/* Through the writer: the snapshot writes one set per row, and most rows
+ * (no runtime, no model) need no tree at all. */
+void ident_jw_into(struct jw *w, const struct gtm_ident *id)
 {
-	json_t *rts = json_array(), *models = json_array();
-
-	json_put(proc, "category", json_string(ident_category_name(id->category)));
-	json_put(proc, "category_reason", json_of_str(id->category_reason));
+	jw_str(w, "category", ident_category_name(id->category));
+	jw_str(w, "category_reason", id->category_reason);
+	jw_begin_array(w, "runtimes");
 	for (int i = 0; i < id->n_runtimes; i++)
-		json_array_append_new(rts, ident_json_runtime(&id->runtimes[i]));
-	json_put(proc, "runtimes", rts);
+		jw_json(w, NULL, ident_json_runtime(&id->runtimes[i]));
+	jw_end_array(w);
+	jw_begin_array(w, "models");
 	for (int i = 0; i < id->n_models; i++)
-		json_array_append_new(models, ident_json_model(&id->models[i]));
-	json_put(proc, "models", models);
-	json_put(proc, "installed_omitted", json_integer(id->n_installed_omitted));
-	json_put(proc, "llama_flags", id->has_flags ? ident_json_llama_flags(&id->flags) : json_null());
+		jw_json(w, NULL, ident_json_model(&id->models[i]));
+	jw_end_array(w);
+	jw_int(w, "installed_omitted", id->n_installed_omitted);
+	jw_json(w, "llama_flags", id->has_flags ? ident_json_llama_flags(&id->flags) : NULL);
 }

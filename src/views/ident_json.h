@@ -6,10 +6,11 @@
 #include <jansson.h>
 
 #include "identify/ident.h"
+#include "views/json_writer.h"
 
-/* Adds "category", "category_reason", "runtimes", "models",
- * "installed_omitted" and "llama_flags" to a process object. */
-void ident_json_into(json_t *proc, const struct gtm_ident *id);
+/* Writes "category", "category_reason", "runtimes", "models",
+ * "installed_omitted" and "llama_flags" into the writer's open object. */
+void ident_jw_into(struct jw *w, const struct gtm_ident *id);
 json_t *ident_json_model(const struct ident_model *m);
 json_t *ident_json_runtime(const struct ident_runtime *r);
 json_t *ident_json_gguf_info(const struct gguf_model_info *info);

@@ -69,12 +69,18 @@ void json_put(json_t *obj, const char *key, json_t *value)
 		json_object_set_new(obj, key, value);
 }
 
-json_t *json_of_time_ns(uint64_t ns)
+void json_time_text(char *buf, size_t cap, uint64_t ns)
 {
-	char buf[32];
 	time_t t = (time_t)(ns / 1000000000ull);
 	struct tm tm;
 	gmtime_r(&t, &tm);
-	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0 && cap > 0)
+		buf[0] = '\0';
+}
+
+json_t *json_of_time_ns(uint64_t ns)
+{
+	char buf[32];
+	json_time_text(buf, sizeof buf, ns);
 	return json_string(buf);
 }

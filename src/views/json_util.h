@@ -3,6 +3,8 @@
 #define GTM_JSON_UTIL_H
 
 #include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "core/reading.h"
 
@@ -14,5 +16,7 @@ json_t *json_of_str(const char *s);
 void json_put(json_t *obj, const char *key, json_t *value);
 /* ISO 8601 UTC ("2026-11-30T06:40:00Z") of a CLOCK_REALTIME nanosecond stamp. */
 json_t *json_of_time_ns(uint64_t ns);
+/* The same text into buf (32 bytes hold it). */
+void json_time_text(char *buf, size_t cap, uint64_t ns);
 
 #endif

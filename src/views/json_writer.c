@@ -1,0 +1,269 @@
+#include "views/json_writer.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void flush(struct jw *w)
+{
+	if (w->len > 0 && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
+		w->failed = true;
+	w->len = 0;
+}
+
+static void put(struct jw *w, const char *s, size_t n)
+{
+	while (n > 0) {
+		size_t room = JW_BUF - w->len;
+		if (room == 0) {
+			flush(w);
+			room = JW_BUF;
+		}
+		size_t k = n < room ? n : room;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void putc_(struct jw *w, char c)
+{
+	if (w->len == JW_BUF)
+		flush(w);
+	w->buf[w->len++] = c;
+}
+
+static void newline_indent(struct jw *w, int depth)
+{
+	static const char spaces[] = "                                ";
+	putc_(w, '\n');
+	for (int n = depth * 2; n > 0;) {
+		int k = n < (int)sizeof spaces - 1 ? n : (int)sizeof spaces - 1;
+		put(w, spaces, (size_t)k);
+		n -= k;
+	}
+}
+
+/* Length of a well-formed UTF-8 sequence at p (RFC 3629: no overlong forms,
+ * no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned c = p[0];
+	size_t len;
+	unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		len = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		return 0;
+	if (len > n || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+static void put_string(struct jw *w, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF"; /* as jansson writes them */
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	putc_(w, '"');
+	while (n > 0) {
+		/* the run of bytes that need nothing done */
+		size_t run = 0;
+		while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+			run++;
+		put(w, (const char *)p, run);
+		p += run;
+		n -= run;
+		if (n == 0)
+			break;
+		if (*p >= 0x80) {
+			size_t k = utf8_len(p, n);
+			if (k == 0)
+				putc_(w, '?'), k = 1;
+			else
+				put(w, (const char *)p, k);
+			p += k;
+			n -= k;
+			continue;
+		}
+		char esc[6] = {'\\', 0};
+		size_t el = 2;
+		switch (*p) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[*p >> 4];
+			esc[5] = hex[*p & 15];
+			el = 6;
+		}
+		put(w, esc, el);
+		p++;
+		n--;
+	}
+	putc_(w, '"');
+}
+
+/* Everything before a value: the separator, the line, the key. */
+static void member(struct jw *w, const char *key)
+{
+	if (w->started) {
+		if (!w->fresh)
+			putc_(w, ',');
+		newline_indent(w, w->depth);
+	}
+	w->started = true;
+	w->fresh = false;
+	if (key) {
+		put_string(w, key);
+		put(w, ": ", 2);
+	}
+}
+
+void jw_init(struct jw *w, FILE *out)
+{
+	w->out = out;
+	w->len = 0;
+	w->depth = 0;
+	w->fresh = false;
+	w->started = false;
+	w->failed = false;
+}
+
+int jw_finish(struct jw *w)
+{
+	putc_(w, '\n');
+	flush(w);
+	return w->failed ? -1 : 0;
+}
+
+static void begin(struct jw *w, const char *key, char open)
+{
+	member(w, key);
+	putc_(w, open);
+	w->depth++;
+	w->fresh = true;
+}
+
+static void end(struct jw *w, char close)
+{
+	w->depth--;
+	if (!w->fresh)
+		newline_indent(w, w->depth);
+	putc_(w, close);
+	w->fresh = false;
+}
+
+void jw_begin_object(struct jw *w, const char *key) { begin(w, key, '{'); }
+void jw_begin_array(struct jw *w, const char *key) { begin(w, key, '['); }
+void jw_end_object(struct jw *w) { end(w, '}'); }
+void jw_end_array(struct jw *w) { end(w, ']'); }
+
+void jw_null(struct jw *w, const char *key)
+{
+	member(w, key);
+	put(w, "null", 4);
+}
+
+void jw_bool(struct jw *w, const char *key, bool v)
+{
+	member(w, key);
+	put(w, v ? "true" : "false", v ? 4 : 5);
+}
+
+void jw_int(struct jw *w, const char *key, int64_t v)
+{
+	char digits[24], *p = digits + sizeof digits;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	member(w, key);
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) > 0);
+	if (v < 0)
+		*--p = '-';
+	put(w, p, (size_t)(digits + sizeof digits - p));
+}
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	if (!s || !*s) {
+		jw_null(w, key);
+		return;
+	}
+	member(w, key);
+	put_string(w, s);
+}
+
+void jw_u64(struct jw *w, const char *key, gtm_u64 r)
+{
+	if (!gtm_u64_ok(r))
+		jw_null(w, key);
+	else
+		jw_int(w, key, r.v > INT64_MAX ? INT64_MAX : (int64_t)r.v);
+}
+
+void jw_f64(struct jw *w, const char *key, gtm_f64 r)
+{
+	char text[40];
+
+	if (!gtm_f64_ok(r) || !isfinite(r.v)) {
+		jw_null(w, key);
+		return;
+	}
+	if (r.v == floor(r.v) && fabs(r.v) < 9e15) {
+		jw_int(w, key, (int64_t)r.v);
+		return;
+	}
+	/* 3 decimals, written shortest: 15 significant digits give the rounded
+	 * value back exactly; ".0" keeps a reader from taking it for an integer */
+	int n = snprintf(text, sizeof text, "%.15g", round(r.v * 1000.0) / 1000.0);
+	char *comma = strchr(text, ','); /* a locale's decimal comma (the live view sets LC_ALL) */
+	if (comma)
+		*comma = '.';
+	if (n > 0 && (size_t)n < sizeof text - 2 && !strpbrk(text, ".e"))
+		memcpy(text + n, ".0", 3), n += 2;
+	member(w, key);
+	put(w, text, n > 0 ? (size_t)n : 0);
+}
+
+void jw_json(struct jw *w, const char *key, json_t *v)
+{
+	char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+
+	json_decref(v);
+	if (!text) {
+		jw_null(w, key);
+		return;
+	}
+	member(w, key);
+	for (const char *p = text; *p;) {
+		const char *nl = strchr(p, '\n');
+		if (!nl) {
+			put(w, p, strlen(p));
+			break;
+		}
+		put(w, p, (size_t)(nl - p));
+		newline_indent(w, w->depth);
+		p = nl + 1;
+	}
+	free(text);
+}

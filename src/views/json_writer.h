@@ -1,0 +1,59 @@
+/* A streaming JSON writer for the big documents (the --json snapshot, with a
+ * row per GPU process). Building a jansson tree of 500 processes and dumping
+ * it cost more than the /proc reads behind it (about 65 M instructions, 10 ms
+ * here; docs/benchmarks.md); this writes the same indented text straight into
+ * a 64 KiB buffer that is flushed as it fills. jansson stays for parsing and
+ * for small, rare subtrees (an explained server, a model's GGUF summary),
+ * which jw_json embeds.
+ *
+ * Output matches jansson's JSON_INDENT(2): members on their own lines, ": "
+ * after a key, "[]" and "{}" when empty. Strings are escaped as jansson does
+ * (quote, backslash, control characters) and bytes that are not UTF-8 become
+ * '?', since command lines and paths need not be UTF-8 and JSON must be.
+ * Every value function takes the member's key, or NULL inside an array. */
+#ifndef GTM_JSON_WRITER_H
+#define GTM_JSON_WRITER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/reading.h"
+
+#define JW_BUF (64 * 1024)
+
+struct jw {
+	FILE *out;
+	size_t len;
+	int depth;
+	bool fresh;   /* the innermost container has no member yet */
+	bool started; /* the top value has begun */
+	bool failed;  /* a write to out failed */
+	char buf[JW_BUF];
+};
+
+void jw_init(struct jw *w, FILE *out);
+/* Ends the document with a newline and flushes. 0, or -1 if a write failed. */
+int jw_finish(struct jw *w);
+
+void jw_begin_object(struct jw *w, const char *key);
+void jw_begin_array(struct jw *w, const char *key);
+void jw_end_object(struct jw *w);
+void jw_end_array(struct jw *w);
+
+void jw_null(struct jw *w, const char *key);
+void jw_bool(struct jw *w, const char *key, bool v);
+void jw_int(struct jw *w, const char *key, int64_t v);
+/* A string, or null for NULL and "". */
+void jw_str(struct jw *w, const char *key, const char *s);
+/* A reading: its value, or null when unavailable (never 0). Bytes beyond
+ * INT64_MAX are written as INT64_MAX, as jansson's integers would hold them. */
+void jw_u64(struct jw *w, const char *key, gtm_u64 r);
+/* A whole number as an integer (45, not 45.0), else rounded to 3 decimals;
+ * null when unavailable or not finite. */
+void jw_f64(struct jw *w, const char *key, gtm_f64 r);
+/* A jansson value, indented to fit, then released; NULL writes null. */
+void jw_json(struct jw *w, const char *key, json_t *v);
+
+#endif
