@@ -48,6 +48,12 @@ struct collector {
 	struct explain_ctx *explain;
 };
 
+static void load_environ(void *arg, const struct gtm_process *p)
+{
+	struct collector *c = arg;
+	proc_detail_load_environ(c->proc, p);
+}
+
 struct collector *collector_new(const struct collector_opts *o)
 {
 	struct collector *c = xcalloc(1, sizeof *c);
@@ -64,6 +70,7 @@ struct collector *collector_new(const struct collector_opts *o)
 	c->proc = proc_cache_new();
 	c->attribute = attribute_state_new();
 	c->identify = identify_ctx_new();
+	identify_set_environ_loader(c->identify, load_environ, c);
 	c->explain = explain_ctx_new(!o->no_probe);
 	return c;
 }
@@ -129,6 +136,8 @@ static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 		bool wants_ports = ident_is_ai(p->ident) || (i < snap->n_gpu_processes && !c->opts.one_shot);
 		if (wants_ports && !c->opts.all_ports)
 			proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
+		if (explain_uses_environ(p))
+			proc_detail_load_environ(c->proc, p);
 		explain_process(c->explain, snap, p);
 	}
 	identify_refresh_done(c->identify);
@@ -167,6 +176,7 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	if (c->opts.only_pid && !needs_pairing(c))
 		po.only_pid = c->opts.only_pid;
 	po.ports_on_demand = !c->opts.all_ports;
+	po.defer_environ = true; /* read for the rows identification finds a runtime in */
 	/* the driver's PIDs are the rows shown first: never left undetailed by the budget */
 	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, c->uses.n);
 	for (size_t i = 0; i < c->uses.n; i++)

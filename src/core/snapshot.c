@@ -47,19 +47,38 @@ void proc_detail_unref(struct gtm_proc_detail *d)
 	free(d->maps);
 	free(d->exe);
 	free(d->cwd);
-	free(d->environ_blob);
+	free(atomic_load(&d->env));
 	free(d);
+}
+
+const struct gtm_proc_env *proc_detail_environ(const struct gtm_proc_detail *d)
+{
+	/* acquire: pairs with the release that published it on another thread */
+	return d ? atomic_load_explicit(&d->env, memory_order_acquire) : NULL;
+}
+
+void proc_detail_set_environ(struct gtm_proc_detail *d, const char *blob, size_t len)
+{
+	struct gtm_proc_env *env = xmalloc(sizeof *env + len + 1), *none = NULL;
+
+	env->len = len;
+	if (len)
+		memcpy(env->blob, blob, len);
+	env->blob[len] = '\0';
+	if (!atomic_compare_exchange_strong_explicit(&d->env, &none, env, memory_order_release, memory_order_relaxed))
+		free(env);
 }
 
 const char *proc_detail_getenv(const struct gtm_proc_detail *d, const char *name)
 {
+	const struct gtm_proc_env *env = proc_detail_environ(d);
 	size_t nl = strlen(name);
 	const char *p, *end;
 
-	if (!d || !d->environ_blob)
+	if (!env)
 		return NULL;
-	p = d->environ_blob;
-	end = p + d->environ_len;
+	p = env->blob;
+	end = p + env->len;
 	while (p < end) {
 		size_t len = strnlen(p, (size_t)(end - p));
 		if (len > nl && p[nl] == '=' && memcmp(p, name, nl) == 0)

@@ -80,8 +80,18 @@ struct gtm_gpu_use {
 	int n_clients;           /* distinct DRM clients (open DRM files) on this device */
 };
 
+/* A process's environment: NUL-separated entries, len bytes (bounded),
+ * followed by one more NUL. */
+struct gtm_proc_env {
+	size_t len;
+	char blob[];
+};
+
 /* Details read from /proc for one (pid, start time). Shared, refcounted and
- * immutable: the process cache and any number of snapshots may hold it. */
+ * immutable once published, but for the environment: most processes' is never
+ * looked at, so a scan may defer it (environ_deferred) and identification asks
+ * for it (proc_detail_load_environ) when a runtime is found; it is then set
+ * once, atomically, and never changes again. */
 struct gtm_proc_detail {
 	atomic_int refs;
 	char **argv;             /* NUL-terminated vector; argv[0] may be absent for kernel threads */
@@ -90,14 +100,19 @@ struct gtm_proc_detail {
 	char *cwd;               /* readlink of /proc/PID/cwd, or NULL */
 	char **maps;             /* distinct mapped file paths, in map order */
 	size_t n_maps;
-	char *environ_blob;      /* NUL-separated environment when readable (bounded), or NULL */
-	size_t environ_len;
+	_Atomic(struct gtm_proc_env *) env; /* NULL until read (an unreadable one is read as empty) */
+	bool environ_deferred;   /* the scan left env to be read on request */
 };
 
 struct gtm_proc_detail *proc_detail_ref(struct gtm_proc_detail *d);
 void proc_detail_unref(struct gtm_proc_detail *d);
-/* The value of NAME in the detail's environment, or NULL. */
+/* The value of NAME in the detail's environment, or NULL (also while it is
+ * deferred and not read). */
 const char *proc_detail_getenv(const struct gtm_proc_detail *d, const char *name);
+/* The environment as read, or NULL while not read. */
+const struct gtm_proc_env *proc_detail_environ(const struct gtm_proc_detail *d);
+/* Sets the environment once (a copy of len bytes); later calls change nothing. */
+void proc_detail_set_environ(struct gtm_proc_detail *d, const char *blob, size_t len);
 
 struct gtm_ident;   /* identify/: runtimes, category, models (opaque here) */
 struct gtm_explain; /* explain/: logs, probes, breakdown (opaque here) */

@@ -164,6 +164,11 @@ static const struct ex_server_model *api_model(const struct gtm_process *p, cons
 	return NULL;
 }
 
+bool explain_uses_environ(const struct gtm_process *p)
+{
+	return p->ident && p->detail && (ident_is_ai(p->ident) || ex_adapter_matches(p));
+}
+
 void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gtm_process *p)
 {
 	gtm_explain_free_hook = explain_free;

@@ -143,6 +143,9 @@ void explain_ctx_free(struct explain_ctx *c);
  * segments, server facts, breakdown. Sets gtm_explain_free_hook. Runs on the
  * collection thread; probes are bounded per refresh (EXPLAIN_PROBE_BUDGET_MS). */
 void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gtm_process *p);
+/* Whether explain_process looks at p's environment (OLLAMA_HOST, OLLAMA_LOGS,
+ * an app's HOME): the collector reads a deferred one first. */
+bool explain_uses_environ(const struct gtm_process *p);
 
 void explain_free(struct gtm_explain *e);
 void ex_add_note(struct gtm_explain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -30,6 +30,8 @@ struct ident_memo {
 
 struct identify_ctx {
 	struct magic_cache *magic;
+	identify_environ_fn load_environ;
+	void *load_environ_arg;
 	struct ident_memo *memo;  /* open addressing by pid; ident NULL = empty */
 	size_t n_memo, cap_memo;
 	uint64_t gen;
@@ -62,6 +64,12 @@ struct identify_ctx *identify_ctx_new(void)
 	struct identify_ctx *c = xcalloc(1, sizeof *c);
 	c->magic = magic_cache_new();
 	return c;
+}
+
+void identify_set_environ_loader(struct identify_ctx *c, identify_environ_fn fn, void *arg)
+{
+	c->load_environ = fn;
+	c->load_environ_arg = arg;
 }
 
 void identify_ctx_free(struct identify_ctx *c)
@@ -240,6 +248,9 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 	struct gtm_ident *id = ident_new();
 
 	runtimes_detect(p, id);
+	/* only a runtime's stores and caches are found through its environment */
+	if (id->n_runtimes > 0 && c->load_environ)
+		c->load_environ(c->load_environ_arg, p);
 	model_files_collect(c->magic, p, id);
 	add_installed(p, id);
 	parse_flags(p, id);

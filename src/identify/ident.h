@@ -105,6 +105,12 @@ struct identify_ctx;
 /* Caches that outlive a snapshot: magic checks of mapped files by identity. */
 struct identify_ctx *identify_ctx_new(void);
 void identify_ctx_free(struct identify_ctx *c);
+/* How to read a process's environment when its detail has it deferred: called
+ * for a process in which a runtime was found, before the model stores and
+ * llama.cpp's cache roots are looked up from HOME, OLLAMA_MODELS, HF_HOME...
+ * (the collector passes proc_detail_load_environ). */
+typedef void (*identify_environ_fn)(void *arg, const struct gtm_process *p);
+void identify_set_environ_loader(struct identify_ctx *c, identify_environ_fn fn, void *arg);
 
 /* Fills p->ident (allocated; replaced when already set) from p->name,
  * p->detail (argv, exe, cwd, maps, environ) and p->uses. Never fails: what

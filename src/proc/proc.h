@@ -11,8 +11,10 @@
  *   at most once per 5 s per process): cmdline (first 128 KiB), exe, cwd,
  *   status (for the effective uid of non-dumpable processes, whose /proc
  *   files root owns), maps, environ (first 64 KiB, cut at the last whole
- *   entry) and the socket fds. Kernel threads get an
- *   empty detail without these reads. This slow work stops when the budget
+ *   entry; with defer_environ only when asked, which the collector does for
+ *   processes in which a runtime was found) and the socket fds. Kernel
+ *   threads get an empty detail without these reads. A cold scan of many
+ *   processes spreads these reads over up to 4 threads (core/parallel.h). This slow work stops when the budget
  *   runs out; the rest keep their cached detail (new ones get none yet) and
  *   snap->partial_scan is set; they are read on a later refresh.
  *
@@ -56,6 +58,8 @@ struct proc_scan_opts {
 	size_t n_priority;             /* (the PIDs a GPU driver lists: they are the rows shown first) */
 	bool ports_on_demand; /* list no process's fds for ports while scanning: the caller asks
 	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
+	bool defer_environ;   /* read no environ while scanning: the caller asks
+	                       * proc_detail_load_environ for the rows that need it */
 };
 
 /* A steady refresh of the real /proc re-reads a known process's stat (RSS,
@@ -107,5 +111,12 @@ bool proc_pid_exists(uint32_t pid);
  * max_age_ns ago (the live view refreshes GPU and AI rows' ports every
  * couple of seconds, not at every frame). Returns 1 when it kept them. */
 int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns);
+
+/* Reads the environment a scan deferred (proc_scan_opts.defer_environ) into
+ * p's detail, once: kept only if the PID's start time is still the row's
+ * afterwards (an exited or reused PID leaves it empty). Does nothing when the
+ * environment is already there. On the collector's thread only (the cache's
+ * buffer); readers elsewhere see it appear atomically. */
+void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p);
 
 #endif

@@ -1,6 +1,7 @@
 /* The process cache: entries keyed by PID with the start time that makes a
  * PID one process (proc(5) stat field 22), an open-addressing index over
  * them, and the per-scan state (listeners, users, one I/O buffer). */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,7 +19,7 @@ struct proc_cache *proc_cache_new(void)
 	c->worker_io[0] = c->io;
 	c->page_size = ps > 0 ? ps : 4096;
 	c->clock = now_monotonic_ns;
-	c->ports_procfd = -1;
+	c->kept_procfd = -1;
 	return c;
 }
 
@@ -40,8 +41,8 @@ void proc_cache_free(struct proc_cache *c)
 	free(c->index);
 	proc_listeners_free(&c->listeners);
 	proc_users_clear(&c->users);
-	if (c->ports_procfd >= 0)
-		close(c->ports_procfd);
+	if (c->kept_procfd >= 0)
+		close(c->kept_procfd);
 	for (int k = 1; k < PARALLEL_MAX_WORKERS; k++)
 		free(c->worker_io[k]);
 	free(c->io);
@@ -144,10 +145,18 @@ void proc_cache_check_root(struct proc_cache *c)
 	entries_clear(c);
 	proc_users_clear(&c->users);
 	c->listeners.loaded = false;
-	if (c->ports_procfd >= 0)
-		close(c->ports_procfd);
-	c->ports_procfd = -1;
+	if (c->kept_procfd >= 0)
+		close(c->kept_procfd);
+	c->kept_procfd = -1;
 	str_copy(c->root, root, sizeof c->root);
+}
+
+int proc_cache_procfd(struct proc_cache *c)
+{
+	proc_cache_check_root(c);
+	if (c->kept_procfd < 0)
+		c->kept_procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
+	return c->kept_procfd;
 }
 
 void proc_cache_worker_io(struct proc_cache *c, int workers)

@@ -137,7 +137,8 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 	return 0;
 }
 
-/* environ: the first PROC_ENVIRON_MAX bytes, cut after the last whole entry. */
+/* environ: the first PROC_ENVIRON_MAX bytes, cut after the last whole entry.
+ * An unreadable one is recorded as empty, so it is not asked for again. */
 static void read_environ(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
 {
 	ssize_t k = read_small(procfd, pid, "environ", io, PROC_ENVIRON_MAX + 1);
@@ -145,17 +146,14 @@ static void read_environ(int procfd, char *io, uint32_t pid, struct gtm_proc_det
 
 	if (k < 0) {
 		*denied = *denied || is_denied_errno(errno);
-		return;
+		k = 0;
 	}
 	n = (size_t)k;
 	if (n == PROC_ENVIRON_MAX) {
 		const char *z = memrchr(io, '\0', n);
 		n = z ? (size_t)(z - io) + 1 : 0;
 	}
-	d->environ_blob = xmalloc(n + 1);
-	memcpy(d->environ_blob, io, n);
-	d->environ_blob[n] = '\0';
-	d->environ_len = n;
+	proc_detail_set_environ(d, io, n);
 }
 
 /* Returns -1 when the process is gone. */
@@ -172,7 +170,7 @@ static int read_ports(int procfd, const struct proc_listeners *t, struct proc_en
 }
 
 enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
-					 struct proc_entry *e, bool kthread)
+					 struct proc_entry *e, bool kthread, bool defer_environ)
 {
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	bool denied = false;
@@ -189,7 +187,10 @@ enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc
 		read_status_uid(procfd, io, e);
 		if (read_maps(procfd, io, e->pid, d, &denied) != 0)
 			goto gone;
-		read_environ(procfd, io, e->pid, d, &denied);
+		if (defer_environ)
+			d->environ_deferred = true;
+		else
+			read_environ(procfd, io, e->pid, d, &denied);
 		if (ports && read_ports(procfd, ports, e, &denied) != 0)
 			goto gone;
 		e->ports_read = ports != NULL || e->ports_read;
@@ -202,4 +203,36 @@ enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc
 gone:
 	proc_detail_unref(d);
 	return PROC_DETAIL_GONE;
+}
+
+/* The start time in PID's stat now, or 0 when it cannot be read. */
+static uint64_t start_time_now(int procfd, uint32_t pid, char *io)
+{
+	struct proc_stat st;
+	ssize_t k = read_small(procfd, pid, "stat", io, 1024);
+
+	return k > 0 && proc_stat_parse(io, (size_t)k, &st) == 0 ? st.start_time : 0;
+}
+
+void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p)
+{
+	struct gtm_proc_detail *d = p ? p->detail : NULL;
+	bool denied = false;
+	int procfd;
+
+	if (!d || !d->environ_deferred || proc_detail_environ(d) || !p->pid)
+		return;
+	procfd = proc_cache_procfd(c);
+	if (procfd < 0)
+		return;
+	/* the PID may name another process by now: keep what was read only if
+	 * the start time (read after it) is still the row's */
+	struct gtm_proc_detail scratch = {0};
+	read_environ(procfd, c->io, p->pid, &scratch, &denied);
+	const struct gtm_proc_env *env = proc_detail_environ(&scratch);
+	if (start_time_now(procfd, p->pid, c->io) == p->start_time)
+		proc_detail_set_environ(d, env->blob, env->len);
+	else
+		proc_detail_set_environ(d, "", 0);
+	free(atomic_load(&scratch.env));
 }

@@ -133,7 +133,7 @@ struct proc_cache {
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
-	int ports_procfd;        /* /proc kept open for proc_refresh_ports between scans, or -1 */
+	int kept_procfd;         /* /proc kept open between scans (proc_cache_procfd), or -1 */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
@@ -141,6 +141,8 @@ struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);
 void proc_cache_check_root(struct proc_cache *c);
+/* The root's /proc folder, opened once and kept (-1 if it cannot be). */
+int proc_cache_procfd(struct proc_cache *c);
 /* Makes worker_io[0..workers) usable. */
 void proc_cache_worker_io(struct proc_cache *c, int workers);
 
@@ -149,10 +151,11 @@ enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };
 /* Reads cmdline, exe, cwd, status, maps, environ and, when ports is not NULL
  * (the scan's listeners table, loaded beforehand), the ports into e (replacing
  * its detail); io is PROC_IO_BUF bytes of the caller's. kthread: an empty
- * detail without reads. Touches nothing but e and io, so scan workers run it
+ * detail without reads. defer_environ: environ is left for
+ * proc_detail_load_environ. Touches nothing but e and io, so scan workers run it
  * side by side on distinct entries. */
 enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
-					 struct proc_entry *e, bool kthread);
+					 struct proc_entry *e, bool kthread, bool defer_environ);
 /* The listeners table for this scan generation, read once. */
 const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd);
 

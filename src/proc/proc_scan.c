@@ -32,6 +32,7 @@ struct scan_state {
 	atomic_bool over_budget;
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
 	bool ports_on_demand;
+	bool defer_environ;
 	const uint32_t *priority;
 	size_t n_priority;
 };
@@ -226,8 +227,8 @@ static void detail_item(void *ctx, size_t i, int worker)
 		return;
 	}
 	e = &s->c->entries[it->entry];
-	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e,
-			     (it->st.flags & PROC_PF_KTHREAD) != 0) != PROC_DETAIL_OK) {
+	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e, (it->st.flags & PROC_PF_KTHREAD) != 0,
+			     s->defer_environ) != PROC_DETAIL_OK) {
 		it->detail = DETAIL_GONE;
 		return;
 	}
@@ -307,6 +308,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
 	uint32_t only = o ? o->only_pid : 0;
 	s.ports_on_demand = o && o->ports_on_demand;
+	s.defer_environ = o && o->defer_environ;
 	s.priority = o ? o->priority_pids : NULL;
 	s.n_priority = o ? o->n_priority : 0;
 	struct dirent *de;
@@ -353,11 +355,8 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 
 	if (!c || !p || p->pid == 0)
 		return -1;
-	proc_cache_check_root(c);
 	/* one /proc fd for every row of a refresh, not an open per row */
-	if (c->ports_procfd < 0)
-		c->ports_procfd = sysroot_open(O_RDONLY | O_DIRECTORY, "/proc");
-	procfd = c->ports_procfd;
+	procfd = proc_cache_procfd(c);
 	if (procfd < 0)
 		return -1;
 	t = proc_cache_listeners(c, procfd);

@@ -143,6 +143,58 @@ static int wait_ready(const char *ready)
 	return -1;
 }
 
+/* A model known only through the environment: `-hfd org/repo:Q8_0` resolves in
+ * the HF cache that LLAMA_CACHE names. The collector defers every process's
+ * environ and reads it only for one in which a runtime is found: this is
+ * that path, end to end. */
+static void check_env_resolved_model(char **argv)
+{
+	char dir[512], file[600], ready[256], env_cache[600], cmd[2048];
+	int status;
+	double ms;
+
+	snprintf(dir, sizeof dir, "%s/hf/models--org--repo/snapshots/abc123", tmp);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/hf/models--org--repo/refs' && printf abc123 > '%s/hf/models--org--repo/refs/main'",
+		 dir, tmp, tmp);
+	check(system(cmd) == 0, "could not lay out the HF cache");
+	snprintf(file, sizeof file, "%s/draft-Q8_0.gguf", dir);
+	snprintf(cmd, sizeof cmd, "'%s' --write-gguf '%s'", argv[2], file);
+	check(system(cmd) == 0, "stand-in could not write the draft GGUF");
+	snprintf(ready, sizeof ready, "%s/ready-env", tmp);
+	snprintf(env_cache, sizeof env_cache, "LLAMA_CACHE=%s/hf", tmp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *envp[] = {env_cache, "HOME=/nonexistent", NULL};
+		if (chdir(tmp) != 0)
+			_exit(1);
+		execle(argv[2], argv[2], "-m", "models/tiny.bin", "-hfd", "org/repo:Q8_0", "--lib", argv[3], "--ready", ready,
+		       (char *)NULL, envp);
+		_exit(127);
+	}
+	pid_t first = standin;
+	standin = pid;
+	if (pid < 0 || wait_ready(ready) != 0) {
+		check(0, "the stand-in with LLAMA_CACHE did not start");
+		standin = first;
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d --json --no-probe", argv[1], (int)pid);
+	char *out = run(cmd, &status, &ms);
+	json_t *j = json_loads(out, 0, NULL);
+	json_t *m, *found = NULL;
+	size_t i;
+	json_array_foreach(json_object_get(j, "models"), i, m)
+		if (!strcmp(json_string_value(json_object_get(m, "path")) ?: "", file))
+			found = m;
+	check(found != NULL, "the draft in LLAMA_CACHE's HF cache was not found through the environment: %.400s", out);
+	check(found && !strcmp(json_string_value(json_object_get(found, "role")) ?: "", "draft"), "the HF model is not the draft");
+	json_decref(j);
+	free(out);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	standin = first;
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[8192], model[256], ready[256];
@@ -197,6 +249,8 @@ int main(int argc, char **argv)
 	check(strstr(out, "[mapped+cmdline, confirmed]") != NULL, "text: model evidence line missing:\n%s", out);
 	check(strstr(out, "Memory plan of tiny.bin") != NULL, "text: memory plan missing:\n%s", out);
 	free(out);
+
+	check_env_resolved_model(argv);
 
 	/* a PID that is no process: one line, exit 2 */
 	kill(standin, SIGKILL);

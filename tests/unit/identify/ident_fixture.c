@@ -39,13 +39,14 @@ struct gtm_process *tf_process(const char *comm, const char *const *argv, const 
 		size_t len = 0;
 		for (int i = 0; env[i]; i++)
 			len += strlen(env[i]) + 1;
-		d->environ_blob = xmalloc(len + 1);
-		d->environ_len = len;
+		char *blob = xmalloc(len + 1);
 		len = 0;
 		for (int i = 0; env[i]; i++) {
-			memcpy(d->environ_blob + len, env[i], strlen(env[i]) + 1);
+			memcpy(blob + len, env[i], strlen(env[i]) + 1);
 			len += strlen(env[i]) + 1;
 		}
+		proc_detail_set_environ(d, blob, len);
+		free(blob);
 	}
 	p->detail = d;
 	return p;

@@ -52,12 +52,13 @@ static struct gtm_proc_detail *detail_new(const char *const *argv, const char *c
 	d->exe = xstrdup(argv[0]);
 	d->cwd = cwd ? xstrdup(cwd) : NULL;
 	if (env) {
-		d->environ_len = strlen(env) + 1;
-		d->environ_blob = xmalloc(d->environ_len);
-		memcpy(d->environ_blob, env, d->environ_len);
-		for (size_t i = 0; i < d->environ_len; i++)
-			if (d->environ_blob[i] == '\n')
-				d->environ_blob[i] = 0;
+		size_t len = strlen(env) + 1;
+		char *blob = xstrdup(env);
+		for (size_t i = 0; i < len; i++)
+			if (blob[i] == '\n')
+				blob[i] = 0;
+		proc_detail_set_environ(d, blob, len);
+		free(blob);
 	}
 	return d;
 }

@@ -328,7 +328,7 @@ static void test_tree_pid_reuse(void **state)
 	assert_string_equal(p->name, "python3");
 	assert_int_equal(p->detail->argc, 2);
 	assert_string_equal(p->detail->argv[0], "/usr/bin/python3");
-	assert_null(p->detail->environ_blob);
+	assert_int_equal(proc_detail_environ(p->detail)->len, 0); /* unreadable: read as empty */
 	assert_null(proc_detail_getenv(p->detail, "CUDA_VISIBLE_DEVICES"));
 	assert_false(has_map(p->detail, "/opt/llama.cpp/bin/llama-server"));
 	/* the old snapshot still holds the old process's detail, intact */
@@ -551,6 +551,38 @@ static void test_tree_threads_agree(void **state)
 	snapshot_free(by[1]);
 }
 
+/* A scan that defers environ reads none; asked for later, the environment is
+ * read once, and kept only while the PID is still the same process. */
+static void test_tree_environ_deferred(void **state)
+{
+	(void)state;
+	struct proc_cache *c = proc_cache_new();
+	struct gtm_snapshot *s = snapshot_new();
+	assert_int_equal(proc_cache_scan(c, s, &(struct proc_scan_opts){.defer_environ = true}), 0);
+	struct gtm_process *p = find_row(s, 100);
+	assert_true(p->detail->environ_deferred);
+	assert_null(proc_detail_environ(p->detail));
+	assert_null(proc_detail_getenv(p->detail, "CUDA_VISIBLE_DEVICES"));
+	proc_detail_load_environ(c, p);
+	assert_string_equal(proc_detail_getenv(p->detail, "CUDA_VISIBLE_DEVICES"), "0");
+	/* read once: a changed file is not read again for the same detail */
+	fx_printf("proc/100/environ", "CUDA_VISIBLE_DEVICES=7%c", 0);
+	proc_detail_load_environ(c, p);
+	assert_string_equal(proc_detail_getenv(p->detail, "CUDA_VISIBLE_DEVICES"), "0");
+	/* PID 1 is reused before its environment is asked for: none is kept */
+	struct gtm_process *init = find_row(s, 1);
+	fx_proc(1, "other", 0, 99999, 100, "/bin/other\0", 11, 0);
+	proc_detail_load_environ(c, init);
+	assert_non_null(proc_detail_environ(init->detail));
+	assert_int_equal(proc_detail_environ(init->detail)->len, 0);
+	assert_null(proc_detail_getenv(init->detail, "HOME"));
+	/* a kernel thread's detail has nothing to defer */
+	assert_false(find_row(s, 2)->detail->environ_deferred);
+	proc_detail_load_environ(c, find_row(s, 2));
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
 static void test_tree_root_switch(void **state)
 {
 	(void)state;
@@ -591,7 +623,7 @@ static int denied_scan_checks(void)
 	bad |= !p ? 1 << 1 : 0;
 	bad |= p && (!p->detail || p->detail->argc != 5) ? 1 << 2 : 0;    /* cmdline still read */
 	bad |= p && p->detail && p->detail->n_maps != 0 ? 1 << 3 : 0;      /* maps refused */
-	bad |= p && p->detail && p->detail->environ_blob ? 1 << 4 : 0;     /* environ refused */
+	bad |= p && p->detail && proc_detail_environ(p->detail)->len ? 1 << 4 : 0; /* environ refused */
 	bad |= find_row(s, 400) ? 1 << 5 : 0;                               /* no row for a hidden one */
 	bad |= s->n_procs_uninspectable != 2 ? 1 << 6 : 0;                  /* 100 partial + 400 hidden */
 	bad |= s->n_procs_total != 4 ? 1 << 7 : 0;
@@ -640,10 +672,11 @@ static void test_tree_environ_bound(void **state)
 	struct proc_cache *c = proc_cache_new();
 	struct gtm_snapshot *s = scan(c, 0);
 	const struct gtm_proc_detail *d = find_row(s, 100)->detail;
-	assert_non_null(d->environ_blob);
-	assert_true(d->environ_len <= PROC_ENVIRON_MAX);
-	assert_int_equal(d->environ_len % 100, 0);
-	assert_int_equal(d->environ_len, PROC_ENVIRON_MAX / 100 * 100);
+	const struct gtm_proc_env *read = proc_detail_environ(d);
+	assert_non_null(read);
+	assert_true(read->len <= PROC_ENVIRON_MAX);
+	assert_int_equal(read->len % 100, 0);
+	assert_int_equal(read->len, PROC_ENVIRON_MAX / 100 * 100);
 	assert_non_null(proc_detail_getenv(d, "E0000"));
 	assert_non_null(proc_detail_getenv(d, "E0654"));
 	assert_null(proc_detail_getenv(d, "E0655")); /* it would straddle the bound */
@@ -946,6 +979,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_threads_agree, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_environ_deferred, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_denied, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_environ_bound, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_pid_exists, setup_tree, teardown_tree),
