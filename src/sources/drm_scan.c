@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/parallel.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 
@@ -381,10 +382,29 @@ static bool needs_listing(const struct drm_proc *p, uint32_t gen, bool one_shot)
 	       (p->count_changed && age >= COUNT_RELIST_GAP);
 }
 
+struct list_all {
+	struct drm_scan *s;
+	const struct list_job *jobs;
+	int procfd;
+};
+
+static void list_one(void *ctx, size_t k, int worker)
+{
+	struct list_all *a = ctx;
+	_Alignas(8) char dents[16384];
+
+	(void)worker;
+	list_fds(dents, sizeof dents, a->s->gen, a->procfd, &a->s->procs[a->jobs[k].idx], 0);
+}
+
+/* Processes listed per worker before a thread pays for itself. */
+#define LIST_PER_WORKER 64
+
 /* Lists what needs listing, most urgent first, until the budget is spent.
- * Listing is one readlink per fd (1-2 µs each on procfs): the cost of a cold
- * scan (bench/drm). Helper threads were tried and lost on a loaded 2-CPU
- * machine; one thread keeps it simple. */
+ * Listing is one readlink per fd (1-2 us each on procfs): the cost of a cold
+ * scan (bench/drm). Without a budget (one-shot output) every process is
+ * listed, spread over threads when there are enough of them; each touches
+ * only its own process's entry. */
 static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, uint64_t budget_ns)
 {
 	struct list_job *jobs = xmalloc((s->n ? s->n : 1) * sizeof *jobs);
@@ -398,15 +418,22 @@ static void list_within_budget(struct drm_scan *s, int procfd, bool one_shot, ui
 			jobs[m++] = (struct list_job){p->listed_gen == 0 ? 0 : p->stale ? 1 : p->count_changed ? 2 : 3,
 						      p->listed_gen, i};
 	}
+	if (one_shot || !budget_ns) {
+		struct list_all all = {s, jobs, procfd};
+		parallel_for(m, parallel_workers(m, LIST_PER_WORKER), list_one, &all);
+		for (size_t k = 0; k < m; k++)
+			s->n_listed += s->procs[jobs[k].idx].listed_gen == s->gen;
+		m = 0;
+	}
 	qsort(jobs, m, sizeof *jobs, by_priority);
 	for (size_t k = 0; k < m; k++) {
 		struct drm_proc *p = &s->procs[jobs[k].idx];
-		if (!one_shot && budget_ns && now_monotonic_ns() - t0 > budget_ns) {
+		if (budget_ns && now_monotonic_ns() - t0 > budget_ns) {
 			p->skipped = p->listed_gen == 0;
 			s->n_skipped += p->skipped;
 			continue;
 		}
-		list_fds(dents, sizeof dents, s->gen, procfd, p, one_shot || !budget_ns ? 0 : t0 + budget_ns);
+		list_fds(dents, sizeof dents, s->gen, procfd, p, t0 + budget_ns);
 		s->n_listed += p->listed_gen == s->gen;
 	}
 	s->listing_ns = now_monotonic_ns() - t0;

@@ -214,6 +214,54 @@ static void test_budget_partial(void **state)
 	dc_end(&c);
 }
 
+/* A one-shot scan spread over threads (GPUTASKMAN_THREADS=4, whatever the
+ * CPUs) finds exactly what one thread finds: each process's DRM fds, in fd
+ * order, a KFD holder, and a process without any. */
+static void test_threads_agree(void **state)
+{
+	(void)state;
+	struct drm_case c;
+	dc_begin(&c);
+	for (uint32_t p = 2000; p < 2300; p++) {
+		dt_proc(c.root, p, p + 7, "w");
+		dt_plain_fds(c.root, p, 0, 5);
+		if (p % 3 == 0)
+			dt_fd(c.root, p, 7, "/dev/dri/renderD128", NULL);
+		if (p % 5 == 0)
+			dt_fd(c.root, p, 9, "/dev/dri/card0", NULL);
+		if (p % 7 == 0)
+			dt_fd(c.root, p, 11, "/dev/kfd", NULL);
+	}
+	struct drm_scan by[2];
+	static const char *const threads[2] = {"1", "4"};
+	for (int k = 0; k < 2; k++) {
+		setenv("GPUTASKMAN_THREADS", threads[k], 1);
+		drm_scan_init(&by[k]);
+		assert_int_equal(drm_scan_refresh(&by[k], true, 0), 0);
+	}
+	unsetenv("GPUTASKMAN_THREADS");
+	assert_int_equal(by[0].n, 300);
+	assert_int_equal(by[1].n, by[0].n);
+	assert_int_equal(by[1].n_listed, 300);
+	for (size_t i = 0; i < by[0].n; i++) {
+		const struct drm_proc *a = &by[0].procs[i], *b = &by[1].procs[i];
+		uint32_t pid = a->pid;
+		assert_int_equal(b->pid, pid);
+		assert_int_equal(a->n_fds, (pid % 3 == 0) + (pid % 5 == 0) + (pid % 7 == 0));
+		assert_int_equal(b->n_fds, a->n_fds);
+		assert_int_equal(b->kfd, pid % 7 == 0);
+		assert_int_equal(b->start_time, a->start_time);
+		for (int f = 0; f < a->n_fds; f++) {
+			assert_int_equal(b->fds[f].fd, a->fds[f].fd);
+			assert_int_equal(b->fds[f].kind, a->fds[f].kind);
+			assert_string_equal(b->fds[f].node, a->fds[f].node);
+		}
+	}
+	drm_scan_free(&by[0]);
+	drm_scan_free(&by[1]);
+	dc_end(&c);
+}
+
 /* A re-list the budget cuts keeps the previous list instead of an empty or
  * half one; the next unbudgeted refresh completes it. */
 static void test_relist_cut_keeps_list(void **state)
@@ -255,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_cache_and_reuse),
 		cmocka_unit_test(test_unlistable),
 		cmocka_unit_test(test_budget_partial),
+		cmocka_unit_test(test_threads_agree),
 		cmocka_unit_test(test_relist_cut_keeps_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
