@@ -48,10 +48,15 @@ static const char *name_table_match(const struct gtm_process *p, const struct na
 		names[3] = path_base(d->argv[0]);
 		names[4] = d->argv[0];
 	}
-	for (int k = 0; k < 5; k++)
-		for (int i = 0; names[k] && t->globs[i]; i++)
+	for (int k = 0; k < 5; k++) {
+		/* comm, the exe's base name and argv[0] are often one name: try it once */
+		bool seen = false;
+		for (int j = 0; names[k] && j < k && !seen; j++)
+			seen = names[j] && strcmp(names[j], names[k]) == 0;
+		for (int i = 0; names[k] && !seen && t->globs[i]; i++)
 			if (glob_match(t->globs[i], names[k]))
 				return path_base(names[k]);
+	}
 	return NULL;
 }
 

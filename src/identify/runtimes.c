@@ -376,8 +376,12 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 static void emit(struct rt_hits *h, struct gtm_ident *id)
 {
 	const char *groups_seen[ARRAY_LEN(runtime_defs)];
-	int n_groups = 0;
+	int n_groups = 0, any = 0;
 
+	for (size_t i = 0; i < ARRAY_LEN(runtime_defs) && !any; i++)
+		any = h->n[i];
+	if (!any)
+		return; /* most processes: no runtime, nothing to allocate */
 	id->runtimes = xcalloc(ARRAY_LEN(runtime_defs), sizeof *id->runtimes);
 	for (size_t i = 0; i < ARRAY_LEN(runtime_defs); i++) {
 		const struct runtime_def *def = &runtime_defs[i];

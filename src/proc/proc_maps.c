@@ -5,28 +5,39 @@
 
 #include <string.h>
 
-#include "proc/proc_lex.h"
 
 /* Paths the kernel prints for mappings that are not files anyone could open:
  * memfd_create() and SysV shm segments, shared anonymous memory, AIO rings. */
-static const char *const not_a_file[] = {"/memfd:", "/SYSV", "/dev/zero", "/[aio]"};
+static const struct {
+	const char *prefix;
+	size_t len;
+} not_a_file[] = {{"/memfd:", 7}, {"/SYSV", 5}, {"/dev/zero", 9}, {"/[aio]", 6}};
 
 static const char deleted_suffix[] = " (deleted)";
 
 const char *proc_maps_line_path(const char *line, size_t len, size_t *path_len)
 {
-	struct lex l = {line, line + len};
-	const char *path;
+	const char *p = line, *end = line + len, *path;
 	size_t n;
 
 	*path_len = 0;
-	/* address range, perms, offset, dev, inode */
-	for (int i = 0; i < 5; i++)
-		if (!lex_skip_field(&l))
+	/* address range, perms, offset, dev, inode: fields of printable bytes,
+	 * one compare per byte (every process maps a few dozen of these lines,
+	 * and the path only starts past column 73); a control byte or a blank
+	 * ends a field */
+	for (int i = 0; i < 5; i++) {
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		const char *start = p;
+		while (p < end && (unsigned char)*p > ' ')
+			p++;
+		if (p == start)
 			return NULL;
-	lex_skip_blank(&l);
-	path = l.p;
-	n = (size_t)(l.end - l.p);
+	}
+	while (p < end && (*p == ' ' || *p == '\t')) /* the padding to the path's column */
+		p++;
+	path = p;
+	n = (size_t)(end - p);
 	while (n > 0 && (path[n - 1] == '\n' || path[n - 1] == '\r'))
 		n--;
 	/* a second line glued to this one means the caller split badly: stop there */
@@ -35,11 +46,10 @@ const char *proc_maps_line_path(const char *line, size_t len, size_t *path_len)
 		n = (size_t)(nl - path);
 	if (n == 0 || path[0] != '/')
 		return NULL; /* anonymous, [heap], [stack], [vdso], [anon:x], anon_inode:x */
-	for (size_t i = 0; i < sizeof not_a_file / sizeof not_a_file[0]; i++) {
-		size_t k = strlen(not_a_file[i]);
-		if (n >= k && memcmp(path, not_a_file[i], k) == 0)
+	for (size_t i = 0; i < sizeof not_a_file / sizeof not_a_file[0]; i++)
+		if (n >= not_a_file[i].len && path[1] == not_a_file[i].prefix[1] &&
+		    memcmp(path, not_a_file[i].prefix, not_a_file[i].len) == 0)
 			return NULL;
-	}
 	*path_len = n;
 	return path;
 }
