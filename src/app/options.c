@@ -40,6 +40,7 @@ static const char usage_text[] =
 	"Environment:\n"
 	"  GPUTASKMAN_ROOT  read /proc, /sys and /dev under this folder (replays captured trees)\n"
 	"  NO_COLOR         no colours in the live view\n"
+	"  GPUTASKMAN_THREADS=N  threads (1-4) for a cold scan of /proc; default: the usable CPUs\n"
 	"\n"
 	"Examples:\n"
 	"  gputaskman                       live view\n"

@@ -12,7 +12,7 @@ static void flush(struct jw *w)
 	w->len = 0;
 }
 
-static void put(struct jw *w, const char *s, size_t n)
+static void put_slow(struct jw *w, const char *s, size_t n)
 {
 	while (n > 0) {
 		size_t room = JW_BUF - w->len;
@@ -28,7 +28,17 @@ static void put(struct jw *w, const char *s, size_t n)
 	}
 }
 
-static void putc_(struct jw *w, char c)
+static inline void put(struct jw *w, const char *s, size_t n)
+{
+	if (n <= JW_BUF - w->len) {
+		memcpy(w->buf + w->len, s, n);
+		w->len += n;
+		return;
+	}
+	put_slow(w, s, n);
+}
+
+static inline void putc_(struct jw *w, char c)
 {
 	if (w->len == JW_BUF)
 		flush(w);
@@ -37,13 +47,17 @@ static void putc_(struct jw *w, char c)
 
 static void newline_indent(struct jw *w, int depth)
 {
-	static const char spaces[] = "                                ";
-	putc_(w, '\n');
-	for (int n = depth * 2; n > 0;) {
-		int k = n < (int)sizeof spaces - 1 ? n : (int)sizeof spaces - 1;
-		put(w, spaces, (size_t)k);
-		n -= k;
+	/* a newline and up to 32 levels of indentation in one copy */
+	static const char line[] = "\n                                                                ";
+	size_t n = 1 + 2 * (size_t)depth;
+
+	if (n <= sizeof line - 1) {
+		put(w, line, n);
+		return;
 	}
+	put(w, line, sizeof line - 1);
+	for (n -= sizeof line - 1; n > 0; n--)
+		putc_(w, ' ');
 }
 
 /* Length of a well-formed UTF-8 sequence at p (RFC 3629: no overlong forms,
@@ -122,6 +136,14 @@ static void put_string(struct jw *w, const char *s)
 	putc_(w, '"');
 }
 
+/* Keys are our own names, plain ASCII (json_writer.h): copied as they are. */
+static void put_key(struct jw *w, const char *key)
+{
+	putc_(w, '"');
+	put(w, key, strlen(key));
+	put(w, "\": ", 3);
+}
+
 /* Everything before a value: the separator, the line, the key. */
 static void member(struct jw *w, const char *key)
 {
@@ -132,10 +154,8 @@ static void member(struct jw *w, const char *key)
 	}
 	w->started = true;
 	w->fresh = false;
-	if (key) {
-		put_string(w, key);
-		put(w, ": ", 2);
-	}
+	if (key)
+		put_key(w, key);
 }
 
 void jw_init(struct jw *w, FILE *out)

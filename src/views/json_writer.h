@@ -10,7 +10,9 @@
  * after a key, "[]" and "{}" when empty. Strings are escaped as jansson does
  * (quote, backslash, control characters) and bytes that are not UTF-8 become
  * '?', since command lines and paths need not be UTF-8 and JSON must be.
- * Every value function takes the member's key, or NULL inside an array. */
+ * Every value function takes the member's key, or NULL inside an array; keys
+ * are the program's own names (plain ASCII, no quote or backslash) and are
+ * written as they are. */
 #ifndef GTM_JSON_WRITER_H
 #define GTM_JSON_WRITER_H
 
