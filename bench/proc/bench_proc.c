@@ -24,6 +24,13 @@ static double cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+static double wall_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 static double children_cpu_ms(void)
 {
 	struct rusage ru;
@@ -44,19 +51,23 @@ static double median(double *v, int n)
 	return v[n / 2];
 }
 
-/* One scan; returns its CPU ms and the process count. */
-static double timed_scan(struct proc_cache *c, int *procs)
+/* One scan; returns its CPU ms (all threads) and the process count, and its
+ * wall ms through *wall when not NULL. */
+static double timed_scan(struct proc_cache *c, int *procs, double *wall)
 {
 	struct proc_scan_opts o = {.budget_ns = 0};
-	double t0 = cpu_ms();
+	double w0 = wall_ms(), t0 = cpu_ms();
 	struct gtm_snapshot *s = snapshot_new();
 	if (proc_cache_scan(c, s, &o) != 0) {
 		fprintf(stderr, "bench_proc: cannot list /proc\n");
 		exit(1);
 	}
 	*procs = s->n_procs_total;
+	double cpu = cpu_ms() - t0;
+	if (wall)
+		*wall = wall_ms() - w0;
 	snapshot_free(s);
-	return cpu_ms() - t0;
+	return cpu;
 }
 
 /* The kernel's floor for a steady scan: list /proc and read every stat once,
@@ -141,7 +152,7 @@ int main(int argc, char **argv)
 		nref = 50;
 	pid_t *kids = calloc((size_t)nkids + 1, sizeof *kids);
 	double *steady = calloc((size_t)nref, sizeof *steady), *floor_ms = calloc((size_t)nref, sizeof *floor_ms);
-	double *pfloor = calloc((size_t)nref, sizeof *pfloor), cold[7], ps[7];
+	double *pfloor = calloc((size_t)nref, sizeof *pfloor), cold[7], cold_wall[7], ps[7];
 	int *held = calloc(4096, sizeof *held), nheld = 0;
 	int procs = 0, nps = 0;
 
@@ -158,13 +169,13 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < 7; i++) {
 		struct proc_cache *c = proc_cache_new();
-		cold[i] = timed_scan(c, &procs);
+		cold[i] = timed_scan(c, &procs, &cold_wall[i]);
 		proc_cache_free(c);
 	}
 	struct proc_cache *c = proc_cache_new();
-	timed_scan(c, &procs);
+	timed_scan(c, &procs, NULL);
 	for (int i = 0; i < nref; i++) { /* interleaved, so load changes hit both alike */
-		steady[i] = timed_scan(c, &procs);
+		steady[i] = timed_scan(c, &procs, NULL);
 		floor_ms[i] = timed_floor();
 		pfloor[i] = timed_pread_floor(held, &nheld, 4096);
 	}
@@ -181,10 +192,11 @@ int main(int argc, char **argv)
 		waitpid(kids[i], NULL, 0);
 	}
 	double st_med = median(steady, nref), st_p90 = steady[nref * 9 / 10];
-	double cold_med = median(cold, 7), floor_med = median(floor_ms, nref), pfloor_med = median(pfloor, nref);
+	double cold_med = median(cold, 7), cold_wall_med = median(cold_wall, 7), floor_med = median(floor_ms, nref), pfloor_med = median(pfloor, nref);
 	printf("processes=%d steady_cpu_median_ms=%.3f steady_cpu_p90_ms=%.3f steady_us_per_process=%.2f "
-	       "cold_cpu_median_ms=%.3f cold_us_per_process=%.1f",
-	       procs, st_med, st_p90, procs ? st_med * 1e3 / procs : 0.0, cold_med, procs ? cold_med * 1e3 / procs : 0.0);
+	       "cold_cpu_median_ms=%.3f cold_wall_median_ms=%.3f cold_us_per_process=%.1f",
+	       procs, st_med, st_p90, procs ? st_med * 1e3 / procs : 0.0, cold_med, cold_wall_med,
+	       procs ? cold_med * 1e3 / procs : 0.0);
 	if (nps > 0) {
 		double ps_med = median(ps, nps);
 		printf(" ps_cpu_median_ms=%.3f steady_vs_ps=%.3f", ps_med, ps_med > 0 ? st_med / ps_med : 0.0);

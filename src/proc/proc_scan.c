@@ -273,16 +273,21 @@ static void add_rows(struct scan_state *s)
 static void scan_items(struct scan_state *s)
 {
 	struct proc_cache *c = s->c;
-	size_t n_stat = 0, due;
+	size_t n_stat = 0, n_new = 0, due;
 	int workers;
 
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct scan_item *it = &s->items[i];
-		it->stat = stat_fresh(s, proc_cache_find(c, it->pid), it->ino) ? ITEM_FRESH : STAT_GONE;
+		const struct proc_entry *e = proc_cache_find(c, it->pid);
+		it->stat = stat_fresh(s, e, it->ino) ? ITEM_FRESH : STAT_GONE;
 		n_stat += it->stat != ITEM_FRESH;
+		n_new += e == NULL;
 	}
+	/* threads for the stats of a cold scan only: a repeated full scan of
+	 * known processes is cheap enough that starting them costs more CPU
+	 * than it saves (bench/proc) */
 	if (n_stat > 0)
-		parallel_for(s->n_items, parallel_workers(n_stat, SCAN_STATS_PER_WORKER), stat_item, s);
+		parallel_for(s->n_items, parallel_workers(n_new, SCAN_STATS_PER_WORKER), stat_item, s);
 	due = apply_stats(s);
 	if (due > 0) {
 		s->ports = s->ports_on_demand ? NULL : proc_cache_listeners(c, s->procfd);
