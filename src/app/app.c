@@ -48,15 +48,16 @@ static int run_once(const struct app_options *o)
 	/* --gpu is checked against the full device list, so an index out of
 	 * range never silently shows another device. */
 	if (o->gpu >= 0) {
-		co.no_probe = true;
-		c = collector_new(&co);
+		struct collector_opts devices = co;
+		devices.no_probe = true;
+		devices.devices_only = true; /* the device list is all it takes: no /proc scan twice */
+		c = collector_new(&devices);
 		s = collector_refresh(c);
 		rc = check_gpu_index(s, o->gpu);
 		snapshot_free(s);
 		collector_free(c);
 		if (rc)
 			return rc;
-		co.no_probe = o->no_probe;
 		co.gpu_filter = o->gpu;
 	}
 	c = collector_new(&co);
