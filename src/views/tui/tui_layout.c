@@ -16,6 +16,8 @@ static const struct tui_col_spec col_specs[TUI_COL_COUNT] = {
 	[TUI_COL_DEC] = {"DEC", 4, 10, true},
 	[TUI_COL_GFX] = {"GFX", 4, 11, true},
 	[TUI_COL_COPY] = {"CPY", 4, 12, true},
+	/* DRM's video engine (amdgpu's unified VCN ring, Intel's video class): NVIDIA splits it as ENC/DEC */
+	[TUI_COL_VIDEO] = {"VID", 4, 13, true},
 	[TUI_COL_INSIDE] = {"WHAT'S INSIDE", 12, 4, false},
 };
 

@@ -37,7 +37,7 @@ static void max_f64(gtm_f64 *acc, gtm_f64 r)
 void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m)
 {
 	*m = (struct tui_row_metrics){GTM_U64_NA, GTM_U64_NA, GTM_U64_NA, GTM_F64_NA, GTM_F64_NA,
-				      GTM_F64_NA, GTM_F64_NA, GTM_F64_NA};
+				      GTM_F64_NA, GTM_F64_NA, GTM_F64_NA, GTM_F64_NA};
 	for (int i = 0; i < p->n_uses; i++) {
 		const struct gtm_gpu_use *u = &p->uses[i];
 		add_u64(&m->vram, u->vram);
@@ -50,6 +50,7 @@ void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m)
 		max_f64(&m->dec, u->dec_pct);
 		max_f64(&m->gfx, u->gfx_pct);
 		max_f64(&m->copy, u->copy_pct);
+		max_f64(&m->video, u->video_pct);
 	}
 }
 
@@ -141,10 +142,10 @@ int tui_rows_find(const struct gtm_snapshot *s, const int *idx, int n, uint32_t 
 	return -1;
 }
 
-/* VRAM through copy: the columns a process without GPU use has no figure for. */
+/* VRAM through video: the columns a process without GPU use has no figure for. */
 static bool per_gpu_col(enum tui_col c)
 {
-	return c >= TUI_COL_VRAM && c <= TUI_COL_COPY;
+	return c >= TUI_COL_VRAM && c <= TUI_COL_VIDEO;
 }
 
 void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics *m, enum tui_col c, char *buf,
@@ -169,6 +170,7 @@ void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics
 	case TUI_COL_DEC: fmt_f64(buf, n, m->dec, 0, ""); break;
 	case TUI_COL_GFX: fmt_f64(buf, n, m->gfx, 0, ""); break;
 	case TUI_COL_COPY: fmt_f64(buf, n, m->copy, 0, ""); break;
+	case TUI_COL_VIDEO: fmt_f64(buf, n, m->video, 0, ""); break;
 	case TUI_COL_INSIDE: tui_process_inside(p, buf, n); break;
 	default: buf[0] = '\0';
 	}

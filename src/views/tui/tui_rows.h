@@ -15,7 +15,7 @@ const char *tui_sort_name(enum tui_sort s);
  * N/A when no device measured it. */
 struct tui_row_metrics {
 	gtm_u64 vram, spill, paged;
-	gtm_f64 gpu, enc, dec, gfx, copy;
+	gtm_f64 gpu, enc, dec, gfx, copy, video;
 };
 void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m);
 /* The text of one table cell, control characters escaped; "-" in the per-GPU

@@ -540,6 +540,44 @@ static void test_view_keeps_selection(void **state)
 	tui_view_free(&v);
 }
 
+/* A DRM client's video engine (amdgpu's unified VCN ring) has its own VID
+ * column; NVIDIA's encoder and decoder stay in ENC and DEC, and neither
+ * borrows the other's figure. */
+static void test_cells_video_engine(void **state)
+{
+	struct gtm_process amd = {0}, nv = {0};
+	struct gtm_gpu_use ua = {0}, un = {0};
+	struct tui_row_metrics m;
+	char buf[32];
+	(void)state;
+
+	ua.vram = un.vram = GTM_U64_NA;
+	ua.spill = un.spill = ua.paged = un.paged = GTM_U64_NA;
+	ua.sm_pct = ua.enc_pct = ua.dec_pct = GTM_F64_NA;
+	ua.gfx_pct = gtm_f64_of(12, GTM_MEASURED);
+	ua.copy_pct = gtm_f64_of(3, GTM_MEASURED);
+	ua.video_pct = gtm_f64_of(37, GTM_MEASURED);
+	un.sm_pct = gtm_f64_of(50, GTM_MEASURED);
+	un.enc_pct = gtm_f64_of(20, GTM_MEASURED);
+	un.dec_pct = gtm_f64_of(0, GTM_MEASURED);
+	un.gfx_pct = un.copy_pct = un.video_pct = GTM_F64_NA;
+	amd.uses = &ua;
+	amd.n_uses = 1;
+	nv.uses = &un;
+	nv.n_uses = 1;
+	tui_row_metrics(&amd, &m);
+	tui_row_cell_text(&amd, &m, TUI_COL_VIDEO, buf, sizeof buf);
+	assert_string_equal(buf, "37");
+	tui_row_cell_text(&amd, &m, TUI_COL_ENC, buf, sizeof buf);
+	assert_string_equal(buf, "N/A");
+	tui_row_metrics(&nv, &m);
+	tui_row_cell_text(&nv, &m, TUI_COL_VIDEO, buf, sizeof buf);
+	assert_string_equal(buf, "N/A");
+	tui_row_cell_text(&nv, &m, TUI_COL_ENC, buf, sizeof buf);
+	assert_string_equal(buf, "20");
+	assert_string_equal(tui_col_spec(TUI_COL_VIDEO)->title, "VID");
+}
+
 /* In the all-processes view a process without GPU use shows "-" in the
  * per-GPU columns (as --once does); N/A stays for a measurement that is
  * unavailable. */
@@ -554,7 +592,7 @@ static void test_cells_no_gpu_dash(void **state)
 
 	assert_int_equal(bash->n_uses, 0);
 	tui_row_metrics(bash, &m);
-	for (int c = TUI_COL_VRAM; c <= TUI_COL_COPY; c++) {
+	for (int c = TUI_COL_VRAM; c <= TUI_COL_VIDEO; c++) {
 		tui_row_cell_text(bash, &m, (enum tui_col)c, buf, sizeof buf);
 		assert_string_equal(buf, "-");
 	}
@@ -626,6 +664,7 @@ int main(void)
 		cmocka_unit_test(test_inspector_ident_explain),
 		cmocka_unit_test(test_view_keeps_selection),
 		cmocka_unit_test(test_cells_no_gpu_dash),
+		cmocka_unit_test(test_cells_video_engine),
 		cmocka_unit_test(test_escapes_outside_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
