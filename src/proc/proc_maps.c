@@ -21,20 +21,25 @@ const char *proc_maps_line_path(const char *line, size_t len, size_t *path_len)
 	size_t n;
 
 	*path_len = 0;
-	/* address range, perms, offset, dev, inode: fields of printable bytes,
-	 * one compare per byte (every process maps a few dozen of these lines,
-	 * and the path only starts past column 73); a control byte or a blank
-	 * ends a field */
+	/* address range, perms, offset, dev, inode: five fields, each ended by a
+	 * space (show_map_vma() writes one between fields and pads to the path's
+	 * column with more spaces). memchr finds each end at once: every process
+	 * maps a few dozen lines whose path only starts past column 73. */
 	for (int i = 0; i < 5; i++) {
 		while (p < end && (*p == ' ' || *p == '\t'))
 			p++;
-		const char *start = p;
-		while (p < end && (unsigned char)*p > ' ')
-			p++;
-		if (p == start)
+		if (p == end || *p == '\n')
 			return NULL;
+		p = memchr(p, ' ', (size_t)(end - p));
+		if (!p)
+			return NULL; /* no space after the field: no path follows */
 	}
-	while (p < end && (*p == ' ' || *p == '\t')) /* the padding to the path's column */
+	if (memchr(line, '\n', (size_t)(p - line)))
+		return NULL; /* the line ended inside the fields */
+	/* the padding to the path's column: eight spaces at a time, then one */
+	while (end - p >= 8 && memcmp(p, "        ", 8) == 0)
+		p += 8;
+	while (p < end && *p == ' ')
 		p++;
 	path = p;
 	n = (size_t)(end - p);

@@ -140,6 +140,9 @@ static void test_maps_lines(void **state)
 		"7ffd1000-7ffd2000 rw-s 00000000 00:01 1036 /SYSV00000000 (deleted)",
 		"garbage",
 		"",
+		"7f00-7f01 r-xp 00000000 /usr/lib/four-fields.so",
+		"7f00-7f01 r-xp 00000000 fe:00\n123 /usr/lib/split-inside-fields.so",
+		"7f00-7f01 r-xp 00000000 fe:00 123\n/usr/lib/next-line.so",
 	};
 	for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
 		assert_null(proc_maps_line_path(skipped[i], strlen(skipped[i]), &n));
