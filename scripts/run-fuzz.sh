@@ -3,7 +3,7 @@
 # of its seed corpus (new finds go to build-fuzz/corpus-NAME, crashes to fuzz/).
 set -u
 dir=$1; secs=${2:-30}; rc=0
-for exe in "$dir"/fuzz/*/fuzz_*; do
+for exe in "$dir"/fuzz/fuzz_*; do
 	[ -f "$exe" ] && [ -x "$exe" ] || continue
 	name=$(basename "$exe" | sed 's/^fuzz_//')
 	work="$dir/corpus-$name"; mkdir -p "$work"
