@@ -1,3 +1,4 @@
+#include <stdarg.h>
 #include "testutil.h"
 
 #include <errno.h>
@@ -117,4 +118,25 @@ const char *tu_build_root(void)
 {
 	const char *r = getenv("GTM_BUILD_ROOT");
 	return r ? r : ".";
+}
+
+static int check_failures;
+
+void tu_check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		return;
+	check_failures++;
+	fprintf(stderr, "FAIL: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int tu_failures(void)
+{
+	return check_failures;
 }

@@ -17,6 +17,10 @@ void tu_mkdirs(const char *path);
 /* A fresh temp folder (removed by tu_rmrf). */
 char *tu_tempdir(void);
 void tu_rmrf(const char *path);
+/* End-to-end checks that go on after a failure: prints "FAIL: ..." when ok
+ * is false and counts it; tu_failures() is the count so far. */
+void tu_check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int tu_failures(void);
 /* The project's source root and build root (set by meson). */
 const char *tu_source_root(void);
 const char *tu_build_root(void);

@@ -12,21 +12,6 @@
 #include "drm_tree.h"
 #include "testutil.h"
 
-static int failures;
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Runs `bin args` with GPUTASKMAN_ROOT=root (and env before it) and parses its stdout. */
 static json_t *run_json_env(const char *env, const char *bin, const char *root, const char *args)
@@ -159,53 +144,53 @@ static void desktop(const char *bin)
 
 	json_t *j = run_json(bin, root, "--json --no-probe");
 	json_t *g0 = gpu_at(j, 0), *g1 = gpu_at(j, 1);
-	check(json_array_size(json_object_get(j, "gpus")) == 2, "desktop: 2 GPUs, got %zu",
+	tu_check(json_array_size(json_object_get(j, "gpus")) == 2, "desktop: 2 GPUs, got %zu",
 	      json_array_size(json_object_get(j, "gpus")));
-	check(!strcmp(str(g0, "pci_bus_id"), amd), "desktop: GPU 0 is the AMD card (more memory), got %s",
+	tu_check(!strcmp(str(g0, "pci_bus_id"), amd), "desktop: GPU 0 is the AMD card (more memory), got %s",
 	      str(g0, "pci_bus_id"));
-	check(!strcmp(str(g1, "vendor"), "intel") && json_is_true(json_object_get(g1, "is_apu")),
+	tu_check(!strcmp(str(g1, "vendor"), "intel") && json_is_true(json_object_get(g1, "is_apu")),
 	      "desktop: GPU 1 is the Intel iGPU, an APU (vendor %s)", str(g1, "vendor"));
-	check(!strcmp(str(g0, "source"), "drm"), "desktop: source drm, got %s", str(g0, "source"));
+	tu_check(!strcmp(str(g0, "source"), "drm"), "desktop: source drm, got %s", str(g0, "source"));
 
 	json_t *c = use_of(j, 1000, 0), *t = use_of(j, 2000, 0), *g = use_of(j, 3000, 0);
-	check(c && json_is_null(json_object_get(c, "vram_bytes")), "compositor: VRAM N/A (null)");
-	check(c && !strcmp(str(c, "vram_na_reason"), "shared buffers"), "compositor: reason 'shared buffers', got %s",
+	tu_check(c && json_is_null(json_object_get(c, "vram_bytes")), "compositor: VRAM N/A (null)");
+	tu_check(c && !strcmp(str(c, "vram_na_reason"), "shared buffers"), "compositor: reason 'shared buffers', got %s",
 	      c ? str(c, "vram_na_reason") : "no row");
-	check(t && !strcmp(str(t, "vram_na_reason"), "shared buffers"), "terminal: reason 'shared buffers'");
+	tu_check(t && !strcmp(str(t, "vram_na_reason"), "shared buffers"), "terminal: reason 'shared buffers'");
 	/* what the compositor can reach is still shown, as a reference */
 	json_t *ref = c ? json_object_get(c, "drm_reference") : NULL;
-	check(ref && json_integer_value(json_object_get(ref, "clients")) >= 1 &&
+	tu_check(ref && json_integer_value(json_object_get(ref, "clients")) >= 1 &&
 		      json_integer_value(json_object_get(ref, "resident_vram_bytes")) > 0 &&
 		      json_integer_value(json_object_get(ref, "shared_bytes")) > 0,
 	      "compositor: drm_reference lists its clients, resident and shared bytes");
-	check(g && num(g, "vram_bytes") == 3000000ll * 1024, "game: VRAM %lld, expected %lld", g ? num(g, "vram_bytes") : -1,
+	tu_check(g && num(g, "vram_bytes") == 3000000ll * 1024, "game: VRAM %lld, expected %lld", g ? num(g, "vram_bytes") : -1,
 	      3000000ll * 1024);
-	check(g && num(g, "spill_bytes") == 50000ll * 1024, "game: spill (GTT) %lld", g ? num(g, "spill_bytes") : -1);
+	tu_check(g && num(g, "spill_bytes") == 50000ll * 1024, "game: spill (GTT) %lld", g ? num(g, "spill_bytes") : -1);
 	json_t *m0 = use_of(j, 500, 1), *m1 = use_of(j, 501, 1);
-	check(m0 && m1 && !strcmp(str(m0, "vram_na_reason"), "shared client") &&
+	tu_check(m0 && m1 && !strcmp(str(m0, "vram_na_reason"), "shared client") &&
 		      !strcmp(str(m1, "vram_na_reason"), "shared client"),
 	      "mpv: both holders N/A 'shared client'");
 	json_t *s = use_of(j, 2217, 0);
-	check(s && !strcmp(str(s, "vram_na_reason"), "legacy kernel without shared keys"),
+	tu_check(s && !strcmp(str(s, "vram_na_reason"), "legacy kernel without shared keys"),
 	      "legacy: reason, got %s", s ? str(s, "vram_na_reason") : "no row");
 	json_t *u0 = use_of(j, 0, 0), *u1 = use_of(j, 0, 1);
-	check(u0 && num(u0, "vram_bytes") == (90000ll + 20000 + 2068) * 1024, "unattributed AMD: %lld",
+	tu_check(u0 && num(u0, "vram_bytes") == (90000ll + 20000 + 2068) * 1024, "unattributed AMD: %lld",
 	      u0 ? num(u0, "vram_bytes") : -1);
-	check(u1 && num(u1, "vram_bytes") == 6044ll * 1024, "unattributed Intel (once, not per holder): %lld",
+	tu_check(u1 && num(u1, "vram_bytes") == 6044ll * 1024, "unattributed Intel (once, not per holder): %lld",
 	      u1 ? num(u1, "vram_bytes") : -1);
-	check(u1 && json_is_null(json_object_get(u1, "spill_bytes")), "Intel iGPU: no spill");
+	tu_check(u1 && json_is_null(json_object_get(u1, "spill_bytes")), "Intel iGPU: no spill");
 	json_decref(j);
 
 	/* --list-gpus and --gpu N span the DRM devices in the same order */
 	char *list = run_text(bin, root, "--list-gpus");
 	char *amd_at = strstr(list, "7900"), *intel_at = strstr(list, "Intel");
-	check(amd_at && intel_at && amd_at < intel_at, "--list-gpus: AMD before Intel:\n%s", list);
+	tu_check(amd_at && intel_at && amd_at < intel_at, "--list-gpus: AMD before Intel:\n%s", list);
 	free(list);
 	j = run_json(bin, root, "--json --no-probe --gpu 1");
-	check(json_array_size(json_object_get(j, "gpus")) == 1 &&
+	tu_check(json_array_size(json_object_get(j, "gpus")) == 1 &&
 		      !strcmp(str(gpu_at(j, 0), "pci_bus_id"), igpu),
 	      "--gpu 1 is the Intel iGPU");
-	check(use_of(j, 3000, 0) == NULL, "--gpu 1: no AMD rows");
+	tu_check(use_of(j, 3000, 0) == NULL, "--gpu 1: no AMD rows");
 	json_decref(j);
 
 	free(comp);
@@ -239,26 +224,26 @@ static void compute(const char *bin)
 	dt_fd(root, 1383, 8, "/dev/dri/renderD130", xe);
 
 	json_t *j = run_json(bin, root, "--json --no-probe");
-	check(json_array_size(json_object_get(j, "gpus")) == 3, "compute: 3 GPUs");
+	tu_check(json_array_size(json_object_get(j, "gpus")) == 3, "compute: 3 GPUs");
 	/* by dedicated memory: xe (128 GiB), discrete AMD (8 GiB), APU (512 MiB) */
-	check(!strcmp(str(gpu_at(j, 0), "pci_bus_id"), xslot) && !strcmp(str(gpu_at(j, 1), "pci_bus_id"), dgpu) &&
+	tu_check(!strcmp(str(gpu_at(j, 0), "pci_bus_id"), xslot) && !strcmp(str(gpu_at(j, 1), "pci_bus_id"), dgpu) &&
 		      !strcmp(str(gpu_at(j, 2), "pci_bus_id"), apu),
 	      "compute: order xe, discrete, APU; got %s %s %s", str(gpu_at(j, 0), "pci_bus_id"),
 	      str(gpu_at(j, 1), "pci_bus_id"), str(gpu_at(j, 2), "pci_bus_id"));
-	check(json_is_true(json_object_get(gpu_at(j, 2), "is_apu")), "compute: the APU says so");
+	tu_check(json_is_true(json_object_get(gpu_at(j, 2), "is_apu")), "compute: the APU says so");
 	json_t *m = use_of(j, 7000, 2);
-	check(m && num(m, "vram_bytes") == (5348ll + 25258000ll) * 1024 && json_is_null(json_object_get(m, "spill_bytes")),
+	tu_check(m && num(m, "vram_bytes") == (5348ll + 25258000ll) * 1024 && json_is_null(json_object_get(m, "spill_bytes")),
 	      "APU: the model in GTT is GPU memory, not spill (vram %lld)", m ? num(m, "vram_bytes") : -1);
 	json_t *h = use_of(j, 7100, 1);
-	check(h && num(h, "vram_bytes") == 4194304ll * 1024, "HIP: VRAM from fdinfo");
-	check(h && json_is_true(json_object_get(h, "compute")), "HIP: compute");
-	check(h && json_is_null(json_object_get(h, "sm_pct")) && json_is_null(json_object_get(h, "graphics_pct")),
+	tu_check(h && num(h, "vram_bytes") == 4194304ll * 1024, "HIP: VRAM from fdinfo");
+	tu_check(h && json_is_true(json_object_get(h, "compute")), "HIP: compute");
+	tu_check(h && json_is_null(json_object_get(h, "sm_pct")) && json_is_null(json_object_get(h, "graphics_pct")),
 	      "HIP: engine load null, never 0");
 	json_t *x = use_of(j, 1383, 0);
-	check(x && num(x, "vram_bytes") == (65072580ll + 63753540ll) * 1024, "xe: two tiles' VRAM (%lld)",
+	tu_check(x && num(x, "vram_bytes") == (65072580ll + 63753540ll) * 1024, "xe: two tiles' VRAM (%lld)",
 	      x ? num(x, "vram_bytes") : -1);
-	check(x && num(x, "spill_bytes") == 264ll * 1024, "xe: GTT as spill");
-	check(x && json_is_null(json_object_get(x, "sm_pct")), "xe: one sample, compute load null");
+	tu_check(x && num(x, "spill_bytes") == 264ll * 1024, "xe: GTT as spill");
+	tu_check(x && json_is_null(json_object_get(x, "sm_pct")), "xe: one sample, compute load null");
 	json_decref(j);
 	free(model);
 	free(hip);
@@ -327,37 +312,37 @@ static void review_cases(const char *bin)
 	json_t *j = run_json(bin, root, "--json --no-probe");
 	for (int i = 0; i < 2; i++) {
 		json_t *g = gpu_at(j, i);
-		check(json_is_null(json_object_get(g, "uuid")), "review: GPU %d uuid null (no unique id), got %s", i,
+		tu_check(json_is_null(json_object_get(g, "uuid")), "review: GPU %d uuid null (no unique id), got %s", i,
 		      str(g, "uuid"));
-		check(json_is_null(json_object_get(g, "driver_version")),
+		tu_check(json_is_null(json_object_get(g, "driver_version")),
 		      "review: GPU %d driver_version null (no module version), got %s", i, str(g, "driver_version"));
 	}
 	for (long long pid = 100; pid <= 101; pid++) {
 		json_t *u = use_of(j, pid, 0);
-		check(u && json_is_null(json_object_get(u, "vram_bytes")) && json_is_null(json_object_get(u, "spill_bytes")),
+		tu_check(u && json_is_null(json_object_get(u, "vram_bytes")) && json_is_null(json_object_get(u, "spill_bytes")),
 		      "unparseable (pid %lld): VRAM and spill null", pid);
-		check(u && !strcmp(str(u, "vram_na_reason"), "unparseable value"),
+		tu_check(u && !strcmp(str(u, "vram_na_reason"), "unparseable value"),
 		      "unparseable (pid %lld): reason, got %s", pid, u ? str(u, "vram_na_reason") : "no row");
-		check(ref_null(u, "resident_vram_bytes") && ref_null(u, "resident_gtt_bytes") &&
+		tu_check(ref_null(u, "resident_vram_bytes") && ref_null(u, "resident_gtt_bytes") &&
 			      ref_null(u, "shared_bytes"),
 		      "unparseable (pid %lld): drm_reference fields null, no partial sum", pid);
 	}
 	json_t *e = use_of(j, 200, 1);
-	check(e && !strcmp(str(e, "vram_na_reason"), "driver reports no memory"),
+	tu_check(e && !strcmp(str(e, "vram_na_reason"), "driver reports no memory"),
 	      "engine-only: reason, got %s", e ? str(e, "vram_na_reason") : "no row");
-	check(ref_null(e, "resident_vram_bytes") && ref_null(e, "resident_gtt_bytes") && ref_null(e, "shared_bytes"),
+	tu_check(ref_null(e, "resident_vram_bytes") && ref_null(e, "resident_gtt_bytes") && ref_null(e, "shared_bytes"),
 	      "engine-only: drm_reference fields null, never 0");
-	check(use_of(j, 0, 1) == NULL, "engine-only: no unattributed row on the Intel iGPU");
+	tu_check(use_of(j, 0, 1) == NULL, "engine-only: no unattributed row on the Intel iGPU");
 	json_t *xp = process_of(j, 200);
-	check(xp && !strcmp(str(xp, "category"), "other"),
+	tu_check(xp && !strcmp(str(xp, "category"), "other"),
 	      "engine-only X client: category other (graphics client), not 3d; got %s (%s)",
 	      xp ? str(xp, "category") : "no row", xp ? str(xp, "category_reason") : "");
 	json_t *n = use_of(j, 300, 0), *un = use_of(j, 0, 0);
-	check(n && !strcmp(str(n, "vram_na_reason"), "no client id"), "no id: reason, got %s",
+	tu_check(n && !strcmp(str(n, "vram_na_reason"), "no client id"), "no id: reason, got %s",
 	      n ? str(n, "vram_na_reason") : "no row");
-	check(un && num(un, "vram_bytes") == 64ll * 1024, "no id: its bytes in the unattributed row only (%lld)",
+	tu_check(un && num(un, "vram_bytes") == 64ll * 1024, "no id: its bytes in the unattributed row only (%lld)",
 	      un ? num(un, "vram_bytes") : -1);
-	check(any_note(j, "without drm-client-id"), "no id: a note says the row cannot be de-duplicated");
+	tu_check(any_note(j, "without drm-client-id"), "no id: a note says the row cannot be de-duplicated");
 	json_decref(j);
 	tu_rmrf(root);
 	free(root);
@@ -383,13 +368,13 @@ static void nvidia_beside_amd(const char *bin, const char *fake_nvml_dir)
 
 	json_t *j = run_json_env(env, bin, root, "--json --no-probe");
 	json_t *g0 = gpu_at(j, 0), *g1 = gpu_at(j, 1);
-	check(json_array_size(json_object_get(j, "gpus")) == 2, "NVIDIA+AMD: 2 GPUs (the H100 once), got %zu",
+	tu_check(json_array_size(json_object_get(j, "gpus")) == 2, "NVIDIA+AMD: 2 GPUs (the H100 once), got %zu",
 	      json_array_size(json_object_get(j, "gpus")));
-	check(!strcmp(str(g0, "source"), "nvml") && !strcmp(str(g0, "vendor"), "nvidia"),
+	tu_check(!strcmp(str(g0, "source"), "nvml") && !strcmp(str(g0, "vendor"), "nvidia"),
 	      "NVIDIA+AMD: GPU 0 is NVML's H100, got %s/%s", str(g0, "source"), str(g0, "vendor"));
-	check(!strcmp(str(g1, "pci_bus_id"), amd) && num(g1, "index") == 1, "NVIDIA+AMD: GPU 1 is the AMD card");
+	tu_check(!strcmp(str(g1, "pci_bus_id"), amd) && num(g1, "index") == 1, "NVIDIA+AMD: GPU 1 is the AMD card");
 	json_t *u = use_of(j, 3000, 1);
-	check(u && num(u, "vram_bytes") == 1000ll * 1024, "NVIDIA+AMD: the AMD process follows its card to index 1");
+	tu_check(u && num(u, "vram_bytes") == 1000ll * 1024, "NVIDIA+AMD: the AMD process follows its card to index 1");
 	json_decref(j);
 	free(game);
 	tu_rmrf(root);
@@ -404,15 +389,15 @@ int main(int argc, char **argv)
 	}
 	/* needs no capture: runs before the cases that skip without them */
 	review_cases(argv[1]);
-	if (failures) {
-		fprintf(stderr, "%d check(s) failed\n", failures);
+	if (tu_failures()) {
+		fprintf(stderr, "%d check(s) failed\n", tu_failures());
 		return 1;
 	}
 	desktop(argv[1]);
 	compute(argv[1]);
 	if (argc > 2)
 		nvidia_beside_amd(argv[1], argv[2]);
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	if (tu_failures())
+		fprintf(stderr, "%d check(s) failed\n", tu_failures());
+	return tu_failures() ? 1 : 0;
 }

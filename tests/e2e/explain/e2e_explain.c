@@ -20,22 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
+#include "testutil.h"
+
 static char tmp[] = "/tmp/gtm-e2e-explain-XXXXXX";
 static pid_t kids[3] = {-1, -1, -1};
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void cleanup(void)
 {
@@ -69,7 +57,7 @@ static char *run(const char *cmd, double *ms)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	*ms = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
-		check(0, "`%s` exited with status %d", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		tu_check(0, "`%s` exited with status %d", cmd, WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 	return out;
 }
 
@@ -150,41 +138,41 @@ static void check_a(json_t *j, const char *model, bool captured)
 {
 	json_t *m = json_array_get(json_object_get(j, "models"), 0);
 	const char *path = json_string_value(json_object_get(m, "path")) ?: "";
-	check(!strcmp(path, model), "model path %s, expected %s", path, model);
+	tu_check(!strcmp(path, model), "model path %s, expected %s", path, model);
 	json_t *ev = json_object_get(m, "evidence");
 	const char *want[] = {"api", "mapped", "cmdline"};
 	for (int i = 0; i < 3; i++)
-		check(!strcmp(json_string_value(json_array_get(ev, (size_t)i)) ?: "", want[i]),
+		tu_check(!strcmp(json_string_value(json_array_get(ev, (size_t)i)) ?: "", want[i]),
 		      "model evidence[%d] is not %s (api+mapped+cmdline expected)", i, want[i]);
 	json_t *x = json_object_get(j, "explain");
-	check(json_is_object(x), "no explain object");
+	tu_check(json_is_object(x), "no explain object");
 	json_t *srv = json_array_get(json_object_get(x, "servers"), 0);
-	check(!strcmp(json_string_value(json_object_get(srv, "kind")) ?: "", "llama-server"), "server kind is not llama-server");
-	check(json_integer_value(json_object_get(srv, "slots_total")) == 4, "slots_total is not 4");
-	check(json_integer_value(json_object_get(srv, "n_ctx_per_slot")) == 4096, "n_ctx_per_slot is not 4096");
-	check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/props"), "state")) ?: "", "ok"), "/props not ok");
-	check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/metrics"), "state")) ?: "", "ok"), "/metrics not ok");
+	tu_check(!strcmp(json_string_value(json_object_get(srv, "kind")) ?: "", "llama-server"), "server kind is not llama-server");
+	tu_check(json_integer_value(json_object_get(srv, "slots_total")) == 4, "slots_total is not 4");
+	tu_check(json_integer_value(json_object_get(srv, "n_ctx_per_slot")) == 4096, "n_ctx_per_slot is not 4096");
+	tu_check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/props"), "state")) ?: "", "ok"), "/props not ok");
+	tu_check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/metrics"), "state")) ?: "", "ok"), "/metrics not ok");
 	if (captured)
-		check(json_integer_value(json_object_get(srv, "slots_busy")) == 0, "captured slots: 0 busy expected");
+		tu_check(json_integer_value(json_object_get(srv, "slots_busy")) == 0, "captured slots: 0 busy expected");
 	json_t *log = json_object_get(x, "log");
-	check(!strcmp(json_string_value(json_object_get(log, "state")) ?: "", "current"), "log state is not current");
+	tu_check(!strcmp(json_string_value(json_object_get(log, "state")) ?: "", "current"), "log state is not current");
 	const char *lp = json_string_value(json_object_get(log, "path")) ?: "";
-	check(strstr(lp, tmp) == lp && strstr(lp, "/a/server.log"), "log path %s is not the process's cwd-resolved --log-file", lp);
+	tu_check(strstr(lp, tmp) == lp && strstr(lp, "/a/server.log"), "log path %s is not the process's cwd-resolved --log-file", lp);
 	json_t *bd = json_object_get(x, "breakdown");
 	json_t *w = find_seg(bd, "weights", "CUDA0", "log");
-	check(w && json_integer_value(json_object_get(w, "bytes")) == (json_int_t)(13.78 * 1048576 + 0.5),
+	tu_check(w && json_integer_value(json_object_get(w, "bytes")) == (json_int_t)(13.78 * 1048576 + 0.5),
 	      "no log weights segment on CUDA0 of 13.78 MiB");
-	check(w && json_integer_value(json_object_get(w, "gpu")) == 0, "CUDA0 not mapped to GPU 0");
-	check(w && !strcmp(json_string_value(json_object_get(w, "provenance")) ?: "", "reported"), "log segment not reported");
+	tu_check(w && json_integer_value(json_object_get(w, "gpu")) == 0, "CUDA0 not mapped to GPU 0");
+	tu_check(w && !strcmp(json_string_value(json_object_get(w, "provenance")) ?: "", "reported"), "log segment not reported");
 	json_t *o = find_seg(bd, "overhead", NULL, "remainder");
 	json_int_t rep = (json_int_t)(13.78 * 1048576 + 0.5) + (8 << 20) + (json_int_t)(6.26 * 1048576 + 0.5);
-	check(o && json_integer_value(json_object_get(o, "bytes")) == (200 << 20) - rep,
+	tu_check(o && json_integer_value(json_object_get(o, "bytes")) == (200 << 20) - rep,
 	      "remainder is not measured 200 MiB minus the reported CUDA0 segments");
-	check(find_seg(bd, "kv_cache", NULL, "estimate") != NULL, "no estimate segment beside the log");
+	tu_check(find_seg(bd, "kv_cache", NULL, "estimate") != NULL, "no estimate segment beside the log");
 	/* the measured core is untouched by reported figures */
 	json_t *g = json_array_get(json_object_get(j, "gpus"), 0);
-	check(json_integer_value(json_object_get(g, "vram_bytes")) == 200 << 20, "measured vram changed");
-	check(json_integer_value(json_object_get(j, "vram_total_bytes")) == 200 << 20, "vram total includes reported bytes");
+	tu_check(json_integer_value(json_object_get(g, "vram_bytes")) == 200 << 20, "measured vram changed");
+	tu_check(json_integer_value(json_object_get(j, "vram_total_bytes")) == 200 << 20, "vram total includes reported bytes");
 }
 
 static json_t *proc_of(json_t *snap, pid_t pid)
@@ -263,7 +251,7 @@ int main(int argc, char **argv)
 	char *out = run(cmd, &ms);
 	json_error_t err;
 	json_t *j = json_loads(out, 0, &err);
-	check(j != NULL, "inspect --json is not JSON: %s (%.200s)", err.text, out);
+	tu_check(j != NULL, "inspect --json is not JSON: %s (%.200s)", err.text, out);
 	if (j)
 		check_a(j, model, captured);
 	json_decref(j);
@@ -273,33 +261,33 @@ int main(int argc, char **argv)
 	out = run(cmd, &ms);
 	printf("--json with a silent server among three stand-ins: %.0f ms\n", ms);
 	j = json_loads(out, 0, &err);
-	check(j != NULL, "--json is not JSON: %s", err.text);
+	tu_check(j != NULL, "--json is not JSON: %s", err.text);
 	json_t *pa = proc_of(j, a), *pc = proc_of(j, c);
-	check(pa && json_is_object(json_object_get(pa, "explain")), "--json: stand-in A has no explain");
+	tu_check(pa && json_is_object(json_object_get(pa, "explain")), "--json: stand-in A has no explain");
 	if (pa)
 		check_a(pa, model, captured);
 	if (captured) {
 		json_t *pb = proc_of(j, b), *x = json_object_get(pb, "explain");
 		json_t *lg = json_object_get(x, "log");
-		check(!strcmp(json_string_value(json_object_get(lg, "state")) ?: "", "current"), "B: captured log not current");
+		tu_check(!strcmp(json_string_value(json_object_get(lg, "state")) ?: "", "current"), "B: captured log not current");
 		json_t *w = find_seg(json_object_get(x, "breakdown"), "weights", "CPU_Mapped", "log");
-		check(w && json_is_true(json_object_get(w, "host_memory")), "B: CPU_Mapped weights not a host segment");
-		check(json_integer_value(json_object_get(lg, "n_slots")) == 4, "B: captured log n_slots is not 4");
+		tu_check(w && json_is_true(json_object_get(w, "host_memory")), "B: CPU_Mapped weights not a host segment");
+		tu_check(json_integer_value(json_object_get(lg, "n_slots")) == 4, "B: captured log n_slots is not 4");
 	}
 	json_t *sc = json_array_get(json_object_get(json_object_get(pc, "explain"), "servers"), 0);
 	json_t *first = json_array_get(json_object_get(sc, "endpoints"), 0);
-	check(!strcmp(json_string_value(json_object_get(first, "state")) ?: "", "timeout"),
+	tu_check(!strcmp(json_string_value(json_object_get(first, "state")) ?: "", "timeout"),
 	      "C: the silent server's first endpoint is not a timeout");
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(sc, "endpoints"), i, e)
 		if (i > 0)
-			check(!strcmp(json_string_value(json_object_get(e, "state")) ?: "", "not-probed"),
+			tu_check(!strcmp(json_string_value(json_object_get(e, "state")) ?: "", "not-probed"),
 			      "C: endpoint %zu was probed after a timeout", i);
 	json_decref(j);
 	free(out);
 	cleanup();
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	if (tu_failures())
+		fprintf(stderr, "%d check(s) failed\n", tu_failures());
+	return tu_failures() ? 1 : 0;
 }

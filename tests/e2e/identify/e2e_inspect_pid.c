@@ -15,22 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
+#include "testutil.h"
+
 static char tmp[] = "/tmp/gtm-e2e-ident-XXXXXX";
 static pid_t standin = -1;
-
-static void check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-	if (ok)
-		return;
-	failures++;
-	fprintf(stderr, "FAIL: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void cleanup(void)
 {
@@ -92,39 +80,39 @@ static void check_json(const char *out)
 {
 	json_error_t err;
 	json_t *j = json_loads(out, 0, &err);
-	check(j != NULL, "inspect --json is not JSON: %s (output: %.200s)", err.text, out);
+	tu_check(j != NULL, "inspect --json is not JSON: %s (output: %.200s)", err.text, out);
 	if (!j)
 		return;
 	json_t *rt = find_runtime(j, "llama.cpp");
-	check(rt && has_evidence(rt, "executable llama-server"), "llama.cpp runtime by its executable missing");
-	check(rt && has_evidence(rt, "mapped libllama.so"), "llama.cpp runtime by mapped libllama.so missing");
+	tu_check(rt && has_evidence(rt, "executable llama-server"), "llama.cpp runtime by its executable missing");
+	tu_check(rt && has_evidence(rt, "mapped libllama.so"), "llama.cpp runtime by mapped libllama.so missing");
 	rt = find_runtime(j, "ggml-cuda");
-	check(rt && has_evidence(rt, "mapped libggml-cuda.so"), "ggml CUDA backend by mapped libggml-cuda.so missing");
-	check(!strcmp(json_string_value(json_object_get(j, "category")) ?: "", "ai"), "category is not ai");
+	tu_check(rt && has_evidence(rt, "mapped libggml-cuda.so"), "ggml CUDA backend by mapped libggml-cuda.so missing");
+	tu_check(!strcmp(json_string_value(json_object_get(j, "category")) ?: "", "ai"), "category is not ai");
 	json_t *models = json_object_get(j, "models");
-	check(json_array_size(models) == 1, "expected exactly one model, got %zu", json_array_size(models));
+	tu_check(json_array_size(models) == 1, "expected exactly one model, got %zu", json_array_size(models));
 	json_t *m = json_array_get(models, 0);
 	const char *path = json_string_value(json_object_get(m, "path")) ?: "";
-	check(strstr(path, tmp) && strstr(path, "/models/tiny.bin"), "model path %s is not the cwd-resolved file", path);
+	tu_check(strstr(path, tmp) && strstr(path, "/models/tiny.bin"), "model path %s is not the cwd-resolved file", path);
 	json_t *ev = json_object_get(m, "evidence");
-	check(!strcmp(json_string_value(json_array_get(ev, 0)) ?: "", "mapped") &&
+	tu_check(!strcmp(json_string_value(json_array_get(ev, 0)) ?: "", "mapped") &&
 		      !strcmp(json_string_value(json_array_get(ev, 1)) ?: "", "cmdline"),
 	      "model evidence is not [mapped, cmdline]");
-	check(json_is_true(json_object_get(m, "confirmed")), "mapped + named model is not confirmed");
+	tu_check(json_is_true(json_object_get(m, "confirmed")), "mapped + named model is not confirmed");
 	json_t *g = json_object_get(m, "gguf");
-	check(!strcmp(json_string_value(json_object_get(g, "arch")) ?: "", "qwen3"), "GGUF arch is not qwen3");
-	check(json_integer_value(json_object_get(g, "layers")) == 4, "GGUF layers is not 4");
+	tu_check(!strcmp(json_string_value(json_object_get(g, "arch")) ?: "", "qwen3"), "GGUF arch is not qwen3");
+	tu_check(json_integer_value(json_object_get(g, "layers")) == 4, "GGUF layers is not 4");
 	json_t *fl = json_object_get(j, "llama_flags");
-	check(json_integer_value(json_object_get(fl, "ctx_size")) == 4096, "flags: -c 4096 not parsed");
-	check(json_integer_value(json_object_get(fl, "n_gpu_layers")) == 99, "flags: -ngl 99 not parsed");
+	tu_check(json_integer_value(json_object_get(fl, "ctx_size")) == 4096, "flags: -c 4096 not parsed");
+	tu_check(json_integer_value(json_object_get(fl, "n_gpu_layers")) == 99, "flags: -ngl 99 not parsed");
 	json_t *plan = json_object_get(json_array_get(json_object_get(j, "memory_plans"), 0), "plan");
 	json_t *est = json_object_get(plan, "estimate");
-	check(!strcmp(json_string_value(json_object_get(est, "provenance")) ?: "", "estimated"),
+	tu_check(!strcmp(json_string_value(json_object_get(est, "provenance")) ?: "", "estimated"),
 	      "no estimated memory plan from the process's flags");
 	/* 2 (K,V) x 4 layers x 2 KV heads x 64 dims x 2 bytes (f16) per token, 4096 cells */
 	json_t *kv = json_object_get(est, "kv");
-	check(json_integer_value(json_object_get(kv, "bytes_per_token")) == 2048, "KV bytes per token is not 2048");
-	check(json_integer_value(json_object_get(kv, "bytes")) == 2048 * 4096, "KV bytes at -c 4096 is not 8 MiB");
+	tu_check(json_integer_value(json_object_get(kv, "bytes_per_token")) == 2048, "KV bytes per token is not 2048");
+	tu_check(json_integer_value(json_object_get(kv, "bytes")) == 2048 * 4096, "KV bytes at -c 4096 is not 8 MiB");
 	json_decref(j);
 }
 
@@ -156,10 +144,10 @@ static void check_env_resolved_model(char **argv)
 	snprintf(dir, sizeof dir, "%s/hf/models--org--repo/snapshots/abc123", tmp);
 	snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/hf/models--org--repo/refs' && printf abc123 > '%s/hf/models--org--repo/refs/main'",
 		 dir, tmp, tmp);
-	check(system(cmd) == 0, "could not lay out the HF cache");
+	tu_check(system(cmd) == 0, "could not lay out the HF cache");
 	snprintf(file, sizeof file, "%s/draft-Q8_0.gguf", dir);
 	snprintf(cmd, sizeof cmd, "'%s' --write-gguf '%s'", argv[2], file);
-	check(system(cmd) == 0, "stand-in could not write the draft GGUF");
+	tu_check(system(cmd) == 0, "stand-in could not write the draft GGUF");
 	snprintf(ready, sizeof ready, "%s/ready-env", tmp);
 	snprintf(env_cache, sizeof env_cache, "LLAMA_CACHE=%s/hf", tmp);
 	pid_t pid = fork();
@@ -174,7 +162,7 @@ static void check_env_resolved_model(char **argv)
 	pid_t first = standin;
 	standin = pid;
 	if (pid < 0 || wait_ready(ready) != 0) {
-		check(0, "the stand-in with LLAMA_CACHE did not start");
+		tu_check(0, "the stand-in with LLAMA_CACHE did not start");
 		standin = first;
 		return;
 	}
@@ -186,8 +174,8 @@ static void check_env_resolved_model(char **argv)
 	json_array_foreach(json_object_get(j, "models"), i, m)
 		if (!strcmp(json_string_value(json_object_get(m, "path")) ?: "", file))
 			found = m;
-	check(found != NULL, "the draft in LLAMA_CACHE's HF cache was not found through the environment: %.400s", out);
-	check(found && !strcmp(json_string_value(json_object_get(found, "role")) ?: "", "draft"), "the HF model is not the draft");
+	tu_check(found != NULL, "the draft in LLAMA_CACHE's HF cache was not found through the environment: %.400s", out);
+	tu_check(found && !strcmp(json_string_value(json_object_get(found, "role")) ?: "", "draft"), "the HF model is not the draft");
 	json_decref(j);
 	free(out);
 	kill(pid, SIGKILL);
@@ -222,7 +210,7 @@ int main(int argc, char **argv)
 	snprintf(model, sizeof model, "%s/models/tiny.bin", tmp);
 	snprintf(ready, sizeof ready, "%s/ready", tmp);
 	snprintf(cmd, sizeof cmd, "'%s' --write-gguf '%s'", argv[2], model);
-	check(system(cmd) == 0, "stand-in could not write the GGUF");
+	tu_check(system(cmd) == 0, "stand-in could not write the GGUF");
 	standin = fork();
 	if (standin == 0) {
 		if (chdir(tmp) != 0)
@@ -238,16 +226,16 @@ int main(int argc, char **argv)
 
 	snprintf(cmd, sizeof cmd, "'%s' inspect %d --json", argv[1], (int)standin);
 	char *out = run(cmd, &status, &ms);
-	check(status == 0, "inspect PID --json exited %d", status);
+	tu_check(status == 0, "inspect PID --json exited %d", status);
 	check_json(out);
 	printf("inspect %d --json: %.1f ms wall (informational)\n", (int)standin, ms);
 	free(out);
 
 	snprintf(cmd, sizeof cmd, "'%s' inspect %d", argv[1], (int)standin);
 	out = run(cmd, &status, &ms);
-	check(status == 0, "inspect PID exited %d", status);
-	check(strstr(out, "[mapped+cmdline, confirmed]") != NULL, "text: model evidence line missing:\n%s", out);
-	check(strstr(out, "Memory plan of tiny.bin") != NULL, "text: memory plan missing:\n%s", out);
+	tu_check(status == 0, "inspect PID exited %d", status);
+	tu_check(strstr(out, "[mapped+cmdline, confirmed]") != NULL, "text: model evidence line missing:\n%s", out);
+	tu_check(strstr(out, "Memory plan of tiny.bin") != NULL, "text: memory plan missing:\n%s", out);
 	free(out);
 
 	check_env_resolved_model(argv);
@@ -257,12 +245,12 @@ int main(int argc, char **argv)
 	waitpid(standin, NULL, 0);
 	snprintf(cmd, sizeof cmd, "'%s' inspect %d 2>&1", argv[1], (int)standin);
 	out = run(cmd, &status, &ms);
-	check(status == 2, "inspect of an exited PID exited %d, not 2", status);
-	check(strstr(out, "no process with PID") && strchr(out, '\n') == out + strlen(out) - 1,
+	tu_check(status == 2, "inspect of an exited PID exited %d, not 2", status);
+	tu_check(strstr(out, "no process with PID") && strchr(out, '\n') == out + strlen(out) - 1,
 	      "inspect of an exited PID did not print one clear line: %s", out);
 	free(out);
 	standin = -1;
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	if (tu_failures())
+		fprintf(stderr, "%d check(s) failed\n", tu_failures());
+	return tu_failures() ? 1 : 0;
 }
