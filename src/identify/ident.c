@@ -248,8 +248,9 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 	struct gtm_ident *id = ident_new();
 
 	runtimes_detect(p, id);
-	/* only a runtime's stores and caches are found through its environment */
-	if (id->n_runtimes > 0 && c->load_environ)
+	/* stores and caches are found through the environment: a runtime's, and
+	 * the HF cache of a command line that names a repo (a renamed server) */
+	if (c->load_environ && p->detail && (id->n_runtimes > 0 || model_files_names_hf(p->detail)))
 		c->load_environ(c->load_environ_arg, p);
 	model_files_collect(c->magic, p, id);
 	add_installed(p, id);

@@ -179,6 +179,19 @@ static const struct model_flag *flag_lookup(const char *arg, const char **inline
 	return NULL;
 }
 
+bool model_files_names_hf(const struct gtm_proc_detail *d)
+{
+	const char *cmd = NULL, *v;
+	int start = runtimes_command(d, &cmd) + 1;
+
+	for (int i = start; i > 0 && i < d->argc; i++) {
+		const struct model_flag *f = flag_lookup(d->argv[i], &v);
+		if (f && f->kind == MF_HF_REPO)
+			return true;
+	}
+	return false;
+}
+
 static void resolve_hf(struct cmdline_scan *s)
 {
 	char path[4096], detail[300];

@@ -14,6 +14,9 @@
 /* Adds the command line's models (cmdline evidence) and the mapped GGUF files
  * (mapped evidence) to id; runtimes must be detected first. */
 void model_files_collect(struct magic_cache *mc, const struct gtm_process *p, struct gtm_ident *id);
+/* Whether the command line names a model by its Hugging Face repo (-hf,
+ * -hfd...): finding it takes the process's environment (the HF cache roots). */
+bool model_files_names_hf(const struct gtm_proc_detail *d);
 
 /* Fills a model's file identity and size, its store and friendly name (when
  * unset) and, with read_header, its GGUF summary or error. */

@@ -514,6 +514,76 @@ static void test_hf_resolution(void **state)
 	tf_process_free(p);
 }
 
+/* The loader identification calls for a deferred environment: sets the
+ * environment it was given and counts the calls. */
+struct env_loader {
+	const char *const *env;
+	int calls;
+};
+
+static void load_env(void *arg, const struct gtm_process *p)
+{
+	struct env_loader *l = arg;
+	char blob[8192];
+	size_t n = 0;
+	l->calls++;
+	for (int i = 0; l->env[i]; i++) {
+		size_t k = strlen(l->env[i]) + 1;
+		memcpy(blob + n, l->env[i], k);
+		n += k;
+	}
+	proc_detail_set_environ(p->detail, blob, n);
+}
+
+/* A scan defers the environment; identification asks for it only where it
+ * matters: a runtime was found, or the command line names an HF repo (a
+ * server renamed so that no runtime pattern knows it). */
+static void test_environ_on_request(void **state)
+{
+	(void)state;
+	const char *repo = "h3/.cache/huggingface/hub/models--Org--Repo-GGUF";
+	char d[4200], p1[4300], ref[4300], envh[4200];
+	snprintf(d, sizeof d, "%s/snapshots/r1", repo);
+	tu_mkdirs(at(d));
+	snprintf(p1, sizeof p1, "%s/Repo-Q4_K_M.gguf", d);
+	snprintf(ref, sizeof ref, "%s/refs/main", repo);
+	tf_write_gguf(at(p1), "qwen3");
+	write_text(at(ref), "r1\n");
+	snprintf(envh, sizeof envh, "HOME=%s", at("h3"));
+	const char *envp[] = {envh, NULL};
+	struct env_loader l = {envp, 0};
+	struct identify_ctx *c = identify_ctx_new();
+	identify_set_environ_loader(c, load_env, &l);
+
+	/* renamed server, no runtime library, -hf: the environment is read and the model found */
+	struct gtm_process *p = tf_process_cmdline("srv", "/opt/llm/srv -hf Org/Repo-GGUF --no-mmproj", "/opt/llm/srv",
+						   "/", NULL, NULL);
+	p->detail->environ_deferred = true;
+	identify_process(c, p);
+	assert_int_equal(l.calls, 1);
+	assert_int_equal(p->ident->n_runtimes, 0);
+	assert_non_null(tf_model(p->ident, "Repo-Q4_K_M.gguf"));
+	tf_process_free(p);
+
+	/* a plain process: nothing asks for its environment */
+	p = tf_process_cmdline("sleep", "sleep 600", "/usr/bin/sleep", "/", NULL, NULL);
+	p->detail->environ_deferred = true;
+	identify_process(c, p);
+	assert_int_equal(l.calls, 1);
+	assert_null(proc_detail_environ(p->detail));
+	tf_process_free(p);
+
+	/* a runtime found by its library: read */
+	const char *maps[] = {"/opt/lib/libllama.so", NULL};
+	p = tf_process_cmdline("worker", "worker --serve", "/opt/worker", "/", maps, NULL);
+	p->detail->environ_deferred = true;
+	identify_process(c, p);
+	assert_int_equal(l.calls, 2);
+	assert_non_null(proc_detail_environ(p->detail));
+	tf_process_free(p);
+	identify_ctx_free(c);
+}
+
 static void test_views(void **state)
 {
 	(void)state;
@@ -643,6 +713,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lmstudio_and_hf_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lmstudio_installed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hf_resolution, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_environ_on_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_mapped_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_indexes_follow_changes, setup, teardown),
