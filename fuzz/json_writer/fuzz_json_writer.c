@@ -2,9 +2,10 @@
  * lines, paths and names are arbitrary bytes. Whatever the bytes, the
  * document must parse as JSON, and each string must come back as the input,
  * byte for byte, but for '?' in place of a byte that is not part of
- * well-formed UTF-8. The
- * input is split at NUL bytes into strings, written as an array and as the
- * values of an object nested a few levels deep. */
+ * well-formed UTF-8. The input is split at NUL bytes into strings, written as
+ * an array and as the values of an object nested a few levels deep; its first
+ * eight bytes are also written as a double (NaN and infinities are null, and
+ * anything else, to the largest double, must parse back). */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	jw_str(&w, "first", in);
 	jw_u64(&w, "size", gtm_u64_of(size, GTM_MEASURED));
 	jw_f64(&w, "ratio", gtm_f64_of(size ? (double)n_strings / (double)size : 0.0, GTM_MEASURED));
+	/* the first eight bytes as a double: any value a reading could hold */
+	double raw = 0.0;
+	if (size >= sizeof raw)
+		memcpy(&raw, data, sizeof raw);
+	jw_f64(&w, "raw", gtm_f64_of(raw, GTM_MEASURED));
+	jw_u64(&w, "raw_u64", gtm_u64_of((uint64_t)size << 40 | size, GTM_MEASURED));
 	jw_end_object(&w);
 	jw_end_array(&w);
 	jw_end_object(&w);

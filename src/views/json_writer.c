@@ -244,21 +244,28 @@ void jw_u64(struct jw *w, const char *key, gtm_u64 r)
 void jw_f64(struct jw *w, const char *key, gtm_f64 r)
 {
 	char text[40];
+	double v = r.v;
 
-	if (!gtm_f64_ok(r) || !isfinite(r.v)) {
+	if (!gtm_f64_ok(r) || !isfinite(v)) {
 		jw_null(w, key);
 		return;
 	}
-	if (r.v == floor(r.v) && fabs(r.v) < 9e15) {
-		jw_int(w, key, (int64_t)r.v);
+	if (v == floor(v) && fabs(v) < 9e15) {
+		jw_int(w, key, (int64_t)v);
 		return;
 	}
 	/* 3 decimals, written shortest: 15 significant digits give the rounded
-	 * value back exactly; ".0" keeps a reader from taking it for an integer */
-	int n = snprintf(text, sizeof text, "%.15g", round(r.v * 1000.0) / 1000.0);
+	 * value back exactly, where jansson's 17 wrote 68.123000000000005 for
+	 * 68.123. Beyond 1e12 nothing is rounded and 17 digits are kept: 15
+	 * could round past the largest double (-1.79769313486232e+308) */
+	bool small = fabs(v) < 1e12;
+	if (small)
+		v = round(v * 1000.0) / 1000.0;
+	int n = snprintf(text, sizeof text, small ? "%.15g" : "%.17g", v);
 	char *comma = strchr(text, ','); /* a locale's decimal comma (the live view sets LC_ALL) */
 	if (comma)
 		*comma = '.';
+	/* ".0" keeps a reader from taking a fraction-less real for an integer */
 	if (n > 0 && (size_t)n < sizeof text - 2 && !strpbrk(text, ".e"))
 		memcpy(text + n, ".0", 3), n += 2;
 	member(w, key);

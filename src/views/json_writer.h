@@ -6,8 +6,10 @@
  * for small, rare subtrees (an explained server, a model's GGUF summary),
  * which jw_json embeds.
  *
- * Output matches jansson's JSON_INDENT(2): members on their own lines, ": "
- * after a key, "[]" and "{}" when empty. Strings are escaped as jansson does
+ * The layout is jansson's JSON_INDENT(2): members on their own lines, ": "
+ * after a key, "[]" and "{}" when empty. A number with a fraction is written
+ * shortest (68.123), where jansson wrote 17 digits (68.123000000000005); the
+ * value read back is the same. Strings are escaped as jansson does
  * (quote, backslash, control characters) and bytes that are not UTF-8 become
  * '?', since command lines and paths need not be UTF-8 and JSON must be.
  * Every value function takes the member's key, or NULL inside an array; keys
@@ -52,7 +54,8 @@ void jw_str(struct jw *w, const char *key, const char *s);
 /* A reading: its value, or null when unavailable (never 0). Bytes beyond
  * INT64_MAX are written as INT64_MAX, as jansson's integers would hold them. */
 void jw_u64(struct jw *w, const char *key, gtm_u64 r);
-/* A whole number as an integer (45, not 45.0), else rounded to 3 decimals;
+/* A whole number below 9e15 as an integer (45, not 45.0); below 1e12
+ * rounded to 3 decimals and written shortest (12.346); beyond, all 17 digits;
  * null when unavailable or not finite. */
 void jw_f64(struct jw *w, const char *key, gtm_f64 r);
 /* A jansson value, indented to fit, then released; NULL writes null. */

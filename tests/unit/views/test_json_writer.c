@@ -115,6 +115,10 @@ static void test_readings(void **state)
 	jw_f64(&w, "frac", gtm_f64_of(12.3456, GTM_MEASURED));
 	jw_f64(&w, "tenth", gtm_f64_of(0.1, GTM_MEASURED));
 	jw_f64(&w, "inf", gtm_f64_of(INFINITY, GTM_MEASURED));
+	jw_f64(&w, "huge", gtm_f64_of(1e306, GTM_MEASURED));
+	jw_f64(&w, "big_whole", gtm_f64_of(1.6e16, GTM_MEASURED));
+	jw_f64(&w, "most_negative", gtm_f64_of(-1.7976931348623157e308, GTM_MEASURED));
+	jw_f64(&w, "jansson_17", gtm_f64_of(68.123, GTM_MEASURED));
 	jw_str(&w, "empty", "");
 	jw_str(&w, "nul", NULL);
 	jw_end_object(&w);
@@ -127,6 +131,14 @@ static void test_readings(void **state)
 	assert_non_null(strstr(got, "\"frac\": 12.346,"));
 	assert_non_null(strstr(got, "\"tenth\": 0.1,"));
 	assert_non_null(strstr(got, "\"inf\": null"));
+	assert_non_null(strstr(got, "\"big_whole\": 16000000000000000.0,")); /* as jansson wrote it */
+	assert_non_null(strstr(got, "\"jansson_17\": 68.123,"));
+	json_t *parsed = json_loads(got, 0, NULL); /* every figure a valid JSON number */
+	assert_non_null(parsed);
+	assert_true(json_real_value(json_object_get(parsed, "huge")) == 1e306);
+	assert_true(json_real_value(json_object_get(parsed, "most_negative")) == -1.7976931348623157e308);
+	assert_true(json_real_value(json_object_get(parsed, "jansson_17")) == 68.123);
+	json_decref(parsed);
 	assert_non_null(strstr(got, "\"empty\": null"));
 	assert_non_null(strstr(got, "\"nul\": null"));
 	free(got);
