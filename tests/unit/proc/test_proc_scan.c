@@ -454,9 +454,8 @@ static void test_tree_rescan_rule(void **state)
 	release_held();
 }
 
-static void test_tree_budget(void **state)
+static void budget_case(void)
 {
-	(void)state;
 	/* many new processes and a budget of 1 ns: rows listed, details deferred */
 	for (uint32_t pid = 1000; pid < 1200; pid++) {
 		char comm[32];
@@ -495,6 +494,18 @@ static void test_tree_budget(void **state)
 	assert_false(s->partial_scan);
 	snapshot_free(s);
 	proc_cache_free(c);
+}
+
+static void test_tree_budget(void **state)
+{
+	(void)state;
+	/* on every machine, one worker or several (GPUTASKMAN_THREADS): the
+	 * budget, the priority PIDs and the partial mark hold either way */
+	setenv("GPUTASKMAN_THREADS", "1", 1);
+	budget_case();
+	setenv("GPUTASKMAN_THREADS", "4", 1);
+	budget_case();
+	unsetenv("GPUTASKMAN_THREADS");
 }
 
 static void row_digest(const struct gtm_process *p, char *buf, size_t cap)
