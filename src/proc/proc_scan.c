@@ -2,9 +2,9 @@
  * the owner of that file: fs/proc/base.c task_dump_owner()); details are read
  * for new processes and when the rescan rule fires, within the budget. */
 #include <dirent.h>
-#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +66,12 @@ static bool parse_pid(const char *s, uint32_t *pid)
 	return true;
 }
 
-enum stat_result { STAT_OK = 0, STAT_GONE, STAT_DENIED, ITEM_FRESH /* last stat still good */ };
+/* read_stat's results, and two more states of a scan item's stat */
+enum stat_result {
+	STAT_OK = 0, STAT_GONE, STAT_DENIED,
+	ITEM_FRESH,  /* the cached stat is still good: not read */
+	ITEM_UNREAD, /* to be read by the stat phase */
+};
 enum item_detail { DETAIL_NONE = 0, DETAIL_DUE, DETAIL_SKIPPED /* budget */, DETAIL_GONE };
 
 /* The steady path's only read: open, fstat for the owner, one read, close. */
@@ -170,7 +175,7 @@ static void stat_item(void *ctx, size_t i, int worker)
 	struct scan_item *it = &s->items[i];
 
 	(void)worker;
-	if (it->stat != ITEM_FRESH)
+	if (it->stat == ITEM_UNREAD)
 		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &it->st, &it->uid);
 }
 
@@ -253,6 +258,7 @@ static void add_rows(struct scan_state *s)
 			s->snap->n_procs_uninspectable++;
 			continue;
 		case STAT_GONE:
+		case ITEM_UNREAD: /* never: the stat phase read every one */
 			continue;
 		}
 		e = &s->c->entries[it->entry];
@@ -279,7 +285,7 @@ static void scan_items(struct scan_state *s)
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct scan_item *it = &s->items[i];
 		const struct proc_entry *e = proc_cache_find(c, it->pid);
-		it->stat = stat_fresh(s, e, it->ino) ? ITEM_FRESH : STAT_GONE;
+		it->stat = stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
 		n_stat += it->stat != ITEM_FRESH;
 		n_new += e == NULL;
 	}
