@@ -93,10 +93,34 @@ int sysroot_path(char *out, size_t n, const char *fmt, ...)
 	return r;
 }
 
+ssize_t read_fd_bounded(int fd, char *buf, size_t cap, bool short_is_end)
+{
+	size_t got = 0;
+
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	while (got < cap - 1) {
+		size_t want = cap - 1 - got;
+		ssize_t r = read(fd, buf + got, want);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		if (short_is_end && (size_t)r < want)
+			break;
+	}
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
 ssize_t read_file_bounded(const char *path, char *buf, size_t cap)
 {
 	int fd;
-	size_t got = 0;
 
 	if (cap == 0) {
 		errno = EINVAL;
@@ -105,23 +129,11 @@ ssize_t read_file_bounded(const char *path, char *buf, size_t cap)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (got < cap - 1) {
-		ssize_t r = read(fd, buf + got, cap - 1 - got);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
+	ssize_t n = read_fd_bounded(fd, buf, cap, false);
+	int err = errno;
 	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
+	errno = err;
+	return n;
 }
 
 ssize_t sysroot_read(char *buf, size_t cap, const char *fmt, ...)

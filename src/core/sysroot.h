@@ -3,6 +3,7 @@
 #ifndef GTM_SYSROOT_H
 #define GTM_SYSROOT_H
 
+#include <stdbool.h>
 #include <dirent.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -30,5 +31,9 @@ char *sysroot_slurp(size_t max, size_t *len, const char *fmt, ...) __attribute__
 
 /* Same as sysroot_read but for an already prefixed path. */
 ssize_t read_file_bounded(const char *path, char *buf, size_t cap);
+/* The same from an open fd (left open). short_is_end: a read that returns
+ * less than asked ends it (procfs hands a small file over whole; see
+ * proc_detail.c), saving the read that would return 0. */
+ssize_t read_fd_bounded(int fd, char *buf, size_t cap, bool short_is_end);
 
 #endif

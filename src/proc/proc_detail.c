@@ -34,31 +34,17 @@ static bool pid_gone(int procfd, uint32_t pid)
 static ssize_t read_small(int procfd, uint32_t pid, const char *what, char *buf, size_t cap)
 {
 	char path[48];
-	size_t got = 0;
 	int fd;
 
 	snprintf(path, sizeof path, "%u/%s", pid, what);
 	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -1;
-	while (got < cap - 1) {
-		size_t want = cap - 1 - got;
-		ssize_t r = read(fd, buf + got, want);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int err = errno;
-			close(fd);
-			errno = err;
-			return -1;
-		}
-		got += (size_t)r;
-		if ((size_t)r < want)
-			break; /* short: the end */
-	}
+	ssize_t n = read_fd_bounded(fd, buf, cap, true);
+	int err = errno;
 	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
+	errno = err;
+	return n;
 }
 
 static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
