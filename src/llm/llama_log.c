@@ -232,12 +232,14 @@ static bool parse_kv_summary(struct llama_log *lg, struct ls_line *ln)
 static bool parse_iswa(struct llama_log *lg, struct ls_line *ln)
 {
 	const char *c = ls_find(ln->msg, ln->end, "creating ");
-	if (!c || !ls_find(ln->msg, ln->end, "KV cache, size ="))
+	/* "size =" is searched after "creating ": a line with it only before (issue 11) is not ours */
+	const char *size = c ? ls_find(c, ln->end, "KV cache, size =") : NULL;
+	if (!size)
 		return false;
-	bool non = ls_find(c, ln->end, "non-SWA") != NULL;
-	if (!non && !ls_find(c, ln->end, "SWA"))
+	bool non = ls_find(c, size, "non-SWA") != NULL;
+	if (!non && !ls_find(c, size, "SWA"))
 		return false;
-	const char *q = ls_find(c, ln->end, "size =") + 6;
+	const char *q = size + strlen("KV cache, size =");
 	lg->pending_swa = non ? 0 : 1;
 	lg->pending_swa_cells = ls_uint_after(&q, ln->end);
 	return true;

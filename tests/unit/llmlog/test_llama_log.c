@@ -306,6 +306,13 @@ static void test_hostile(void **state)
 		"listening on http://:\n",
 		"offloaded 99999999999999999999999/ layers to GPU\n",
 		"llama_context: n_ctx = 99999999999999999999999999\n",
+		/* issue 11: "size =" before "creating " (parse_iswa added 6 to NULL) */
+		"llama_kv_cache_iswa: KV cache, size = 1 creating SWA\n",
+		"creating KV cache, size =",
+		"creating SWA KV cache, size =",
+		"creating non-SWA KV cache, size",
+		"build",
+		"main: build = ",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct llama_log *lg = parse_str(bad[i]);
