@@ -7,6 +7,7 @@
 
 #include "views/diff.h"
 #include "views/diff_load.h"
+#include "views/json_util.h"
 
 struct diff_args {
 	const char *files[2];
@@ -111,7 +112,7 @@ static int report(const struct diff_args *a, const struct diff_snap *b, const st
 
 	if (a->json) {
 		json_t *j = diff_to_json(r, a->files[0], a->files[1]);
-		rc = json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? 1 : 0;
+		rc = json_dumpf_safe(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? 1 : 0;
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {

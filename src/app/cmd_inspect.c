@@ -7,6 +7,7 @@
 
 #include "collect/collector.h"
 #include "core/util.h"
+#include "views/json_util.h"
 
 #include "app/inspect_pid.h"
 
@@ -161,7 +162,7 @@ static int print_model(const char *path, const struct llama_flags *f, bool json)
 	}
 	if (json) {
 		json_t *j = inspect_model_json(&m);
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf_safe(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(j);
 	} else {

@@ -470,7 +470,9 @@ static void note_run(struct llama_log *lg, struct ls_line *ln)
 	if (ln->t >= 0)
 		lg->last_t = ln->t;
 	if (banner) {
-		const char *q = ls_find(ln->msg, ln->end, "build") + 5;
+		/* every banner form contains "build"; checked all the same, as everywhere a search meets an offset */
+		const char *b = ls_find(ln->msg, ln->end, "build");
+		const char *q = b ? b + 5 : ln->end;
 		while (q < ln->end && (*q == ' ' || *q == '=' || *q == ':'))
 			q++;
 		const char *e = ls_find(q, ln->end, " with ");

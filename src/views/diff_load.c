@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/file.h"
+#include "core/format.h"
 #include "views/diff_jread.h"
 
 /* The shape of the text before jansson sees it: the deepest [ / { nesting and the
@@ -191,23 +194,16 @@ static void escape_controls(json_t *v)
 		json_array_foreach(v, i, child)
 			escape_controls(child);
 	} else if (json_is_string(v)) {
+		/* C0, DEL and C1 controls as the text views write them (\x1b, \xc2\x9b): a
+		 * snapshot from elsewhere may carry them, and the diff prints its strings */
 		const char *s = json_string_value(v);
-		size_t n = json_string_length(v), bad = 0;
-		for (size_t k = 0; k < n; k++)
-			bad += (unsigned char)s[k] < 0x20;
-		if (!bad)
-			return;
-		char *out = malloc(n + bad * 3 + 1), *o = out;
+		size_t n = json_string_length(v);
+		char *out = malloc(n * 4 + 1);
 		if (!out)
 			return;
-		for (size_t k = 0; k < n; k++) {
-			unsigned char c = (unsigned char)s[k];
-			if (c < 0x20)
-				o += sprintf(o, "\\x%02x", c);
-			else
-				*o++ = (char)c;
-		}
-		json_string_setn(v, out, (size_t)(o - out));
+		size_t o = fmt_safe_copy(out, s, n);
+		if (o != n || memcmp(out, s, n) != 0)
+			json_string_setn(v, out, o);
 		free(out);
 	}
 }
@@ -230,33 +226,37 @@ json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)
 	return doc;
 }
 
-/* Reads at most DIFF_MAX_INPUT_BYTES + 1 bytes, so pipes and growing files are bounded too. */
-static char *read_bounded(FILE *f, size_t *len, bool *too_big)
+/* Reads at most limit + 1 bytes into a buffer that never grows past that,
+ * starting at `first` bytes (a file's size from fstat, or 64 KiB for a pipe). */
+static char *read_bounded(int fd, size_t first, size_t limit, size_t *len, bool *too_big)
 {
-	size_t cap = 64 * 1024, n = 0;
+	size_t cap = first + 1, n = 0;
 	char *buf = malloc(cap);
 
 	*too_big = false;
 	while (buf) {
 		if (n == cap) {
-			char *grown = realloc(buf, cap * 2);
+			if (cap > limit) {
+				*too_big = true;
+				break;
+			}
+			size_t want = cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+			char *grown = realloc(buf, want);
 			if (!grown)
 				break;
 			buf = grown;
-			cap *= 2;
+			cap = want;
 		}
-		size_t got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (n > DIFF_MAX_INPUT_BYTES) {
-			*too_big = true;
+		ssize_t got = read(fd, buf + n, cap - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
 			break;
-		}
 		if (got == 0) {
-			if (ferror(f))
-				break;
 			*len = n;
 			return buf;
 		}
+		n += (size_t)got;
 	}
 	free(buf);
 	return NULL;
@@ -265,17 +265,25 @@ static char *read_bounded(FILE *f, size_t *len, bool *too_big)
 json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
 {
 	bool stdin_in = !strcmp(path, "-"), too_big;
-	FILE *f = stdin_in ? stdin : fopen(path, "rb");
-	size_t len = 0;
+	size_t len = 0, first = 64 * 1024;
+	const char *why = NULL;
+	struct stat st;
 	char *buf;
 	json_t *doc;
+	/* a named file is checked before reading: a FIFO would block, a device act, a huge file cost its size */
+	int fd = stdin_in ? STDIN_FILENO : file_open_regular(path, DIFF_MAX_INPUT_BYTES, &st, &why);
 
-	if (!f) {
-		snprintf(err, errn, "%s", errno == ENOENT ? "no such file" : strerror(errno));
+	if (fd < 0) {
+		if (errno == EFBIG)
+			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+		else
+			snprintf(err, errn, "%s", why);
 		return NULL;
 	}
+	if (!stdin_in)
+		first = (size_t)st.st_size;
 	errno = 0;
-	buf = read_bounded(f, &len, &too_big);
+	buf = read_bounded(fd, first, DIFF_MAX_INPUT_BYTES, &len, &too_big);
 	if (!buf) {
 		if (too_big)
 			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
@@ -283,7 +291,7 @@ json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
 			snprintf(err, errn, "cannot read: %s", errno ? strerror(errno) : "read error");
 	}
 	if (!stdin_in)
-		fclose(f);
+		close(fd);
 	if (!buf)
 		return NULL;
 	doc = diff_snapshot_parse(buf, len, err, errn);

@@ -84,3 +84,54 @@ json_t *json_of_time_ns(uint64_t ns)
 	json_time_text(buf, sizeof buf, ns);
 	return json_string(buf);
 }
+
+/* In a JSON dump every byte >= 0x7F is inside a string, so escaping the raw
+ * bytes keeps the text valid and the decoded value the same. */
+char *json_dumps_safe(const json_t *v, size_t flags)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *text = json_dumps(v, flags);
+	if (!text)
+		return NULL;
+	size_t n = 0, extra = 0;
+	for (; text[n]; n++)
+		if ((unsigned char)text[n] == 0x7F ||
+		    ((unsigned char)text[n] == 0xC2 && (unsigned char)text[n + 1] >= 0x80 && (unsigned char)text[n + 1] <= 0x9F))
+			extra += 5;
+	if (extra == 0)
+		return text;
+	char *out = malloc(n + extra + 1);
+	if (!out) {
+		free(text);
+		return NULL;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)text[i], cp;
+		if (c == 0x7F)
+			cp = c;
+		else if (c == 0xC2 && (unsigned char)text[i + 1] >= 0x80 && (unsigned char)text[i + 1] <= 0x9F)
+			cp = (unsigned char)text[++i];
+		else {
+			out[o++] = (char)c;
+			continue;
+		}
+		memcpy(out + o, "\\u00", 4);
+		out[o + 4] = hex[cp >> 4];
+		out[o + 5] = hex[cp & 15];
+		o += 6;
+	}
+	out[o] = '\0';
+	free(text);
+	return out;
+}
+
+int json_dumpf_safe(const json_t *v, FILE *f, size_t flags)
+{
+	char *text = json_dumps_safe(v, flags);
+	if (!text)
+		return -1;
+	int rc = fputs(text, f) < 0 ? -1 : 0;
+	free(text);
+	return rc;
+}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "views/json_util.h"
 static void flush(struct jw *w)
 {
 	if (w->len > 0 && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
@@ -96,7 +97,7 @@ static void put_string(struct jw *w, const char *s)
 	while (n > 0) {
 		/* the run of bytes that need nothing done */
 		size_t run = 0;
-		while (run < n && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+		while (run < n && p[run] >= 0x20 && p[run] < 0x7F && p[run] != '"' && p[run] != '\\')
 			run++;
 		put(w, (const char *)p, run);
 		p += run;
@@ -105,9 +106,14 @@ static void put_string(struct jw *w, const char *s)
 			break;
 		if (*p >= 0x80) {
 			size_t k = utf8_len(p, n);
-			if (k == 0)
+			unsigned cp = p[0] == 0xC2 && k == 2 ? p[1] : 0;
+			if (k == 0) {
 				putc_(w, '?'), k = 1;
-			else
+			} else if (cp >= 0x80 && cp <= 0x9F) {
+				/* a C1 control (U+009B is a one-byte CSI) is escaped as in text */
+				char esc[6] = {'\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15]};
+				put(w, esc, sizeof esc);
+			} else
 				put(w, (const char *)p, k);
 			p += k;
 			n -= k;
@@ -274,7 +280,7 @@ void jw_f64(struct jw *w, const char *key, gtm_f64 r)
 
 void jw_json(struct jw *w, const char *key, json_t *v)
 {
-	char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+	char *text = v ? json_dumps_safe(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
 
 	json_decref(v);
 	if (!text) {

@@ -208,6 +208,19 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["hostname"]="else
 refused "other machine" "different machines" "$t/before.json" "$t/host.json"
 "$bin" diff --force "$t/before.json" "$t/host.json" >"$t/text" 2>"$t/err"; check_rc "--force compares other machines" 0 $?
 expect "--force still warns" "warning: the snapshots are from different machines" "$t/text"
+mkfifo "$t/fifo"
+refused "a FIFO (refused, not read: it would block)" "$t/fifo: is a FIFO, not a file" "$t/before.json" "$t/fifo"
+refused "a device" "/dev/zero: is a device, not a file" /dev/zero "$t/after.json"
+# A C1 control (U+009B is a one-byte CSI) in a process's name reaches neither
+# the JSON nor the text raw.
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [p.update(name="evil\u009b31m\u0085x") for p in d["processes"]]; json.dump(d, open(sys.argv[2],"w"), ensure_ascii=False)' \
+	"$t/after.json" "$t/c1.json"
+grep -q "$(printf '\302\233')" "$t/c1.json" || bad "the C1 fixture has no raw U+009B"
+"$bin" diff --json --all "$t/before.json" "$t/c1.json" >"$t/c1.out" 2>"$t/err"; check_rc "diff --json with C1 names" 0 $?
+"$bin" diff --all "$t/before.json" "$t/c1.json" >>"$t/c1.out" 2>>"$t/err"; check_rc "diff with C1 names" 0 $?
+if LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$t/c1.out"; then bad "a raw C1 control in diff output"; else ok "no raw C1 control in diff output"; fi
+expect "C1 escaped in JSON as in text" 'evil\\xc2\\x9b31m\\xc2\\x85x' "$t/c1.out"
+expect "C1 escaped in text" 'evil\xc2\x9b31m\xc2\x85x' "$t/c1.out"
 refused "one file" "needs two snapshots" "$t/before.json"
 refused "unknown option" "unknown option '--bogus'" --bogus "$t/before.json" "$t/after.json"
 cp "$t/after.json" "$t/-after.json"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "views/json_util.h"
 #include "views/json_writer.h"
 
 static struct jw w;
@@ -99,6 +100,48 @@ static void test_not_utf8(void **state)
 	assert_string_equal(json_string_value(json_array_get(j, 3)), "x??");
 	assert_string_equal(json_string_value(json_array_get(j, 4)), "????");
 	json_decref(j);
+	free(got);
+}
+
+/* C1 controls (U+0080-U+009F) and DEL never reach the output raw, from the
+ * streaming writer, an embedded jansson tree or json_dumps_safe: a terminal
+ * that honours C1 acts on a raw U+009B (issue 11). Other UTF-8 stays raw. */
+static const char c1_text[] = "a\xc2\x9b" "31m \xc2\x80\xc2\x9f\x7f \xc2\xa0\xc3\xa9 end";
+
+static void assert_no_raw_c1(const char *got)
+{
+	for (const unsigned char *p = (const unsigned char *)got; *p; p++) {
+		assert_int_not_equal(*p, 0x7F);
+		if (p[0] == 0xC2)
+			assert_true(p[1] > 0x9F);
+	}
+}
+
+static void test_c1_escaped(void **state)
+{
+	(void)state;
+	open_doc();
+	jw_begin_array(&w, NULL);
+	jw_str(&w, NULL, c1_text);
+	jw_json(&w, NULL, json_string(c1_text));
+	jw_end_array(&w);
+	char *got = close_doc();
+	assert_no_raw_c1(got);
+	assert_non_null(strstr(got, "\"a\\u009B31m \\u0080\\u009F\\u007F \xc2\xa0\xc3\xa9 end\""));
+	json_error_t err;
+	json_t *j = json_loads(got, 0, &err);
+	if (!j)
+		fail_msg("not JSON: %s: %s", err.text, got);
+	assert_string_equal(json_string_value(json_array_get(j, 0)), c1_text);
+	assert_string_equal(json_string_value(json_array_get(j, 1)), c1_text);
+	char *safe = json_dumps_safe(j, JSON_INDENT(2));
+	assert_non_null(safe);
+	assert_no_raw_c1(safe);
+	json_t *back = json_loads(safe, 0, &err);
+	assert_true(json_equal(back, j));
+	json_decref(back);
+	json_decref(j);
+	free(safe);
 	free(got);
 }
 
@@ -205,7 +248,7 @@ static void test_write_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_same_as_jansson), cmocka_unit_test(test_not_utf8), cmocka_unit_test(test_readings),
+		cmocka_unit_test(test_same_as_jansson), cmocka_unit_test(test_not_utf8), cmocka_unit_test(test_c1_escaped),cmocka_unit_test(test_readings),
 		cmocka_unit_test(test_embedded),        cmocka_unit_test(test_large),    cmocka_unit_test(test_write_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
