@@ -52,7 +52,8 @@ static const char usage_text[] =
 	"  gputaskman diff before.json after.json\n"
 	"\n"
 	"Exit status: 0 success, 1 a GPU source failed (the snapshot still printed),\n"
-	"2 bad command line or input.\n";
+	"2 bad command line or input. The live view restores the terminal on q, Ctrl-C (130),\n"
+	"SIGTERM/SIGHUP (then dies of the signal) and on a crash.\n";
 
 void options_usage(FILE *out)
 {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
+#include "views/tui/tui_crash_guard.h"
 #include "views/tui/tui_view.h"
 
 /* What the two threads share; everything but the pipe under mu. */
@@ -122,8 +123,9 @@ static void live_destroy(struct live *l)
 	close(l->wake[1]);
 }
 
-/* SIGINT/SIGTERM end the view like q, so the terminal is always restored:
- * the handler records the signal and wakes the UI through the pipe. */
+/* SIGINT/SIGTERM/SIGHUP end the view like q, so the terminal is always
+ * restored: the handler records the signal and wakes the UI through the pipe;
+ * after endwin SIGTERM and SIGHUP are raised again (tui_live_run). */
 static volatile sig_atomic_t quit_signal;
 static int quit_wake_fd = -1;
 
@@ -149,9 +151,10 @@ static void catch_quit_signals(struct live *l)
 	quit_wake_fd = l->wake[1];
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
-/* Starts the collection thread with SIGWINCH, SIGINT and SIGTERM blocked, so
+/* Starts the collection thread with SIGWINCH, SIGINT, SIGTERM and SIGHUP blocked, so
  * they always interrupt the UI thread's poll and never land on the collector. */
 static int start_collector(struct live *l, pthread_t *t)
 {
@@ -162,6 +165,7 @@ static int start_collector(struct live *l, pthread_t *t)
 	sigaddset(&blocked, SIGWINCH);
 	sigaddset(&blocked, SIGINT);
 	sigaddset(&blocked, SIGTERM);
+	sigaddset(&blocked, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &blocked, &old);
 	rc = pthread_create(t, NULL, collect_main, l);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -338,6 +342,7 @@ int tui_live_run(const struct tui_feed *feed, double interval_s)
 		live_destroy(&l);
 		return 1;
 	}
+	tui_crash_guard_save();
 	color = curses_start();
 	if (!stdscr) {
 		fprintf(stderr, "gputaskman: cannot set up the terminal (TERM=%s)\n", getenv("TERM") ? getenv("TERM") : "");
@@ -345,17 +350,27 @@ int tui_live_run(const struct tui_feed *feed, double interval_s)
 			live_destroy(&l);
 		return 1;
 	}
+	tui_crash_guard_arm();
 	catch_quit_signals(&l);
 	tui_view_init(&v, color, terminal_utf8());
 	ui_loop(&l, &v);
+	tui_crash_guard_disarm();
 	endwin();
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	quit_wake_fd = -1;
 	joined = stop_collector(&l, t);
 	tui_view_free(&v);
 	if (joined)
 		live_destroy(&l);
+	/* SIGTERM and SIGHUP: die of it, as without a handler (the default actions
+	 * are back), so a supervisor sees what ended us. SIGINT is the user's Ctrl-C,
+	 * a way to quit: exit status 130, and the calling shell goes on. */
+	if (quit_signal == SIGTERM || quit_signal == SIGHUP) {
+		fflush(NULL);
+		raise(quit_signal);
+	}
 	/* Interrupted: the shell's convention, 128 + the signal. */
 	return quit_signal ? 128 + quit_signal : 0;
 }
