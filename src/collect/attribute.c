@@ -44,6 +44,7 @@ struct rawpid {
 	uint32_t pid;
 	uint64_t start;
 	size_t first, n;
+	bool compute;       /* in a compute list on some device (NVML: a CUDA or OpenCL context) */
 	bool compute_only;
 	int row;            /* charged local row, or -1 */
 	uint64_t first_seq; /* when this host PID was first seen unresolved */
@@ -131,6 +132,7 @@ static void group_raw(struct work *w)
 		*rp = (struct rawpid){.pid = r->pid, .start = r->start_time, .first = i, .compute_only = true, .row = -1};
 		for (; i < n && u->v[w->order[i]].pid == rp->pid && u->v[w->order[i]].start_time == rp->start; i++) {
 			rp->n++;
+			rp->compute |= u->v[w->order[i]].use.compute;
 			if (u->v[w->order[i]].use.graphics || !u->v[w->order[i]].use.compute)
 				rp->compute_only = false;
 		}
@@ -186,20 +188,28 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
 	}
 }
 
+/* A host PID of a container that may be paired: the driver's (no start
+ * time: a source that read this /proc knows one) and in a compute list. A
+ * graphics-only PID (the host's display server) is no CUDA process. */
+static bool pairable(const struct rawpid *rp)
+{
+	return rp->row < 0 && rp->start == 0 && rp->compute;
+}
+
 /* A PID from outside this PID namespace: "H:<pid>" (host), or "W:<pid>" under
  * WSL, where NVML's PIDs are Windows PIDs (platforms.md 2.2). */
 static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp, enum gtm_mode mode)
 {
-	static const char *const reasons[] = {
-		[GTM_MODE_NATIVE] = "not in this /proc: exited, or hidden from this user",
-		[GTM_MODE_CONTAINER] = "host PID: no process of this container to pair it with",
-		[GTM_MODE_WSL] = "a Windows PID (WSL): never looked up here",
-	};
+	const char *reason = "not in this /proc: exited, or hidden from this user";
 	struct gtm_process *p = snapshot_add_process(snap);
 
+	if (mode == GTM_MODE_WSL)
+		reason = "a Windows PID (WSL): never looked up here";
+	else if (mode == GTM_MODE_CONTAINER && rp->start == 0)
+		reason = rp->compute ? "host PID: no process of this container to pair it with"
+				     : "host PID in the graphics list only: no process here is proven to be it";
 	p->rss = GTM_U64_NA;
-	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST,
-	       (unsigned)mode < ARRAY_LEN(reasons) ? reasons[mode] : reasons[GTM_MODE_NATIVE]);
+	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST, reason);
 	if (mode == GTM_MODE_WSL)
 		snprintf(snap->processes[snap->n_processes - 1].label, sizeof p->label, "W:%u", rp->pid);
 }
@@ -269,8 +279,9 @@ static size_t count_idle_cuda(const struct work *w, const struct gtm_snapshot *s
 /* A host PID can equal the PID of an unrelated process of this container.
  * Only evidence makes us distrust the same PID: the local process is a
  * compute-only user that maps no NVIDIA compute library, and this container
- * has more idle CUDA processes than unresolved host PIDs, so one of them lacks
- * its driver entry. At most that surplus is re-paired, lowest PIDs first. */
+ * has more idle CUDA processes than unresolved compute host PIDs, so one of
+ * them lacks its driver entry. At most that surplus is re-paired, lowest PIDs
+ * first. */
 static void distrust_coincidences(struct work *w, const struct gtm_snapshot *snap, size_t unresolved, int n_local)
 {
 	size_t idle = count_idle_cuda(w, snap, n_local);
@@ -294,7 +305,7 @@ static void resolve_local(struct work *w, struct gtm_snapshot *snap, enum gtm_mo
 		/* Under WSL a PID without a start time (NVML's) is a Windows PID. */
 		bool foreign = mode == GTM_MODE_WSL && w->raw[i].start == 0;
 		w->raw[i].row = foreign ? -1 : find_local(w, snap, w->raw[i].pid, w->raw[i].start);
-		unresolved += w->raw[i].row < 0;
+		unresolved += pairable(&w->raw[i]);
 	}
 	if (mode == GTM_MODE_CONTAINER && unresolved > 0)
 		distrust_coincidences(w, snap, unresolved, n_local);
@@ -353,7 +364,7 @@ static void collect_candidates(struct work *w, struct attribute_state *st, struc
 
 	w->unres = xcalloc(w->n_raw + 1, sizeof *w->unres);
 	for (size_t i = 0; i < w->n_raw; i++)
-		if (w->raw[i].row < 0) {
+		if (pairable(&w->raw[i])) {
 			w->raw[i].first_seq = first_seen(st, w->raw[i].pid);
 			w->unres[w->n_unres++] = i;
 		}
