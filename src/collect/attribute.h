@@ -14,10 +14,17 @@
  *   process that maps a library named libcuda.so* and owns no use yet. A
  *   graphics-only host PID (the host's display server) takes no part in
  *   pairing or its counts: it is an H: row unless it is a local PID itself.
- *   A pairing persists while both sides do. MATCHED ('*') when it is
- *   certain: a host PID first seen in the same refresh as a new local CUDA
- *   process pins the two (as many new on both sides), or the remaining
- *   compute PIDs and CUDA processes are as many; GUESSED ('?') otherwise.
+ *   MATCHED ('*') when it is certain: a host PID first seen in the same
+ *   refresh as a new local CUDA process pins the two (as many new on both
+ *   sides), or the remaining compute PIDs and CUDA processes are as many and
+ *   no pairing kept beside them is a guess; GUESSED ('?') otherwise.
+ *   A pairing (host PID → local PID and start time) holds while the driver
+ *   lists the host PID, whatever the counts say later. When its process
+ *   exits first, the host PID becomes an EXITED row ("*x<pid>" or "?x<pid>"
+ *   after the pairing's mark; pid 0, the exited process's name, user and
+ *   start time) until the driver drops the PID, and is never paired again.
+ *   While /proc cannot be listed no process is taken to have exited: the
+ *   pairings are carried and their host PIDs shown as H:.
  *   A host PID may equal an unrelated local PID. The same PID is trusted
  *   unless there is evidence against it: unresolved compute PIDs exist, the
  *   same-PID process maps no NVIDIA compute library (libcuda, libcudart,

@@ -287,7 +287,10 @@ static void test_pid_coincidence(void **state)
 	raw_uses_free(&u);
 	snapshot_free(s);
 
-	/* no idle CUDA process lacks an entry: the same PID is trusted */
+	/* no idle CUDA process lacks an entry: the same PID is trusted (another
+	 * container: a fresh state, or its pairings above would hold) */
+	attribute_state_free(st);
+	st = attribute_state_new();
 	s = snap_in(GTM_MODE_CONTAINER);
 	add_local(s, 50, 10, NULL);
 	add_local(s, 60, 20, CUDA);
@@ -300,6 +303,8 @@ static void test_pid_coincidence(void **state)
 	snapshot_free(s);
 
 	/* an OpenCL user (libnvidia-opencl, no libcuda) is itself */
+	attribute_state_free(st);
+	st = attribute_state_new();
 	s = snap_in(GTM_MODE_CONTAINER);
 	add_local(s, 50, 10, "/usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.550.54.15");
 	add_local(s, 60, 20, CUDA);
@@ -312,6 +317,8 @@ static void test_pid_coincidence(void **state)
 	snapshot_free(s);
 
 	/* a graphics user mapping no libcuda is still itself */
+	attribute_state_free(st);
+	st = attribute_state_new();
 	s = snap_in(GTM_MODE_CONTAINER);
 	add_local(s, 50, 10, NULL);
 	add_local(s, 60, 20, CUDA);
@@ -490,6 +497,171 @@ static void test_local_source_pid_not_paired(void **state)
 	assert_string_equal(row(f->s, "H:77")->owner_reason, "not in this /proc: exited, or hidden from this user");
 }
 
+/* n compute host PIDs: 4000010 (1 MiB), 4000020 (2 MiB), ... */
+static void add_hosts(struct fx *f, int n)
+{
+	for (int k = 1; k <= n; k++)
+		add_raw(&f->u, 4000000 + 10 * (uint32_t)k, 0, (uint64_t)k << 20);
+}
+
+static void set_name(struct gtm_snapshot *s, const char *name)
+{
+	str_copy(s->processes[s->n_processes - 1].name, name, sizeof s->processes[0].name);
+}
+
+/* A paired host PID keeps its owner: when that process exits while NVML
+ * still lists the PID, the row shows it exited until NVML drops the PID, and
+ * the PID is never handed to another process (a new one, or one reusing the
+ * PID). */
+static void test_exited_owner_keeps_host_pid(void **state)
+{
+	struct fx *f = *state;
+	add_local(f->s, 40, 100, CUDA);
+	set_name(f->s, "trainer");
+	add_local(f->s, 41, 200, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*40")->host_pid, 4000010);
+
+	/* 40 exits, 42 starts; NVML still lists 4000010 (the context is being torn down) */
+	fx_next(f, true);
+	add_local(f->s, 41, 200, CUDA);
+	add_local(f->s, 42, 300, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	const struct gtm_process *x = row(f->s, "*x40");
+	assert_int_equal(x->owner, GTM_OWNER_EXITED);
+	assert_int_equal(x->pid, 0);
+	assert_int_equal(x->host_pid, 4000010);
+	assert_int_equal(x->exited_pid, 40);
+	assert_int_equal(x->exited_pairing, GTM_OWNER_MATCHED);
+	assert_int_equal(x->start_time, 100);
+	assert_string_equal(x->name, "trainer");
+	assert_null(x->detail);
+	assert_int_equal(x->uses[0].vram.v, 1 << 20);
+	assert_string_equal(x->owner_reason, "exited: the process paired with this host PID is gone; the driver still lists it");
+	assert_int_equal(row(f->s, "42")->owner, GTM_OWNER_NONE);
+	assert_int_equal(row(f->s, "*41")->host_pid, 4000020);
+	assert_int_equal(f->s->n_gpu_processes, 2);
+
+	/* PID 40 reused by a new CUDA process, which starts with its own host PID */
+	fx_next(f, true);
+	add_local(f->s, 40, 500, CUDA);
+	add_local(f->s, 41, 200, CUDA);
+	add_local(f->s, 42, 300, CUDA);
+	add_hosts(f, 3);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*x40")->host_pid, 4000010);
+	const struct gtm_process *n = row(f->s, "*40");
+	assert_int_equal(n->start_time, 500);
+	assert_int_equal(n->host_pid, 4000030);
+	assert_string_equal(n->owner_reason, "pinned: this process and the host PID appeared in the same refresh");
+	assert_int_equal(row(f->s, "42")->owner, GTM_OWNER_NONE);
+
+	/* NVML drops the PID: the exited row goes, and so does the hold */
+	fx_next(f, true);
+	add_local(f->s, 40, 500, CUDA);
+	add_local(f->s, 41, 200, CUDA);
+	add_local(f->s, 42, 300, CUDA);
+	add_raw(&f->u, 4000020, 0, 2 << 20);
+	add_raw(&f->u, 4000030, 0, 3 << 20);
+	fx_attribute(f);
+	assert_int_equal(f->s->n_gpu_processes, 2);
+	assert_int_equal(row(f->s, "*40")->host_pid, 4000030);
+	assert_int_equal(row(f->s, "42")->owner, GTM_OWNER_NONE);
+}
+
+/* An exited process whose pairing was a guess stays a guess ('?x'), and the
+ * host PIDs left over cannot be certain beside it: it may have been another. */
+static void test_exited_guess_stays_guess(void **state)
+{
+	struct fx *f = *state;
+	add_local(f->s, 40, 100, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "?40")->host_pid, 4000010);
+	row(f->s, "H:4000020");
+
+	fx_next(f, true);
+	add_local(f->s, 41, 200, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	const struct gtm_process *x = row(f->s, "?x40");
+	assert_int_equal(x->owner, GTM_OWNER_EXITED);
+	assert_int_equal(x->exited_pairing, GTM_OWNER_GUESSED);
+	const struct gtm_process *p = row(f->s, "?41");
+	assert_int_equal(p->host_pid, 4000020);
+	assert_string_equal(p->owner_reason, "guessed: 1 host PIDs, 1 CUDA processes here, beside a pairing that is a guess");
+}
+
+/* Beside a pairing kept as a guess, equal counts of what is left prove
+ * nothing: the guessed process may own the PID left over. */
+static void test_kept_guess_keeps_rest_guessed(void **state)
+{
+	struct fx *f = *state;
+	add_local(f->s, 40, 100, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "?40")->host_pid, 4000010);
+
+	fx_next(f, true);
+	add_local(f->s, 40, 100, CUDA);
+	add_local(f->s, 41, 200, CUDA); /* new, but no new host PID to pin it to */
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "?40")->host_pid, 4000010);
+	assert_int_equal(row(f->s, "?41")->host_pid, 4000020);
+}
+
+/* One refresh in which one process exits (its PID still listed) and another
+ * starts with a new host PID: the new pair is pinned, nothing is reassigned. */
+static void test_exit_and_start_in_one_refresh(void **state)
+{
+	struct fx *f = *state;
+	add_local(f->s, 40, 100, CUDA);
+	add_raw(&f->u, 4000010, 0, 1);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*40")->host_pid, 4000010);
+
+	fx_next(f, true);
+	add_local(f->s, 41, 200, CUDA);
+	add_raw(&f->u, 4000010, 0, 1);
+	add_raw(&f->u, 4000011, 0, 5);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*x40")->host_pid, 4000010);
+	assert_int_equal(row(f->s, "*41")->host_pid, 4000011);
+}
+
+/* When /proc cannot be listed nobody is known to have exited: the pairings
+ * are kept as they were (their host PIDs shown as H: meanwhile) and hold
+ * again once the processes are seen. */
+static void test_unlisted_proc_keeps_pairings(void **state)
+{
+	struct fx *f = *state;
+	add_local(f->s, 40, 100, CUDA);
+	add_local(f->s, 41, 200, CUDA);
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*40")->host_pid, 4000010);
+
+	fx_next(f, true);
+	f->s->procs_unlisted = true;
+	add_hosts(f, 2);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "H:4000010")->owner, GTM_OWNER_HOST);
+	row(f->s, "H:4000020");
+
+	fx_next(f, true);
+	add_local(f->s, 39, 50, CUDA); /* older than both: creation order would give it 4000010 */
+	add_local(f->s, 40, 100, CUDA);
+	add_local(f->s, 41, 200, CUDA);
+	add_hosts(f, 3);
+	fx_attribute(f);
+	assert_int_equal(row(f->s, "*40")->host_pid, 4000010);
+	assert_int_equal(row(f->s, "*41")->host_pid, 4000020);
+	assert_int_equal(row(f->s, "*39")->host_pid, 4000030);
+}
+
 /* A source that knows start times (DRM) never charges a reused PID. */
 static void test_start_time_must_match(void **state)
 {
@@ -565,6 +737,11 @@ int main(void)
 		FX(test_graphics_pid_does_not_block_pinning),
 		FX(test_coincidence_counts_compute_only),
 		FX(test_local_source_pid_not_paired),
+		FX(test_exited_owner_keeps_host_pid),
+		FX(test_exited_guess_stays_guess),
+		FX(test_kept_guess_keeps_rest_guessed),
+		FX(test_exit_and_start_in_one_refresh),
+		FX(test_unlisted_proc_keeps_pairings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
