@@ -1,7 +1,8 @@
 /* Owner attribution (rules in attribute.h). Works on one refresh's raw uses
  * grouped by PID; the only state kept between refreshes is what pairing needs:
  * when each host PID was first seen, the previous refresh's local CUDA
- * processes, and the pairings made. */
+ * processes, and the pairings made (host PID → local (PID, start time)),
+ * those of exited processes included while the driver lists their host PIDs. */
 #include "collect/attribute.h"
 
 #include <stdio.h>
@@ -23,8 +24,10 @@ struct seen {
 struct pairing {
 	uint32_t host_pid;
 	struct key local;
-	enum gtm_owner owner;
+	enum gtm_owner owner;   /* MATCHED or GUESSED: how sure the pairing is */
+	bool exited;            /* the local process is gone: its row shows it exited */
 	char reason[96];
+	char name[64], user[33]; /* the local process's, for its exited row */
 };
 
 struct attribute_state {
@@ -44,8 +47,11 @@ struct rawpid {
 	uint32_t pid;
 	uint64_t start;
 	size_t first, n;
+	bool compute;       /* in a compute list on some device (NVML: a CUDA or OpenCL context) */
 	bool compute_only;
 	int row;            /* charged local row, or -1 */
+	bool taken;         /* held by a pairing: offered to no other process */
+	int hold;           /* taken, no row: its pairing in work.pairs, or -1 */
 	uint64_t first_seq; /* when this host PID was first seen unresolved */
 };
 
@@ -59,12 +65,12 @@ struct work {
 	size_t n_local;
 	int *cands;               /* rows of local CUDA processes, by (start, pid) */
 	size_t n_cands;
-	bool *cand_taken;
-	size_t *unres;            /* indices into raw of unresolved PIDs, by (first_seq, pid) */
+	bool *row_paired;         /* by local row: holds a host PID this refresh */
+	size_t *unres;            /* indices into raw of pairable PIDs, by (first_seq, pid) */
 	size_t n_unres;
-	bool *unres_taken;
-	struct pairing *pairs;    /* made this refresh */
+	struct pairing *pairs;    /* made or kept this refresh */
 	size_t n_pairs, cap_pairs;
+	bool kept_guess;          /* a pairing kept from before is a guess */
 };
 
 struct attribute_state *attribute_state_new(void)
@@ -128,9 +134,11 @@ static void group_raw(struct work *w)
 	for (size_t i = 0; i < n;) {
 		const struct gtm_raw_use *r = &u->v[w->order[i]];
 		struct rawpid *rp = &w->raw[w->n_raw++];
-		*rp = (struct rawpid){.pid = r->pid, .start = r->start_time, .first = i, .compute_only = true, .row = -1};
+		*rp = (struct rawpid){.pid = r->pid, .start = r->start_time, .first = i, .compute_only = true, .row = -1,
+				      .hold = -1};
 		for (; i < n && u->v[w->order[i]].pid == rp->pid && u->v[w->order[i]].start_time == rp->start; i++) {
 			rp->n++;
+			rp->compute |= u->v[w->order[i]].use.compute;
 			if (u->v[w->order[i]].use.graphics || !u->v[w->order[i]].use.compute)
 				rp->compute_only = false;
 		}
@@ -177,7 +185,11 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
 	p->owner = owner;
 	if (owner != GTM_OWNER_LOCAL)
 		p->host_pid = rp->pid;
-	snprintf(p->label, sizeof p->label, fmt[owner], owner == GTM_OWNER_HOST ? rp->pid : p->pid);
+	if (owner == GTM_OWNER_EXITED)
+		snprintf(p->label, sizeof p->label, "%cx%u", p->exited_pairing == GTM_OWNER_MATCHED ? '*' : '?',
+			 p->exited_pid);
+	else
+		snprintf(p->label, sizeof p->label, fmt[owner], owner == GTM_OWNER_HOST ? rp->pid : p->pid);
 	str_copy(p->owner_reason, reason, sizeof p->owner_reason);
 	for (size_t k = 0; k < rp->n; k++) {
 		struct gtm_gpu_use *u = process_add_use(&snap->processes[row]);
@@ -186,22 +198,50 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
 	}
 }
 
+/* A host PID of a container that may be paired: the driver's (no start
+ * time: a source that read this /proc knows one) and in a compute list. A
+ * graphics-only PID (the host's display server) is no CUDA process. */
+static bool pairable(const struct rawpid *rp)
+{
+	return rp->row < 0 && rp->start == 0 && rp->compute;
+}
+
 /* A PID from outside this PID namespace: "H:<pid>" (host), or "W:<pid>" under
  * WSL, where NVML's PIDs are Windows PIDs (platforms.md 2.2). */
 static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp, enum gtm_mode mode)
 {
-	static const char *const reasons[] = {
-		[GTM_MODE_NATIVE] = "not in this /proc: exited, or hidden from this user",
-		[GTM_MODE_CONTAINER] = "host PID: no process of this container to pair it with",
-		[GTM_MODE_WSL] = "a Windows PID (WSL): never looked up here",
-	};
+	const char *reason = "not in this /proc: exited, or hidden from this user";
+	struct gtm_process *p = snapshot_add_process(snap);
+
+	if (mode == GTM_MODE_WSL)
+		reason = "a Windows PID (WSL): never looked up here";
+	else if (rp->hold >= 0)
+		reason = "paired earlier; /proc cannot be listed now to see that process";
+	else if (mode == GTM_MODE_CONTAINER && rp->start == 0)
+		reason = rp->compute ? "host PID: no process of this container to pair it with"
+				     : "host PID in the graphics list only: no process here is proven to be it";
+	p->rss = GTM_U64_NA;
+	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST, reason);
+	if (mode == GTM_MODE_WSL)
+		snprintf(snap->processes[snap->n_processes - 1].label, sizeof p->label, "W:%u", rp->pid);
+}
+
+/* The row of a host PID whose paired process exited while the driver still
+ * lists the PID (memory not yet released): labelled by the local PID it had,
+ * with that pairing's mark; never looked up locally (the PID may be reused). */
+static void add_exited_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp,
+			   const struct pairing *pr)
+{
 	struct gtm_process *p = snapshot_add_process(snap);
 
 	p->rss = GTM_U64_NA;
-	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_HOST,
-	       (unsigned)mode < ARRAY_LEN(reasons) ? reasons[mode] : reasons[GTM_MODE_NATIVE]);
-	if (mode == GTM_MODE_WSL)
-		snprintf(snap->processes[snap->n_processes - 1].label, sizeof p->label, "W:%u", rp->pid);
+	p->exited_pid = pr->local.pid;
+	p->exited_pairing = pr->owner;
+	p->start_time = pr->local.start;
+	str_copy(p->name, pr->name, sizeof p->name);
+	str_copy(p->user, pr->user, sizeof p->user);
+	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_EXITED,
+	       "exited: the process paired with this host PID is gone; the driver still lists it");
 }
 
 /* pid 0: one "unattributed" row per device; bytes add up. */
@@ -269,8 +309,9 @@ static size_t count_idle_cuda(const struct work *w, const struct gtm_snapshot *s
 /* A host PID can equal the PID of an unrelated process of this container.
  * Only evidence makes us distrust the same PID: the local process is a
  * compute-only user that maps no NVIDIA compute library, and this container
- * has more idle CUDA processes than unresolved host PIDs, so one of them lacks
- * its driver entry. At most that surplus is re-paired, lowest PIDs first. */
+ * has more idle CUDA processes than unresolved compute host PIDs, so one of
+ * them lacks its driver entry. At most that surplus is re-paired, lowest PIDs
+ * first. */
 static void distrust_coincidences(struct work *w, const struct gtm_snapshot *snap, size_t unresolved, int n_local)
 {
 	size_t idle = count_idle_cuda(w, snap, n_local);
@@ -294,7 +335,7 @@ static void resolve_local(struct work *w, struct gtm_snapshot *snap, enum gtm_mo
 		/* Under WSL a PID without a start time (NVML's) is a Windows PID. */
 		bool foreign = mode == GTM_MODE_WSL && w->raw[i].start == 0;
 		w->raw[i].row = foreign ? -1 : find_local(w, snap, w->raw[i].pid, w->raw[i].start);
-		unresolved += w->raw[i].row < 0;
+		unresolved += pairable(&w->raw[i]);
 	}
 	if (mode == GTM_MODE_CONTAINER && unresolved > 0)
 		distrust_coincidences(w, snap, unresolved, n_local);
@@ -349,49 +390,88 @@ static void collect_candidates(struct work *w, struct attribute_state *st, struc
 	}
 	sort_snap = snap;
 	qsort(w->cands, w->n_cands, sizeof *w->cands, cand_cmp);
-	w->cand_taken = xcalloc(w->n_cands + 1, sizeof *w->cand_taken);
+	w->row_paired = xcalloc((size_t)n_local + 1, sizeof *w->row_paired);
 
 	w->unres = xcalloc(w->n_raw + 1, sizeof *w->unres);
 	for (size_t i = 0; i < w->n_raw; i++)
-		if (w->raw[i].row < 0) {
+		if (pairable(&w->raw[i])) {
 			w->raw[i].first_seq = first_seen(st, w->raw[i].pid);
 			w->unres[w->n_unres++] = i;
 		}
 	sort_raw = w->raw;
 	qsort(w->unres, w->n_unres, sizeof *w->unres, unres_cmp);
-	w->unres_taken = xcalloc(w->n_unres + 1, sizeof *w->unres_taken);
+}
+
+static struct pairing *carry(struct work *w, const struct pairing *pr)
+{
+	w->pairs = grow_array(w->pairs, sizeof *w->pairs, &w->cap_pairs, w->n_pairs);
+	w->pairs[w->n_pairs] = *pr;
+	return &w->pairs[w->n_pairs++];
+}
+
+static void pair_row(struct work *w, struct gtm_snapshot *snap, struct rawpid *rp, int row, enum gtm_owner owner,
+		     const char *reason)
+{
+	const struct gtm_process *p = &snap->processes[row];
+	struct pairing pr = {.host_pid = rp->pid, .local = {p->pid, p->start_time}, .owner = owner};
+
+	rp->taken = w->row_paired[row] = true;
+	rp->row = row;
+	charge(snap, row, w, rp, owner, reason);
+	str_copy(pr.reason, reason, sizeof pr.reason);
+	str_copy(pr.name, p->name, sizeof pr.name);
+	str_copy(pr.user, p->user, sizeof pr.user);
+	carry(w, &pr);
 }
 
 static void pair(struct work *w, struct gtm_snapshot *snap, size_t u, size_t c, enum gtm_owner owner,
 		 const char *reason)
 {
-	struct rawpid *rp = &w->raw[w->unres[u]];
-	int row = w->cands[c];
-
-	w->unres_taken[u] = w->cand_taken[c] = true;
-	rp->row = row;
-	charge(snap, row, w, rp, owner, reason);
-	w->pairs = grow_array(w->pairs, sizeof *w->pairs, &w->cap_pairs, w->n_pairs);
-	struct pairing *pr = &w->pairs[w->n_pairs++];
-	pr->host_pid = rp->pid;
-	pr->local = (struct key){snap->processes[row].pid, snap->processes[row].start_time};
-	pr->owner = owner;
-	str_copy(pr->reason, reason, sizeof pr->reason);
+	pair_row(w, snap, &w->raw[w->unres[u]], w->cands[c], owner, reason);
 }
 
-/* A pairing made earlier holds while both its host PID and its process remain. */
+static bool unres_free(const struct work *w, size_t u)
+{
+	return !w->raw[w->unres[u]].taken;
+}
+
+static bool cand_free(const struct work *w, size_t c)
+{
+	return !w->row_paired[w->cands[c]];
+}
+
+/* The driver's PID host_pid of this refresh while no pairing holds it, or NULL. */
+static struct rawpid *free_host_pid(struct work *w, uint32_t host_pid)
+{
+	for (size_t i = 0; i < w->n_raw; i++)
+		if (w->raw[i].pid == host_pid && w->raw[i].start == 0 && w->raw[i].row < 0 && !w->raw[i].taken)
+			return &w->raw[i];
+	return NULL;
+}
+
+/* A pairing made earlier holds while the driver lists its host PID: with its
+ * process while that lives (same PID and start time), and once it is gone as
+ * an exited row, never handed to another process (platforms.md 2.5, step 3).
+ * While /proc cannot be listed nobody is known to have exited: the pairing is
+ * carried as it is and its host PID shown as H: meanwhile. */
 static void keep_pairings(struct work *w, const struct attribute_state *st, struct gtm_snapshot *snap)
 {
 	for (size_t k = 0; k < st->n_pairs; k++) {
 		const struct pairing *old = &st->pairs[k];
-		size_t u = 0, c = 0;
-		while (u < w->n_unres && (w->unres_taken[u] || w->raw[w->unres[u]].pid != old->host_pid))
-			u++;
-		while (c < w->n_cands && (w->cand_taken[c] || snap->processes[w->cands[c]].pid != old->local.pid ||
-					  snap->processes[w->cands[c]].start_time != old->local.start))
-			c++;
-		if (u < w->n_unres && c < w->n_cands)
-			pair(w, snap, u, c, old->owner, old->reason);
+		struct rawpid *rp = free_host_pid(w, old->host_pid);
+		int row = old->exited || !rp ? -1 : find_local(w, snap, old->local.pid, old->local.start);
+		if (!rp)
+			continue; /* the driver dropped the PID: the pairing ends */
+		if (row >= 0 && (snap->processes[row].owner != GTM_OWNER_NONE || w->row_paired[row]))
+			continue; /* the process is charged with its own PID now: the pairing ends */
+		w->kept_guess |= old->owner == GTM_OWNER_GUESSED;
+		if (row >= 0) {
+			pair_row(w, snap, rp, row, old->owner, old->reason);
+			continue;
+		}
+		rp->taken = true;
+		rp->hold = (int)w->n_pairs;
+		carry(w, old)->exited = old->exited || !snap->procs_unlisted;
 	}
 }
 
@@ -410,42 +490,47 @@ static void pin_new(struct work *w, const struct attribute_state *st, struct gtm
 	if (st->seq < 2)
 		return; /* on the first refresh everything is new */
 	for (size_t u = 0; u < w->n_unres; u++)
-		new_u += !w->unres_taken[u] && w->raw[w->unres[u]].first_seq == st->seq;
+		new_u += unres_free(w, u) && w->raw[w->unres[u]].first_seq == st->seq;
 	for (size_t c = 0; c < w->n_cands; c++)
-		new_c += !w->cand_taken[c] && !was_candidate(st, &snap->processes[w->cands[c]]);
+		new_c += cand_free(w, c) && !was_candidate(st, &snap->processes[w->cands[c]]);
 	if (new_u == 0 || new_u != new_c)
 		return;
 	size_t u = 0, c = 0;
 	for (size_t k = 0; k < new_u; k++) {
-		while (w->unres_taken[u] || w->raw[w->unres[u]].first_seq != st->seq)
+		while (!unres_free(w, u) || w->raw[w->unres[u]].first_seq != st->seq)
 			u++;
-		while (w->cand_taken[c] || was_candidate(st, &snap->processes[w->cands[c]]))
+		while (!cand_free(w, c) || was_candidate(st, &snap->processes[w->cands[c]]))
 			c++;
 		pair(w, snap, u, c, GTM_OWNER_MATCHED, "pinned: this process and the host PID appeared in the same refresh");
 	}
 }
 
-/* The rest in creation order: certain only when the counts agree. */
+/* The rest in creation order: certain only when the counts agree and every
+ * pairing kept beside them is certain (if one is a guess, its process may
+ * own one of the PIDs left). */
 static void pair_in_order(struct work *w, struct gtm_snapshot *snap)
 {
 	size_t left_u = 0, left_c = 0, u = 0, c = 0;
 	char reason[96];
 
 	for (size_t i = 0; i < w->n_unres; i++)
-		left_u += !w->unres_taken[i];
+		left_u += unres_free(w, i);
 	for (size_t i = 0; i < w->n_cands; i++)
-		left_c += !w->cand_taken[i];
-	enum gtm_owner owner = left_u == left_c ? GTM_OWNER_MATCHED : GTM_OWNER_GUESSED;
+		left_c += cand_free(w, i);
+	enum gtm_owner owner = left_u == left_c && !w->kept_guess ? GTM_OWNER_MATCHED : GTM_OWNER_GUESSED;
 	if (owner == GTM_OWNER_MATCHED)
 		snprintf(reason, sizeof reason, "paired by creation order: %zu host PIDs, %zu CUDA processes here",
 			 left_u, left_c);
+	else if (left_u == left_c)
+		snprintf(reason, sizeof reason,
+			 "guessed: %zu host PIDs, %zu CUDA processes here, beside a pairing that is a guess", left_u, left_c);
 	else
 		snprintf(reason, sizeof reason, "guessed by creation order: %zu host PIDs for %zu CUDA processes here",
 			 left_u, left_c);
 	for (size_t k = 0; k < left_u && k < left_c; k++) {
-		while (w->unres_taken[u])
+		while (!unres_free(w, u))
 			u++;
-		while (w->cand_taken[c])
+		while (!cand_free(w, c))
 			c++;
 		pair(w, snap, u, c, owner, reason);
 	}
@@ -530,9 +615,8 @@ static void work_free(struct work *w)
 	free(w->raw);
 	free(w->local);
 	free(w->cands);
-	free(w->cand_taken);
+	free(w->row_paired);
 	free(w->unres);
-	free(w->unres_taken);
 	free(w->pairs);
 }
 
@@ -553,9 +637,15 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 		pin_new(&w, st, snap);
 		pair_in_order(&w, snap);
 	}
-	for (size_t i = 0; i < w.n_raw; i++)
-		if (w.raw[i].row < 0)
-			add_host_row(snap, &w, &w.raw[i], snap->mode);
+	for (size_t i = 0; i < w.n_raw; i++) {
+		const struct rawpid *rp = &w.raw[i];
+		if (rp->row >= 0)
+			continue;
+		if (rp->hold >= 0 && w.pairs[rp->hold].exited)
+			add_exited_row(snap, &w, rp, &w.pairs[rp->hold]);
+		else
+			add_host_row(snap, &w, rp, snap->mode);
+	}
 	if (container)
 		remember(st, &w, snap);
 	order_rows(st, snap);

@@ -8,20 +8,30 @@
  * - LOCAL: the raw PID is a process row of this /proc (and its start time
  *   matches when the source knows it).
  * - Containers (snap->mode == GTM_MODE_CONTAINER) only: NVML reports host
- *   PIDs. Raw PIDs that do not resolve here are paired, in creation order,
- *   with local processes that map a library named libcuda.so* and own no use
- *   yet. A pairing persists while both sides do. MATCHED ('*') when it is
- *   certain: a host PID first seen in the same refresh as a new local CUDA
- *   process pins the two (as many new on both sides), or the remaining counts
- *   are equal; GUESSED ('?') otherwise (NVML lists more than the container
- *   has, or the container has more CUDA processes than NVML lists).
+ *   PIDs. A raw PID that does not resolve here, carries no start time (the
+ *   driver's, not a /proc scan's) and is in a compute list (a PID in both
+ *   lists counts once, as compute) is paired, in creation order, with a local
+ *   process that maps a library named libcuda.so* and owns no use yet. A
+ *   graphics-only host PID (the host's display server) takes no part in
+ *   pairing or its counts: it is an H: row unless it is a local PID itself.
+ *   MATCHED ('*') when it is certain: a host PID first seen in the same
+ *   refresh as a new local CUDA process pins the two (as many new on both
+ *   sides), or the remaining compute PIDs and CUDA processes are as many and
+ *   no pairing kept beside them is a guess; GUESSED ('?') otherwise.
+ *   A pairing (host PID → local PID and start time) holds while the driver
+ *   lists the host PID, whatever the counts say later. When its process
+ *   exits first, the host PID becomes an EXITED row ("*x<pid>" or "?x<pid>"
+ *   after the pairing's mark; pid 0, the exited process's name, user and
+ *   start time) until the driver drops the PID, and is never paired again.
+ *   While /proc cannot be listed no process is taken to have exited: the
+ *   pairings are carried and their host PIDs shown as H:.
  *   A host PID may equal an unrelated local PID. The same PID is trusted
- *   unless there is evidence against it: unresolved PIDs exist, the same-PID
- *   process maps no NVIDIA compute library (libcuda, libcudart,
- *   libnvidia-opencl, libggml-cuda)
- *   while the driver lists it as compute-only, and this container has more
- *   idle CUDA processes than unresolved PIDs (one of them lacks its entry).
- *   At most that surplus of PIDs is re-paired, lowest first.
+ *   unless there is evidence against it: unresolved compute PIDs exist, the
+ *   same-PID process maps no NVIDIA compute library (libcuda, libcudart,
+ *   libnvidia-opencl, libggml-cuda) while the driver lists it as
+ *   compute-only, and this container has more idle CUDA processes than
+ *   unresolved compute PIDs (one of them lacks its entry). At most that
+ *   surplus of PIDs is re-paired, lowest first.
  *   Outside containers no pairing is done: there NVML's PIDs are ours, and one
  *   missing from /proc has exited or is hidden.
  * - Anything left: a row "H:<pid>" (owner HOST, pid 0, host_pid set, no

@@ -18,7 +18,7 @@ const char *gtm_vendor_name(enum gtm_vendor v)
 
 const char *gtm_owner_name(enum gtm_owner o)
 {
-	static const char *const names[] = {"local", "matched", "guessed", "host", "none", "unattributed"};
+	static const char *const names[] = {"local", "matched", "guessed", "host", "none", "unattributed", "exited"};
 	return (unsigned)o < ARRAY_LEN(names) ? names[o] : "none";
 }
 

@@ -60,6 +60,8 @@ enum gtm_owner {
 	GTM_OWNER_HOST,      /* host PID with no local process: 'H:<pid>' */
 	GTM_OWNER_NONE,      /* a local process with no GPU usage (all-processes view) */
 	GTM_OWNER_UNATTRIBUTED, /* bytes no process can be charged with (shared DRM buffers) */
+	GTM_OWNER_EXITED,    /* host PID whose paired local process exited while the driver
+	                      * still lists it: '*x<pid>' / '?x<pid>', never paired again */
 };
 const char *gtm_owner_name(enum gtm_owner o);
 
@@ -120,9 +122,14 @@ struct gtm_explain; /* explain/: logs, probes, breakdown (opaque here) */
 struct gtm_process {
 	uint32_t pid;            /* local PID; 0 for host-only rows */
 	uint32_t host_pid;       /* the source's PID when it differs (containers) */
-	char label[24];          /* "1234", "*1234", "?1234", "H:1234" */
+	char label[24];          /* "1234", "*1234", "?1234", "H:1234", "*x1234" */
 	enum gtm_owner owner;
 	char owner_reason[96];   /* how the owner was established */
+	/* GTM_OWNER_EXITED: the local PID the host PID was paired with, gone now
+	 * (name, user and start_time are that process's last), and whether that
+	 * pairing was GTM_OWNER_MATCHED or GTM_OWNER_GUESSED. */
+	uint32_t exited_pid;
+	enum gtm_owner exited_pairing;
 
 	uint64_t start_time;     /* clock ticks after boot (/proc/PID/stat field 22) */
 	uint32_t ppid;

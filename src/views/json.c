@@ -111,6 +111,11 @@ static void jw_pid_field(struct jw *w, const char *key, const struct gtm_process
 		jw_null(w, key);
 }
 
+static int64_t start_ticks(const struct gtm_process *p)
+{
+	return p->start_time > INT64_MAX ? INT64_MAX : (int64_t)p->start_time;
+}
+
 void jw_process_members(struct jw *w, const struct gtm_process *p)
 {
 	const struct gtm_proc_detail *d = p->detail;
@@ -123,6 +128,16 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 	jw_str(w, "label", p->label);
 	jw_str(w, "owner", gtm_owner_name(p->owner));
 	jw_str(w, "owner_reason", p->owner_reason);
+	if (p->owner == GTM_OWNER_EXITED) {
+		/* the process the host PID was paired with, gone while the driver lists the PID */
+		jw_begin_object(w, "exited_owner");
+		jw_int(w, "pid", p->exited_pid);
+		jw_int(w, "start_time_ticks", start_ticks(p));
+		jw_str(w, "pairing", gtm_owner_name(p->exited_pairing));
+		jw_end_object(w);
+	} else {
+		jw_null(w, "exited_owner");
+	}
 	jw_str(w, "name", p->name);
 	if (d) {
 		jw_begin_array(w, "cmdline");
@@ -137,7 +152,7 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 	jw_str(w, "user", p->user);
 	jw_pid_field(w, "uid", p, p->uid);
 	jw_pid_field(w, "ppid", p, p->ppid);
-	jw_pid_field(w, "start_time_ticks", p, p->start_time > INT64_MAX ? INT64_MAX : (int64_t)p->start_time);
+	jw_pid_field(w, "start_time_ticks", p, start_ticks(p));
 	jw_u64(w, "rss_bytes", p->rss);
 	if (p->ports_read) {
 		jw_begin_array(w, "listening_ports");

@@ -28,7 +28,8 @@ static const struct help_section help_sections[] = {
 	 "it, not that its weights are on the GPU.",
 	 {NULL,
 	  "Which local process owns a host PID: '*' when one explanation fits, '?' when several do, "
-	  "H:<pid> when no local process matches.",
+	  "H:<pid> when no local process matches (or the host PID is in the graphics list only); "
+	  "*x<pid> / ?x<pid> when the paired process exited while the driver still lists its host PID.",
 	  "Which Linux process owns a Windows GPU context: '*' certain, '?' guessed; W:<pid> rows are "
 	  "Windows processes."}},
 	{"Reported and estimated (inside a model server)",
@@ -60,7 +61,8 @@ static const char *const help_keys[] = {
 	"PgUp/PgDn     scroll the inspector;  [ ]  scroll the dashboard",
 	"?             this help;  Escape closes it",
 	"q             quit",
-	"Markers: *PID owner matched, ?PID guessed, H:PID host-only, W:PID Windows. N/A is not zero.",
+	"Markers: *PID owner matched, ?PID guessed, *xPID/?xPID exited, H:PID host-only, W:PID Windows. "
+	"N/A is not zero.",
 };
 
 void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)

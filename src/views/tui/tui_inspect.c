@@ -246,6 +246,7 @@ static bool is_matched(const struct gtm_snapshot *s, const struct gtm_process *p
 static bool is_guessed(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_GUESSED; }
 static bool is_host(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_HOST; }
 static bool is_unattr(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_UNATTRIBUTED; }
+static bool is_exited(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_EXITED; }
 static bool is_compositor(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_COMPOSITOR; }
 static bool is_ai(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_AI; }
 static bool is_wsl(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)p; return s->mode == GTM_MODE_WSL; }
@@ -260,6 +261,9 @@ static const struct note_rule note_rules[] = {
 		     "explanation fits."},
 	{is_guessed, "'?': a guess. More than one process could own this GPU context; the pairing may be wrong."},
 	{is_host, "H: a host PID with no process in this PID namespace: nothing more can be read about it here."},
+	{is_exited, "x: the process paired with this host PID ('*x' certain, '?x' guessed) has exited; the driver "
+		    "still lists the host PID, so its memory is not released yet. The row stays until the driver drops "
+		    "the PID, which is never given to another process."},
 	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
 	{is_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
 			"platforms (Windows/WSL, some DRM drivers) shared buffers are counted in every process "

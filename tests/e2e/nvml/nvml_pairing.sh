@@ -38,6 +38,24 @@ assert d['processes'][0]['label'] == '*$B', 'more VRAM first'
 gtm --once >"$t/o" 2>"$t/e"
 expect_out "--once shows *PID" "\\*$A" "$t/o"
 
+# A host graphics process (the display server: graphics list only, no
+# libcuda) is no CUDA process: the compute PIDs (one in both lists) and the
+# CUDA processes here are as many, so '*', and the graphics PID is H:.
+hx=$(absent_pid $((h4 + 1)))
+scenario "$dev
+process dev=0 pid=$h1 mem=1073741824 list=both
+process dev=0 pid=$h2 mem=2147483648
+process dev=0 pid=$hx mem=268435456 list=graphics"
+gtm --json >"$t/j" 2>"$t/e"
+jcheck "$t/j" "a graphics-only host PID leaves the pairing certain" "
+a = row('*$A'); b = row('*$B')
+assert a['host_pid'] == $h1 and a['gpus'][0]['compute'] and a['gpus'][0]['graphics'], a
+assert b['host_pid'] == $h2 and b['owner'] == 'matched', b
+x = row('H:$hx')
+assert x['owner'] == 'host' and 'graphics list only' in x['owner_reason'], x
+assert all(p['exited_owner'] is None for p in d['processes'])
+"
+
 # NVML lists more than the container has: '?' and the rest H:.
 scenario "$dev
 process dev=0 pid=$h1 mem=1073741824
@@ -77,6 +95,22 @@ process dev=0 pid=$h4 mem=8192"
 wait_for "a process started while watched is pinned: *PID" "\\*$C"
 wait_for "the earlier pairings hold" "?$B"
 wait_for "the unpaired host PID stays H:" "H:$h3"
+
+# C exits while NVML still lists its host PID: shown exited. D, started
+# after it, gets only the PID left unpaired ($h3), and as a guess beside the
+# guessed pairings; C's PID is not handed to it.
+kill "$C"; wait "$C" 2>/dev/null
+start_standin D
+view_add "$D"
+wait_for "an exited owner's host PID shows as exited: *xPID" "\\*x$C"
+wait_for "a later process gets the PID left over, guessed" "?$D"
+wait_for "the exited row stays beside it" "\\*x$C"
+wait_for "no H: row is left" "H:$h3" absent
+scenario "$dev
+process dev=0 pid=$h1 mem=1073741824
+process dev=0 pid=$h2 mem=2147483648
+process dev=0 pid=$h3 mem=4096"
+wait_for "the exited row goes when NVML drops the PID" "\\*x$C" absent
 
 scenario "fail all
 $dev"

@@ -145,6 +145,37 @@ static void make_view(void)
 	sysroot_reset();
 }
 
+/* One container view watched over several refreshes. */
+struct live {
+	void *nvml;
+	struct proc_cache *pc;
+	struct attribute_state *as;
+	struct gtm_raw_uses uses;
+};
+
+/* Opens the NVML source on the scenario text and the container's view. */
+static void live_open(struct live *l, const char *scenario)
+{
+	struct gtm_source_status st;
+	nt_write_scenario(scenario);
+	l->nvml = nt_open(&st);
+	assert_non_null(l->nvml);
+	l->pc = proc_cache_new();
+	l->as = attribute_state_new();
+	l->uses = (struct gtm_raw_uses){0};
+}
+
+static void live_close(struct live *l)
+{
+	raw_uses_free(&l->uses);
+	attribute_state_free(l->as);
+	proc_cache_free(l->pc);
+	nvml_source_ops.close(l->nvml);
+	nt_cleanup();
+	tu_rmrf(view_root);
+	free(view_root);
+}
+
 static void test_pairing_with_standins(void **state)
 {
 	(void)state;
@@ -159,14 +190,9 @@ static void test_pairing_with_standins(void **state)
 	/* Refresh 1: three host PIDs for two CUDA processes here → '?', '?', H:. */
 	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 sm=5\n"
 		 "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300\n", h1, h2, h4);
-	nt_write_scenario(text);
-	struct gtm_source_status st;
-	void *nvml = nt_open(&st);
-	assert_non_null(nvml);
-	struct proc_cache *pc = proc_cache_new();
-	struct attribute_state *as = attribute_state_new();
-	struct gtm_raw_uses uses = {0};
-	struct gtm_snapshot *s = refresh(nvml, pc, as, &uses);
+	struct live l;
+	live_open(&l, text);
+	struct gtm_snapshot *s = refresh(l.nvml, l.pc, l.as, &l.uses);
 	assert_int_equal(row_of_pid(s, getpid())->owner, GTM_OWNER_NONE);
 	const struct gtm_process *p = row_of_pid(s, a.pid);
 	assert_int_equal(p->owner, GTM_OWNER_GUESSED);
@@ -184,7 +210,7 @@ static void test_pairing_with_standins(void **state)
 		 "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300\nprocess dev=0 pid=%u mem=400\n",
 		 h1, h2, h4, h3);
 	nt_write_scenario(text);
-	s = refresh(nvml, pc, as, &uses);
+	s = refresh(l.nvml, l.pc, l.as, &l.uses);
 	p = row_of_pid(s, c.pid);
 	assert_int_equal(p->owner, GTM_OWNER_MATCHED);
 	assert_int_equal(p->host_pid, h3);
@@ -203,21 +229,75 @@ static void test_pairing_with_standins(void **state)
 	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=200\n"
 		 "process dev=0 pid=%u mem=400\n", h2, h3);
 	nt_write_scenario(text);
-	s = refresh(nvml, pc, as, &uses);
+	s = refresh(l.nvml, l.pc, l.as, &l.uses);
 	assert_int_equal(row_of_pid(s, b.pid)->host_pid, h2);
 	assert_int_equal(row_of_pid(s, c.pid)->host_pid, h3);
 	assert_int_equal(s->n_gpu_processes, 2);
 	snapshot_free(s);
 
-	raw_uses_free(&uses);
-	attribute_state_free(as);
-	proc_cache_free(pc);
-	nvml_source_ops.close(nvml);
 	stop_standin(&b);
 	stop_standin(&c);
-	nt_cleanup();
-	tu_rmrf(view_root);
-	free(view_root);
+	live_close(&l);
+}
+
+/* A host graphics process (the host's display server, no libcuda) beside two
+ * CUDA stand-ins: both '*'; then one exits while NVML still lists its host
+ * PID: shown exited, never handed to a stand-in started after it. */
+static void test_graphics_and_exit_with_standins(void **state)
+{
+	(void)state;
+	char text[1024], label[24];
+	struct standin a = start_standin(), b = start_standin();
+	make_view();
+	view_add_pid(a.pid);
+	view_add_pid(b.pid);
+	uint32_t h1 = absent_pid(4000001), h2 = absent_pid(h1 + 1), hx = absent_pid(h2 + 1);
+	const char *fmt = "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 list=both\n"
+			  "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300 list=graphics\n";
+
+	snprintf(text, sizeof text, fmt, h1, h2, hx);
+	struct live l;
+	live_open(&l, text);
+	struct gtm_snapshot *s = refresh(l.nvml, l.pc, l.as, &l.uses);
+	const struct gtm_process *p = row_of_pid(s, a.pid);
+	assert_int_equal(p->owner, GTM_OWNER_MATCHED);
+	assert_int_equal(p->host_pid, h1);
+	assert_true(p->uses[0].compute && p->uses[0].graphics);
+	assert_int_equal(row_of_pid(s, b.pid)->owner, GTM_OWNER_MATCHED);
+	assert_int_equal(row_of_pid(s, b.pid)->host_pid, h2);
+	assert_int_equal(row_of_host(s, hx)->owner, GTM_OWNER_HOST);
+	snapshot_free(s);
+
+	/* b exits, c starts; NVML still lists b's host PID */
+	pid_t b_pid = b.pid;
+	stop_standin(&b);
+	struct standin c = start_standin();
+	view_add_pid(c.pid);
+	s = refresh(l.nvml, l.pc, l.as, &l.uses);
+	p = row_of_host(s, h2);
+	assert_int_equal(p->owner, GTM_OWNER_EXITED);
+	assert_int_equal(p->pid, 0);
+	assert_int_equal(p->exited_pid, (uint32_t)b_pid);
+	snprintf(label, sizeof label, "*x%d", (int)b_pid);
+	assert_string_equal(p->label, label);
+	assert_string_equal(p->name, "cuda_standin");
+	assert_int_equal(p->uses[0].vram.v, 200);
+	assert_int_equal(row_of_pid(s, c.pid)->owner, GTM_OWNER_NONE);
+	assert_int_equal(row_of_pid(s, a.pid)->host_pid, h1);
+	snapshot_free(s);
+
+	/* NVML drops it: the row goes; c still has no host PID of its own */
+	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 list=both\n"
+		 "process dev=0 pid=%u mem=300 list=graphics\n", h1, hx);
+	nt_write_scenario(text);
+	s = refresh(l.nvml, l.pc, l.as, &l.uses);
+	assert_int_equal(s->n_gpu_processes, 2);
+	assert_int_equal(row_of_pid(s, c.pid)->owner, GTM_OWNER_NONE);
+	snapshot_free(s);
+
+	stop_standin(&a);
+	stop_standin(&c);
+	live_close(&l);
 }
 
 int main(int argc, char **argv)
@@ -228,6 +308,7 @@ int main(int argc, char **argv)
 	}
 	standin_exe = argv[1];
 	libcuda_path = argv[2];
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pairing_with_standins)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_pairing_with_standins),
+					   cmocka_unit_test(test_graphics_and_exit_with_standins)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -462,6 +462,32 @@ static void test_inspector_text(void **state)
 	snapshot_free(s);
 }
 
+/* An exited owner's row: the inspector says what x means; the container
+ * help names the marker. */
+static void test_inspector_exited(void **state)
+{
+	struct gtm_snapshot *s = synth();
+	struct tui_text t = {0};
+	(void)state;
+
+	t.width = 70;
+	struct gtm_process *p = &s->processes[4];
+	p->owner = GTM_OWNER_EXITED;
+	p->exited_pid = 4100;
+	p->exited_pairing = GTM_OWNER_MATCHED;
+	snprintf(p->label, sizeof p->label, "*x4100");
+	tui_inspect_build(&t, s, p);
+	assert_true(text_has(&t, "*x4100"));
+	assert_true(text_has(&t, "owner exited"));
+	assert_true(text_has(&t, "has exited; the driver"));
+	assert_false(text_has(&t, "H: a host PID"));
+	s->mode = GTM_MODE_CONTAINER;
+	tui_help_build(&t, s);
+	assert_true(text_has(&t, "*x<pid> / ?x<pid>"));
+	tui_text_free(&t);
+	snapshot_free(s);
+}
+
 /* A llama-server row with identify and explain data: models with evidence,
  * the breakdown bar from reported segments (the estimate beside, never in). */
 static void test_inspector_ident_explain(void **state)
@@ -661,6 +687,7 @@ int main(void)
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_text_wrap),
 		cmocka_unit_test(test_inspector_text),
+		cmocka_unit_test(test_inspector_exited),
 		cmocka_unit_test(test_inspector_ident_explain),
 		cmocka_unit_test(test_view_keeps_selection),
 		cmocka_unit_test(test_cells_no_gpu_dash),

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "app/cmd_inspect.h"
 #include "core/format.h"
@@ -21,6 +22,7 @@
 #include "identify/ident.h"
 #include "views/explain_text.h"
 #include "views/ident_text.h"
+#include "views/json.h"
 #include "views/text.h"
 
 #include "gguf_writer.h"
@@ -329,6 +331,72 @@ static void test_text_unattributed_label_alone(void **state)
 	snapshot_free(s);
 }
 
+/* text_print_snapshot or json_print_snapshot into a string (freed by the caller). */
+static char *print_snapshot(int (*print)(FILE *, const struct gtm_snapshot *, bool), const struct gtm_snapshot *s)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	print(out, s, false);
+	fclose(out);
+	return text;
+}
+
+static int text_print(FILE *out, const struct gtm_snapshot *s, bool all)
+{
+	text_print_snapshot(out, s, all);
+	return 0;
+}
+
+/* A host PID whose paired process exited while the driver still lists it:
+ * the text row says so, JSON has owner "exited" and exited_owner, and a
+ * row that did not exit has exited_owner null. */
+static void test_exited_row(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	s->mode = GTM_MODE_CONTAINER;
+	snapshot_add_device(s)->index = 0;
+	struct gtm_process *p = snapshot_add_process(s);
+	p->owner = GTM_OWNER_EXITED;
+	p->host_pid = 4000010;
+	p->exited_pid = 40;
+	p->exited_pairing = GTM_OWNER_GUESSED;
+	p->start_time = 100;
+	p->rss = GTM_U64_NA;
+	str_copy(p->name, "trainer", sizeof p->name);
+	str_copy(p->label, "?x40", sizeof p->label);
+	process_add_use(p)->vram = gtm_u64_of(1u << 20, GTM_MEASURED);
+	p = snapshot_add_process(s);
+	p->owner = GTM_OWNER_HOST;
+	p->host_pid = 3000;
+	p->rss = GTM_U64_NA;
+	str_copy(p->label, "H:3000", sizeof p->label);
+	process_add_use(p)->vram = gtm_u64_of(2u << 20, GTM_MEASURED);
+	s->n_gpu_processes = 2;
+
+	char *text = print_snapshot(text_print, s);
+	assert_non_null(strstr(text, "\n?x40       trainer"));
+	assert_non_null(strstr(text, "exited (PID 40); the driver still lists its host PID 4000010\n"));
+	free(text);
+	text = print_snapshot(json_print_snapshot, s);
+	json_t *root = json_loads(text, 0, NULL);
+	assert_non_null(root);
+	json_t *procs = json_object_get(root, "processes");
+	json_t *x = json_array_get(procs, 0), *h = json_array_get(procs, 1);
+	assert_string_equal(json_string_value(json_object_get(x, "owner")), "exited");
+	assert_true(json_is_null(json_object_get(x, "pid")));
+	assert_int_equal(json_integer_value(json_object_get(x, "host_pid")), 4000010);
+	json_t *eo = json_object_get(x, "exited_owner");
+	assert_int_equal(json_integer_value(json_object_get(eo, "pid")), 40);
+	assert_int_equal(json_integer_value(json_object_get(eo, "start_time_ticks")), 100);
+	assert_string_equal(json_string_value(json_object_get(eo, "pairing")), "guessed");
+	assert_true(json_is_null(json_object_get(h, "exited_owner")));
+	json_decref(root);
+	free(text);
+	snapshot_free(s);
+}
+
 /* inspect MODEL.gguf: a header whose strings carry ESC/BEL prints them escaped. */
 static void test_inspect_text_escapes_header(void **state)
 {
@@ -370,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_explain_history_time),
 		cmocka_unit_test(test_text_unattributed_label_alone),
 		cmocka_unit_test(test_inspect_text_escapes_header),
+		cmocka_unit_test(test_exited_row),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
