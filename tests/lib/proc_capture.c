@@ -92,7 +92,10 @@ int tu_capture_pid(const char *root, int pid)
 	snprintf(src, sizeof src, "/proc/%d", pid);
 	if (stat(src, &st) != 0)
 		return -1;
-	snprintf(dst, sizeof dst, "%s/proc/%d", root, pid);
+	/* built under a name no scan lists, then renamed into place: a live view
+	 * watching the tree sees the process whole or not at all */
+	snprintf(dst, sizeof dst, "%s/proc/.%d.new", root, pid);
+	tu_rmrf(dst);
 	tu_mkdirs(dst);
 	for (size_t i = 0; i < sizeof pid_files / sizeof pid_files[0]; i++) {
 		snprintf(from, sizeof from, "%s/%s", src, pid_files[i]);
@@ -105,6 +108,12 @@ int tu_capture_pid(const char *root, int pid)
 		copy_link(from, to);
 	}
 	copy_fds(src, dst);
+	snprintf(to, sizeof to, "%s/proc/%d", root, pid);
+	tu_rmrf(to);
+	if (rename(dst, to) != 0) {
+		fprintf(stderr, "capture: rename %s: %s\n", to, strerror(errno));
+		return -1;
+	}
 	return stat(src, &st) == 0 ? 0 : -1;
 }
 

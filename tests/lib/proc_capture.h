@@ -6,7 +6,9 @@
 #ifndef GTM_PROC_CAPTURE_H
 #define GTM_PROC_CAPTURE_H
 
-/* root/proc/PID from /proc/PID. Returns 0, or -1 when the process is gone. */
+/* root/proc/PID from /proc/PID, replacing an older copy in one rename.
+ * root must be under /tmp/gtm- (tu_rmrf's rule). Returns 0, or -1 when the
+ * process is gone. */
 int tu_capture_pid(const char *root, int pid);
 /* /proc's system files (stat, version, uptime, meminfo, loadavg, net/tcp,
  * net/tcp6) and /etc/passwd, replacing older copies. */
