@@ -57,13 +57,13 @@ static void check_fit(struct inspect_model *m)
 	m->max_ctx = estimate_max_ctx(m->h, m->flags, m->gpu_free);
 }
 
-bool inspect_model_load(struct inspect_model *m, const char *path, const char *store_name,
+bool inspect_model_load(struct inspect_model *m, const char *path, bool observed, const char *store_name,
 			const struct llama_flags *f, char *err, size_t n)
 {
 	memset(m, 0, sizeof *m);
 	m->path = path;
 	m->flags = f;
-	m->h = gguf_cache_get(path, err, n);
+	m->h = observed ? gguf_cache_get_observed(path, err, n) : gguf_cache_get(path, err, n);
 	if (!m->h)
 		return false;
 	gguf_model_info_get(m->h, path, store_name, &m->info);
@@ -156,7 +156,7 @@ static int print_model(const char *path, const struct llama_flags *f, bool json)
 {
 	struct inspect_model m;
 	char err[256];
-	if (!inspect_model_load(&m, path, NULL, f, err, sizeof err)) {
+	if (!inspect_model_load(&m, path, false, NULL, f, err, sizeof err)) {
 		fprintf(stderr, "gputaskman inspect: %s: %s\n", path, err);
 		return 2;
 	}

@@ -49,9 +49,10 @@ struct inspect_model {
 };
 
 /* Reads the header (cached) and plans; false with err set when the file is
- * missing, not GGUF or hostile. store_name may be NULL. Release with
- * inspect_model_release. */
-bool inspect_model_load(struct inspect_model *m, const char *path, const char *store_name,
+ * missing, not GGUF or hostile. store_name may be NULL. observed: path is a
+ * process's model (read under GPUTASKMAN_ROOT when set), not a file named on
+ * gputaskman's command line. Release with inspect_model_release. */
+bool inspect_model_load(struct inspect_model *m, const char *path, bool observed, const char *store_name,
 			const struct llama_flags *f, char *err, size_t n);
 void inspect_model_release(struct inspect_model *m);
 /* Text (sizes in MiB with two decimals, every figure labelled estimated). */

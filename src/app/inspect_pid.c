@@ -92,7 +92,7 @@ static int print_text(const struct gtm_process *p)
 		printf("\nMemory plan of %s from the process's flags\n", fmt_safe(e3, sizeof e3, m->name ? m->name : m->path));
 		if (m->role == MODEL_ROLE_DRAFT)
 			printf("  (%s)\n", draft_note);
-		if (!inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+		if (!inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
 					sizeof err)) {
 			printf("  N/A (%s)\n", err);
 			continue;
@@ -120,7 +120,7 @@ static int print_json(const struct gtm_process *p)
 		json_put(plan, "model_path", json_of_str(m->path));
 		json_put(plan, "role", json_string(model_role_name(m->role)));
 		json_put(plan, "note", m->role == MODEL_ROLE_DRAFT ? json_string(draft_note) : json_null());
-		if (inspect_model_load(&im, m->path, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+		if (inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
 				       sizeof err)) {
 			im.fit_note = held_note;
 			json_put(plan, "plan", inspect_model_json(&im));

@@ -12,16 +12,16 @@ static const char *const container_files[] = {"/.dockerenv", "/run/.containerenv
 
 enum gtm_mode detect_mode(void)
 {
-	char buf[4096], path[4096];
+	char buf[4096];
 
 	/* WSL2 kernels say "microsoft" in their version; /dev/dxg is the GPU-PV device. */
 	if (sysroot_read(buf, sizeof buf, "/proc/version") > 0 &&
 	    (strstr(buf, "microsoft") || strstr(buf, "Microsoft") || strstr(buf, "WSL")))
 		return GTM_MODE_WSL;
-	if (sysroot_path(path, sizeof path, "/dev/dxg") == 0 && access(path, F_OK) == 0)
+	if (sysroot_access(F_OK, "/dev/dxg") == 0)
 		return GTM_MODE_WSL;
 	for (size_t i = 0; i < sizeof container_files / sizeof container_files[0]; i++)
-		if (sysroot_path(path, sizeof path, "%s", container_files[i]) == 0 && access(path, F_OK) == 0)
+		if (sysroot_access(F_OK, "%s", container_files[i]) == 0)
 			return GTM_MODE_CONTAINER;
 	if (sysroot_read(buf, sizeof buf, "/proc/1/cgroup") > 0)
 		for (size_t i = 0; i < sizeof container_markers / sizeof container_markers[0]; i++)

@@ -9,7 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sysroot_resolve.h"
+
 static char root[4096];
+static int rootfd = -1; /* the root folder (O_PATH): every path is resolved from it */
 static int root_ready;
 static char problem[160];
 
@@ -20,6 +23,9 @@ void sysroot_reset(void)
 
 	root[0] = '\0';
 	problem[0] = '\0';
+	if (rootfd >= 0)
+		close(rootfd);
+	rootfd = -1;
 	if (r && *r && strlen(r) >= sizeof root)
 		snprintf(problem, sizeof problem, "GPUTASKMAN_ROOT is longer than %zu bytes", sizeof root - 1);
 	if (r && *r && strlen(r) < sizeof root) {
@@ -28,6 +34,10 @@ void sysroot_reset(void)
 		while (n > 0 && root[n - 1] == '/')
 			root[--n] = '\0';
 	}
+	/* The root's own path is this machine's and is opened as given; what
+	 * lies under it is resolved from this fd and never leaves it. */
+	if (root[0])
+		rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	root_ready = 1;
 }
 
@@ -39,7 +49,7 @@ const char *sysroot_problem(void)
 		sysroot_reset();
 	if (problem[0])
 		return problem;
-	if (root[0] && (stat(root, &st) != 0 || !S_ISDIR(st.st_mode))) {
+	if (root[0] && (rootfd < 0 || fstat(rootfd, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		snprintf(problem, sizeof problem, "GPUTASKMAN_ROOT=%.100s is not a folder", root);
 		return problem;
 	}
@@ -53,44 +63,62 @@ const char *sysroot_prefix(void)
 	return root;
 }
 
-static int vpath(char *out, size_t n, const char *fmt, va_list ap)
+/* Closes fd and returns r, keeping the errno r came with. */
+static int close_keep_errno(int fd, int r)
 {
-	const char *pre = sysroot_prefix();
-	size_t plen = strlen(pre);
-	int k;
-
-	if (plen >= n)
-		return -1;
-	memcpy(out, pre, plen);
-	k = vsnprintf(out + plen, n - plen, fmt, ap);
-	if (k < 0 || (size_t)k >= n - plen)
-		return -1;
-	return 0;
+	int err = errno;
+	close(fd);
+	errno = err;
+	return r;
 }
 
-/* Formats the caller's variadic path into `path` (a char array), or returns
- * `fail` from the caller with errno ENAMETOOLONG. */
-#define FORMAT_PATH(path, fmt, fail)                                      \
-	do {                                                              \
-		va_list ap_;                                              \
-		va_start(ap_, fmt);                                       \
-		int r_ = vpath(path, sizeof path, fmt, ap_);              \
-		va_end(ap_);                                              \
-		if (r_ < 0) {                                             \
-			errno = ENAMETOOLONG;                             \
-			return fail;                                      \
-		}                                                         \
-	} while (0)
-
-int sysroot_path(char *out, size_t n, const char *fmt, ...)
+/* The one place a path of the observed system becomes a file: under "/" a
+ * plain open (the live scan pays nothing), under a root resolved inside it
+ * (core/sysroot_resolve.c). A relative path counts from the root too, never
+ * from this process's working folder. */
+static int open_abs(const char *abs, int flags)
 {
-	va_list ap;
-	int r;
+	if (!sysroot_prefix()[0])
+		return open(abs, flags | O_CLOEXEC);
+	if (rootfd < 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return resolve_open(rootfd, abs, flags);
+}
 
-	va_start(ap, fmt);
-	r = vpath(out, n, fmt, ap);
-	va_end(ap);
-	return r;
+static int stat_abs(const char *abs, struct stat *st)
+{
+	if (!sysroot_prefix()[0])
+		return stat(abs, st);
+	int fd = open_abs(abs, O_PATH);
+	if (fd < 0)
+		return -1;
+	return close_keep_errno(fd, fstat(fd, st));
+}
+
+static ssize_t readlink_abs(const char *abs, char *buf, size_t cap)
+{
+	ssize_t n;
+
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!sysroot_prefix()[0]) {
+		n = readlink(abs, buf, cap - 1);
+	} else {
+		/* the link itself (O_PATH | O_NOFOLLOW), read through its fd */
+		int fd = open_abs(abs, O_PATH | O_NOFOLLOW);
+		if (fd < 0)
+			return -1;
+		n = readlinkat(fd, "", buf, cap - 1);
+		close_keep_errno(fd, 0);
+	}
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
 }
 
 ssize_t read_fd_bounded(int fd, char *buf, size_t cap, bool short_is_end)
@@ -118,7 +146,7 @@ ssize_t read_fd_bounded(int fd, char *buf, size_t cap, bool short_is_end)
 	return (ssize_t)got;
 }
 
-ssize_t read_file_bounded(const char *path, char *buf, size_t cap)
+static ssize_t read_abs(const char *abs, char *buf, size_t cap)
 {
 	int fd;
 
@@ -126,22 +154,34 @@ ssize_t read_file_bounded(const char *path, char *buf, size_t cap)
 		errno = EINVAL;
 		return -1;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_abs(abs, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read_fd_bounded(fd, buf, cap, false);
-	int err = errno;
-	close(fd);
-	errno = err;
+	close_keep_errno(fd, 0);
 	return n;
 }
+
+/* Formats the caller's variadic path into `path` (a char array), or returns
+ * `fail` from the caller with errno ENAMETOOLONG. */
+#define FORMAT_PATH(path, fmt, fail)                                      \
+	do {                                                              \
+		va_list ap_;                                              \
+		va_start(ap_, fmt);                                       \
+		int k_ = vsnprintf(path, sizeof path, fmt, ap_);          \
+		va_end(ap_);                                              \
+		if (k_ < 0 || (size_t)k_ >= sizeof path) {                \
+			errno = ENAMETOOLONG;                             \
+			return fail;                                      \
+		}                                                         \
+	} while (0)
 
 ssize_t sysroot_read(char *buf, size_t cap, const char *fmt, ...)
 {
 	char path[4096];
 
 	FORMAT_PATH(path, fmt, -1);
-	return read_file_bounded(path, buf, cap);
+	return read_abs(path, buf, cap);
 }
 
 int sysroot_open(int flags, const char *fmt, ...)
@@ -149,7 +189,7 @@ int sysroot_open(int flags, const char *fmt, ...)
 	char path[4096];
 
 	FORMAT_PATH(path, fmt, -1);
-	return open(path, flags | O_CLOEXEC);
+	return open_abs(path, flags);
 }
 
 DIR *sysroot_opendir(const char *fmt, ...)
@@ -157,24 +197,87 @@ DIR *sysroot_opendir(const char *fmt, ...)
 	char path[4096];
 
 	FORMAT_PATH(path, fmt, NULL);
-	return opendir(path);
+	int fd = open_abs(path, O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		return NULL;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		close_keep_errno(fd, 0);
+	return d;
 }
 
 ssize_t sysroot_readlink(char *buf, size_t cap, const char *fmt, ...)
 {
 	char path[4096];
-	ssize_t n;
 
 	FORMAT_PATH(path, fmt, -1);
+	return readlink_abs(path, buf, cap);
+}
+
+int sysroot_stat(struct stat *st, const char *fmt, ...)
+{
+	char path[4096];
+
+	FORMAT_PATH(path, fmt, -1);
+	return stat_abs(path, st);
+}
+
+int sysroot_access(int mode, const char *fmt, ...)
+{
+	char path[4096];
+
+	FORMAT_PATH(path, fmt, -1);
+	if (!sysroot_prefix()[0])
+		return access(path, mode);
+	/* readable is "opens for reading" here: the resolution ends in an fd */
+	int fd = open_abs(path, mode & R_OK ? O_RDONLY | O_NONBLOCK | O_NOCTTY : O_PATH);
+	if (fd < 0)
+		return -1;
+	return close_keep_errno(fd, 0);
+}
+
+/* "/proc/<rel>", what a call relative to the /proc fd means under a root. */
+static int proc_path(char *out, size_t n, const char *rel)
+{
+	if ((size_t)snprintf(out, n, "/proc/%s", rel) >= n) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int sysroot_proc_openat(int procfd, const char *rel, int flags)
+{
+	char path[4096];
+
+	if (!sysroot_prefix()[0])
+		return openat(procfd, rel, flags | O_CLOEXEC);
+	return proc_path(path, sizeof path, rel) != 0 ? -1 : open_abs(path, flags);
+}
+
+ssize_t sysroot_proc_readlinkat(int procfd, const char *rel, char *buf, size_t cap)
+{
+	char path[4096];
+
+	if (sysroot_prefix()[0])
+		return proc_path(path, sizeof path, rel) != 0 ? -1 : readlink_abs(path, buf, cap);
 	if (cap == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	n = readlink(path, buf, cap - 1);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
+	ssize_t n = readlinkat(procfd, rel, buf, cap - 1);
+	if (n >= 0)
+		buf[n] = '\0';
 	return n;
+}
+
+int sysroot_proc_fstatat(int procfd, const char *rel, struct stat *st)
+{
+	char path[4096];
+
+	if (!sysroot_prefix()[0])
+		return fstatat(procfd, rel, st, 0);
+	return proc_path(path, sizeof path, rel) != 0 ? -1 : stat_abs(path, st);
 }
 
 char *sysroot_slurp(size_t max, size_t *len, const char *fmt, ...)
@@ -185,7 +288,7 @@ char *sysroot_slurp(size_t max, size_t *len, const char *fmt, ...)
 	int fd;
 
 	FORMAT_PATH(path, fmt, NULL);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_abs(path, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
 		return NULL;
 	for (;;) {

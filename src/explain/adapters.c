@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "explain/explain_internal.h"
 #include "explain/logfile.h"
@@ -157,7 +158,7 @@ static void scan_events(const struct app_adapter *a, const char *buf, size_t len
 
 static bool newest_log(const char *dir, char *out, size_t n)
 {
-	DIR *d = opendir(dir);
+	DIR *d = sysroot_opendir("%s", dir);
 	struct dirent *e;
 	int64_t best = -1;
 	int seen = 0;
@@ -169,7 +170,7 @@ static bool newest_log(const char *dir, char *out, size_t n)
 		if (!str_ends(e->d_name, ".log"))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_mtime > best) {
+		if (sysroot_stat(&st, "%s", path) == 0 && S_ISREG(st.st_mode) && st.st_mtime > best) {
 			best = st.st_mtime;
 			str_copy(out, path, n);
 		}

@@ -143,7 +143,7 @@ static bool estimate_for(const struct gtm_process *p, struct estimate *est)
 		if (m->role != MODEL_ROLE_MODEL || !m->path || !m->have_info || m->info.kind != GGUF_KIND_LLM)
 			continue;
 		char err[160];
-		struct gguf_header *h = gguf_cache_get(m->path, err, sizeof err);
+		struct gguf_header *h = gguf_cache_get_observed(m->path, err, sizeof err);
 		if (!h)
 			return false;
 		bool ok = estimate_plan(h, &id->flags, est, err, sizeof err);

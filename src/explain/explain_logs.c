@@ -18,7 +18,8 @@
 #define START_SLACK_S 2 /* clock ticks vs file times */
 
 /* The path as the process sees it (shown), and where this process reads it:
- * through /proc/PID/root when readable (containers), else as is. Relative
+ * through /proc/PID/root when readable (containers), else as is; both are
+ * paths of the observed system (logfile.c reads them under the root). Relative
  * paths join the process's cwd. */
 static bool resolve_path(const struct gtm_process *p, const char *path, char *out, size_t n, char *shown,
 			 size_t shown_n)
@@ -31,7 +32,7 @@ static bool resolve_path(const struct gtm_process *p, const char *path, char *ou
 	else
 		return false;
 	str_copy(shown, abs, shown_n);
-	if (p->pid && sysroot_path(out, n, "/proc/%u/root%s", p->pid, abs) == 0 && access(out, R_OK) == 0)
+	if (p->pid && (size_t)snprintf(out, n, "/proc/%u/root%s", p->pid, abs) < n && sysroot_access(R_OK, "%s", out) == 0)
 		return true;
 	str_copy(out, abs, n);
 	return true;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 
 void tail_free(struct tail_file *t)
@@ -29,12 +30,24 @@ static ssize_t pread_all(int fd, char *buf, size_t n, off_t off)
 	return (ssize_t)got;
 }
 
-char *head_read(const char *path, size_t max, size_t *len)
+/* A log of the observed system (under GPUTASKMAN_ROOT when set). A path from
+ * a command line may name a FIFO or a device: opening those can block or
+ * act, so only a regular file is opened. */
+static int open_regular(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (sysroot_stat(&st, "%s", path) != 0)
+		return -1;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return sysroot_open(O_RDONLY | O_NONBLOCK | O_NOCTTY, "%s", path);
+}
+
+char *head_read(const char *path, size_t max, size_t *len)
+{
+	int fd = open_regular(path);
 	if (fd < 0)
 		return NULL;
 	char *buf = xmalloc(max + 1);
@@ -55,14 +68,7 @@ char *head_read(const char *path, size_t max, size_t *len)
 int tail_read(struct tail_file *t, const char *path, size_t max)
 {
 	struct stat st;
-	/* a path from a command line may name a FIFO or a device: opening those can block or act */
-	if (stat(path, &st) != 0)
-		return -1;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		return -1;
-	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = open_regular(path);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -1,5 +1,6 @@
 /* The tail of a log file, re-read only when the file changed (inode, size,
- * mtime): at most the last `max` bytes, starting at a line boundary. */
+ * mtime): at most the last `max` bytes, starting at a line boundary. Paths
+ * are the observed system's, read under GPUTASKMAN_ROOT when it is set. */
 #ifndef GTM_LOGFILE_H
 #define GTM_LOGFILE_H
 

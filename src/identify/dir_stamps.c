@@ -3,12 +3,13 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 
 static int64_t dir_mtime(const char *path)
 {
 	struct stat st;
-	if (stat(path, &st) != 0)
+	if (sysroot_stat(&st, "%s", path) != 0)
 		return -1;
 	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 }

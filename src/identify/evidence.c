@@ -4,6 +4,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/ident.h"
 #include "identify/ident_internal.h"
@@ -137,7 +138,7 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 	struct stat st;
 	if (!id || !path_or_name || !path_or_name[0])
 		return NULL;
-	bool have_st = strchr(path_or_name, '/') && stat(path_or_name, &st) == 0;
+	bool have_st = strchr(path_or_name, '/') && sysroot_stat(&st, "%s", path_or_name) == 0;
 	struct ident_model *m = ident_find_model(id, path_or_name, have_st ? &st : NULL);
 	if (!m && id->n_models >= IDENT_MAX_MODELS)
 		return NULL;

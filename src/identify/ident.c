@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/category.h"
 #include "identify/ident_internal.h"
@@ -209,7 +210,7 @@ static void add_installed(const struct gtm_process *p, struct gtm_ident *id)
 	id->n_installed_omitted = more;
 	for (int i = 0; i < n; i++) {
 		struct stat st;
-		bool have_st = stat(cand[i].path, &st) == 0;
+		bool have_st = sysroot_stat(&st, "%s", cand[i].path) == 0;
 		if (have_st && !ident_find_model(id, cand[i].path, &st) && id->n_models < IDENT_MAX_MODELS) {
 			struct ident_model *m = ident_new_model(id);
 			m->path = cand[i].path;

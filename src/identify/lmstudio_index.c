@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/dir_stamps.h"
 #include "llm/gguf.h"
@@ -41,7 +42,7 @@ static void add_file(struct lms_index *ix, const char *path)
 {
 	struct stat st;
 	char *name = NULL;
-	if (ix->n >= LMS_MAX_MODELS || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || !gguf_file_is_gguf(path) ||
+	if (ix->n >= LMS_MAX_MODELS || sysroot_stat(&st, "%s", path) != 0 || !S_ISREG(st.st_mode) || !gguf_file_is_gguf(path) ||
 	    !stores_name_lmstudio(path, &name))
 		return;
 	ix->e = grow_array(ix->e, sizeof *ix->e, &ix->cap, ix->n);
@@ -58,7 +59,7 @@ static void walk(struct lms_index *ix, const char *path, int level)
 	DIR *dir;
 
 	dir_stamps_add(&ix->dirs, path); /* every level: a folder gains or loses entries */
-	if (!(dir = opendir(path)))
+	if (!(dir = sysroot_opendir("%s", path)))
 		return;
 	while ((de = readdir(dir)) && ix->budget > 0) {
 		ix->budget--;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "llm/gguf.h"
 
@@ -82,7 +83,7 @@ bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *
 
 	if (known_not_gguf(mc, path))
 		return false;
-	if (stat(path, &st) != 0)
+	if (sysroot_stat(&st, "%s", path) != 0)
 		return false;
 	if (out)
 		*out = st;

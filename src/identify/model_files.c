@@ -1,5 +1,6 @@
 /* Model files from the command line and the maps. Paths are the process's
- * view and read as-is (they are not under GPUTASKMAN_ROOT). A file counts as
+ * view, read through core/sysroot: as they are under "/", inside the tree
+ * under GPUTASKMAN_ROOT (a replay never reads the host's models). A file counts as
  * a model by its GGUF magic, never its name: a readable file that is not GGUF
  * is dropped. A command-line model the runtime reads but we cannot (another
  * mount namespace, permissions) is kept with the reason. */
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/ident_internal.h"
 #include "identify/runtimes.h"
@@ -71,7 +73,7 @@ void model_file_describe(struct ident_model *m, bool read_header)
 
 	if (!m->path)
 		return;
-	if (stat(m->path, &st) == 0) {
+	if (sysroot_stat(&st, "%s", m->path) == 0) {
 		m->have_file_id = true;
 		m->dev = (uint64_t)st.st_dev;
 		m->ino = (uint64_t)st.st_ino;
@@ -88,7 +90,7 @@ void model_file_describe(struct ident_model *m, bool read_header)
 	}
 	if (!read_header || m->have_info || !m->have_file_id)
 		return;
-	struct gguf_header *h = gguf_cache_get(m->path, err, sizeof err);
+	struct gguf_header *h = gguf_cache_get_observed(m->path, err, sizeof err);
 	if (!h) {
 		free(m->error);
 		m->error = xstrdup(err);
@@ -120,7 +122,7 @@ static void add_named_file(struct cmdline_scan *s, const char *raw, enum model_r
 		free(path);
 		return;
 	}
-	readable = stat(path, &st) == 0;
+	readable = sysroot_stat(&st, "%s", path) == 0;
 	/* by magic, not name: a readable file that is not GGUF is no model here */
 	if ((readable && !magic_cache_is_gguf(s->mc, path, NULL)) || (!readable && !s->gguf_runtime)) {
 		free(path);

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/dir_stamps.h"
 
@@ -79,7 +80,7 @@ void ollama_model_name(const char *registry, const char *ns, const char *model, 
 
 static char *read_small(const char *path, size_t cap, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = sysroot_open(O_RDONLY | O_NONBLOCK | O_NOCTTY, "%s", path);
 	struct stat st;
 	char *buf;
 	size_t got = 0;
@@ -159,7 +160,7 @@ static void walk(struct ollama_index *ix, const char *path, int level, const cha
 	char child[4096];
 
 	dir_stamps_add(&ix->dirs, path);
-	if (!(dir = opendir(path)))
+	if (!(dir = sysroot_opendir("%s", path)))
 		return;
 	while ((de = readdir(dir)) && ix->budget > 0) {
 		if (de->d_name[0] == '.')

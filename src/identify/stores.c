@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "identify/lmstudio_index.h"
 #include "identify/ollama_index.h"
@@ -23,13 +24,13 @@ static const char *const lmstudio_markers[] = {"/.lmstudio/models/", "/.cache/lm
 static bool is_dir(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	return sysroot_stat(&st, "%s", path) == 0 && S_ISDIR(st.st_mode);
 }
 
 static bool is_file(const char *path)
 {
 	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	return sysroot_stat(&st, "%s", path) == 0 && S_ISREG(st.st_mode);
 }
 
 static bool name_ollama(const char *path, char **name, enum model_role *role)
@@ -179,7 +180,7 @@ static int name_cmp(const void *a, const void *b)
  * snapshot holds a few dozen files). */
 static size_t sorted_names(const char *dir, char **names)
 {
-	DIR *d = opendir(dir);
+	DIR *d = sysroot_opendir("%s", dir);
 	struct dirent *de;
 	size_t n = 0;
 	while (d && n < HF_MAX_SNAPSHOT_ENTRIES && (de = readdir(d)))
@@ -231,16 +232,11 @@ bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const 
 	if (!repo[0] || strchr(repo + strlen(repo) + 1, '/') || strstr(spec, "..") || (hf_file && strstr(hf_file, "..")))
 		return false;
 	for (int i = 0; i < nr; i++) {
-		size_t len = 0;
 		if ((size_t)snprintf(snap, sizeof snap, "%s/models--%s--%s/refs/main", roots[i], repo,
 				     repo + strlen(repo) + 1) >= sizeof snap)
 			continue;
-		FILE *f = fopen(snap, "re");
-		if (!f)
+		if (sysroot_read(ref, sizeof ref, "%s", snap) < 0)
 			continue;
-		len = fread(ref, 1, sizeof ref - 1, f);
-		fclose(f);
-		ref[len] = '\0';
 		ref[strcspn(ref, "\r\n/")] = '\0';
 		if (!ref[0] || (size_t)snprintf(snap, sizeof snap, "%s/models--%s--%s/snapshots/%s", roots[i], repo,
 						repo + strlen(repo) + 1, ref) >= sizeof snap)

@@ -101,10 +101,13 @@ enum gguf_status gguf_parse(const uint8_t *buf, size_t len, struct gguf_header *
  * size or mtime changed during the read is GGUF_ERR_CHANGED. */
 enum gguf_status gguf_read_file(const char *path, struct gguf_header **out,
 				char *err, size_t errlen);
+/* The same from an open fd (left open); path is only passed on to the test hook. */
+enum gguf_status gguf_read_fd(int fd, const char *path, struct gguf_header **out, char *err, size_t errlen);
 
 /* True when the first bytes are the GGUF magic (either byte order). */
 bool gguf_is_gguf_magic(const uint8_t *buf, size_t len);
-/* Cheap check of a file: opens it and reads 4 bytes. */
+/* Cheap check of a file of the observed system (under GPUTASKMAN_ROOT when
+ * set, core/sysroot.h): opens it and reads 4 bytes. */
 bool gguf_file_is_gguf(const char *path);
 
 const char *gguf_status_name(enum gguf_status s);
@@ -117,6 +120,11 @@ void gguf_header_unref(struct gguf_header *h);
  * caller owns one reference (gguf_header_unref when done). NULL on error with
  * err set (errors are not cached). Thread-safe. */
 struct gguf_header *gguf_cache_get(const char *path, char *err, size_t errlen);
+/* The same for a file of the observed system, which a process names (its
+ * command line, its maps): under GPUTASKMAN_ROOT it is read inside the root
+ * (core/sysroot.h); under "/" it is gguf_cache_get. gguf_cache_get itself
+ * reads this machine's files (one named on gputaskman's command line). */
+struct gguf_header *gguf_cache_get_observed(const char *path, char *err, size_t errlen);
 void gguf_cache_clear(void);
 
 /* Lookups. NULL / false when absent or of an incompatible type. */

@@ -1,10 +1,15 @@
 /* Parsed GGUF headers shared by (device, inode, size, mtime), so scanning the
  * same model every refresh costs one stat (design.md: caches are keyed by
  * what invalidates them). Bounded; least recently used entries go first. */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/sysroot.h"
 #include "llm/gguf.h"
 
 #define GGUF_CACHE_SLOTS 64
@@ -74,6 +79,31 @@ struct gguf_header *gguf_cache_get(const char *path, char *err, size_t errlen)
 	if (gguf_read_file(path, &h, err, errlen) != GGUF_OK)
 		return NULL;
 	cache_insert(h);
+	return h;
+}
+
+struct gguf_header *gguf_cache_get_observed(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	struct gguf_header *h;
+
+	if (!sysroot_prefix()[0])
+		return gguf_cache_get(path, err, errlen);
+	int fd = sysroot_open(O_RDONLY | O_NOCTTY | O_NONBLOCK, "%s", path);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	h = cache_lookup(&st);
+	if (!h) {
+		if (gguf_read_fd(fd, path, &h, err, errlen) == GGUF_OK)
+			cache_insert(h);
+		else
+			h = NULL;
+	}
+	close(fd);
 	return h;
 }
 

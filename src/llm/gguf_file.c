@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "llm/gguf.h"
 #include "llm/gguf_internal.h"
@@ -68,21 +69,25 @@ static enum gguf_status io_error(char *err, size_t n, const char *what, int e)
 
 enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char *err, size_t errlen)
 {
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return io_error(err, errlen, "cannot open", errno);
+	enum gguf_status st = gguf_read_fd(fd, path, out, err, errlen);
+	close(fd);
+	return st;
+}
+
+enum gguf_status gguf_read_fd(int fd, const char *path, struct gguf_header **out, char *err, size_t errlen)
+{
 	struct stat before, after;
-	struct file_fill c = {.fd = -1};
+	struct file_fill c = {.fd = fd};
 	enum gguf_status st;
 
 	*out = NULL;
-	c.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (c.fd < 0)
-		return io_error(err, errlen, "cannot open", errno);
-	if (fstat(c.fd, &before) != 0) {
-		st = io_error(err, errlen, "cannot stat", errno);
-		close(c.fd);
-		return st;
-	}
+	if (fstat(c.fd, &before) != 0)
+		return io_error(err, errlen, "cannot stat", errno);
 	if (!S_ISREG(before.st_mode)) {
-		close(c.fd);
 		snprintf(err, errlen, "not a regular file");
 		return GGUF_ERR_IO;
 	}
@@ -106,14 +111,13 @@ enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char
 		(*out)->mtime_ns = mtime_ns(&before);
 	}
 	free(c.buf);
-	close(c.fd);
 	return st;
 }
 
 bool gguf_file_is_gguf(const char *path)
 {
 	uint8_t m[4];
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = sysroot_open(O_RDONLY | O_NOCTTY | O_NONBLOCK, "%s", path);
 	if (fd < 0)
 		return false;
 	ssize_t n = pread(fd, m, 4, 0);

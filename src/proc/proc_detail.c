@@ -21,8 +21,9 @@ static bool is_denied_errno(int e) { return e == EACCES || e == EPERM; }
 static bool pid_gone(int procfd, uint32_t pid)
 {
 	char path[32];
+	struct stat st;
 	snprintf(path, sizeof path, "%u/stat", pid);
-	return faccessat(procfd, path, F_OK, 0) != 0 && is_gone_errno(errno);
+	return sysroot_proc_fstatat(procfd, path, &st) != 0 && is_gone_errno(errno);
 }
 
 /* One small /proc/PID file into buf (NUL-terminated), relative to the /proc
@@ -37,7 +38,7 @@ static ssize_t read_small(int procfd, uint32_t pid, const char *what, char *buf,
 	int fd;
 
 	snprintf(path, sizeof path, "%u/%s", pid, what);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read_fd_bounded(fd, buf, cap, true);
@@ -53,7 +54,7 @@ static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
 	ssize_t k;
 
 	snprintf(path, sizeof path, "%u/%s", pid, what);
-	k = readlinkat(procfd, path, target, sizeof target - 1);
+	k = sysroot_proc_readlinkat(procfd, path, target, sizeof target);
 	if (k < 0) {
 		if (is_denied_errno(errno))
 			*denied = true;
@@ -106,7 +107,7 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 	int fd;
 
 	snprintf(path, sizeof path, "%u/maps", pid);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	fd = sysroot_proc_openat(procfd, path, O_RDONLY);
 	if (fd < 0) {
 		if (is_denied_errno(errno))
 			*denied = true;

@@ -69,7 +69,7 @@ void proc_listeners_load_files(struct proc_listeners *t, int procfd, char *io, s
 
 	t->n = 0;
 	for (size_t i = 0; i < ARRAY_LEN(files); i++) {
-		int fd = openat(procfd, files[i], O_RDONLY | O_CLOEXEC);
+		int fd = sysroot_proc_openat(procfd, files[i], O_RDONLY);
 		if (fd < 0)
 			continue; /* no IPv6, or a tree without it */
 		proc_fd_for_each_line(fd, io, cap, add_line, t);
@@ -114,7 +114,7 @@ int proc_read_ports(int procfd, uint32_t pid, const struct proc_listeners *t, ui
 
 	*n = 0;
 	snprintf(path, sizeof path, "%u/fd", pid);
-	dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = sysroot_proc_openat(procfd, path, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0)
 		return -1;
 	d = fdopendir(dfd);

@@ -83,7 +83,7 @@ static enum stat_result read_stat(int procfd, uint32_t pid, struct proc_stat *st
 	int fd;
 
 	snprintf(path, sizeof path, "%u/stat", pid);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0) /* exited since readdir, or hidden (mount option hidepid=1) */
 		return errno == EACCES || errno == EPERM ? STAT_DENIED : STAT_GONE;
 	if (fstat(fd, &sb) != 0) {
@@ -405,9 +405,7 @@ bool proc_pid_exists(uint32_t pid)
 	struct stat sb;
 	ssize_t k;
 
-	if (pid == 0 || sysroot_path(buf, sizeof buf, "/proc/%u", pid) != 0)
-		return false;
-	if (stat(buf, &sb) != 0 || !S_ISDIR(sb.st_mode))
+	if (pid == 0 || sysroot_stat(&sb, "/proc/%u", pid) != 0 || !S_ISDIR(sb.st_mode))
 		return false;
 	/* /proc/TID of a thread resolves too, though readdir never lists it */
 	k = sysroot_read(buf, sizeof buf, "/proc/%u/status", pid);

@@ -1,6 +1,7 @@
 /* uid -> user name, cached: each uid is looked up once. Under a fixture root
- * the tree's own etc/passwd answers (the host's users mean nothing there);
- * under "/" the C library does (getpwuid_r: NSS, so LDAP users resolve too). */
+ * only the tree's own etc/passwd answers (the host's users mean nothing
+ * there: a uid it does not name is shown as the number); under "/" the C
+ * library does (getpwuid_r: NSS, so LDAP users resolve too). */
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +47,7 @@ const char *proc_users_name(struct proc_users *u, uid_t uid)
 	e->name[0] = '\0';
 	if (sysroot_prefix()[0])
 		lookup_tree(u, uid, e->name, sizeof e->name);
-	if (!u->passwd)
+	else
 		lookup_system(uid, e->name, sizeof e->name);
 	if (!e->name[0])
 		snprintf(e->name, sizeof e->name, "%u", (unsigned)uid);

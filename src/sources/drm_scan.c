@@ -201,7 +201,7 @@ static bool read_identity(int procfd, uint32_t pid, uint64_t *start, uint32_t *f
 	ssize_t n;
 
 	snprintf(path, sizeof path, "%u/stat", pid);
-	int fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
+	int fd = sysroot_proc_openat(procfd, path, O_RDONLY);
 	if (fd < 0)
 		return false;
 	do
@@ -237,7 +237,7 @@ static bool refresh_identity(int procfd, struct drm_proc *p)
 	if (p->kthread)
 		return true; /* no fds, and a folder only root may open */
 	snprintf(path, sizeof path, "%u/fd", p->pid);
-	if (fstatat(procfd, path, &st, 0) == 0 && st.st_size > 0) {
+	if (sysroot_proc_fstatat(procfd, path, &st) == 0 && st.st_size > 0) {
 		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
 			p->count_changed = true;
 		p->fd_count = (int64_t)st.st_size;
@@ -255,9 +255,7 @@ static void verify_cached(int procfd, struct drm_proc *p)
 	for (int i = 0; i < p->n_fds; i++) {
 		struct drm_fd_ref *r = &p->fds[i];
 		snprintf(path, sizeof path, "%u/fd/%d", p->pid, r->fd);
-		ssize_t n = readlinkat(procfd, path, target, sizeof target - 1);
-		if (n > 0)
-			target[n] = '\0';
+		ssize_t n = sysroot_proc_readlinkat(procfd, path, target, sizeof target);
 		if (n > 0 && drm_fd_classify(target, node, sizeof node) == r->kind && strcmp(node, r->node) == 0)
 			p->fds[kept++] = *r;
 		else
@@ -326,7 +324,7 @@ static void list_fds(char *dents, size_t cap, uint32_t gen, int procfd, struct d
 	struct drm_proc old = *p;
 
 	snprintf(path, sizeof path, "%u/fd", p->pid);
-	int dfd = openat(procfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dfd = sysroot_proc_openat(procfd, path, O_RDONLY | O_DIRECTORY);
 	if (dfd < 0) {
 		/* ENOENT: it exited; anything else (EACCES) hides its fds from us */
 		p->listed_gen = gen;

@@ -56,11 +56,17 @@ scenario() {
 	f=$1; shift
 	printf '%s\n' "$@" >"$t/scn.tmp" && mv "$t/scn.tmp" "$f"
 }
-# The machine's own /proc and /sys, seen through a root without the container
-# marker files: gputaskman runs in native mode even inside a test container, so
-# a PID in no /proc is an H: row rather than a guess at someone else's process.
-mkdir -p "$t/root" && for d in proc sys dev etc; do ln -s "/$d" "$t/root/$d"; done
+# The stand-ins' /proc, copied into a replay tree without the container marker
+# files (capture_proc: a root never follows a link out of itself): gputaskman
+# runs in native mode even inside a test container, so a PID in no /proc is an
+# H: row rather than a guess at someone else's process. The model file is put
+# where the stand-ins' paths name it, inside the tree.
 snap() { # OUT: a --json snapshot against the current scenario
+	rm -rf "$t/root" && mkdir -p "$t/root$t" && cp "$t/llama.gguf" "$t/root$t/" || exit 1
+	live=""
+	for p in $pids; do kill -0 "$p" 2>/dev/null && live="$live $p"; done
+	# shellcheck disable=SC2086 # one PID a word
+	"$GTM_CAPTURE_PROC" "$t/root" $live || exit 1
 	GPUTASKMAN_ROOT="$t/root" LD_LIBRARY_PATH="$nvml_dir" GTM_FAKE_NVML_SCENARIO="$t/scenario" \
 		"$bin" --json --no-probe >"$1" 2>"$t/err" ||
 		{ bad "gputaskman --json exited $?"; cat "$t/err"; }

@@ -11,7 +11,7 @@ t=$(mktemp -d /tmp/gtm-inspect-XXXXXX)
 trap 'rm -rf "$t"' EXIT
 "$make_models" "$t" || { echo "FAIL make_models"; exit 1; }
 # No GPU of this machine is seen: no NVML on the library path, an empty root
-# for /sys and /proc (the model files themselves are read by their real paths).
+# for /sys and /proc (a file named on the command line is this machine's, read by its real path).
 mkdir -p "$t/nolib" "$t/root"
 unset GTM_FAKE_NVML_SCENARIO
 export LD_LIBRARY_PATH="$t/nolib" GPUTASKMAN_ROOT="$t/root"

@@ -17,19 +17,16 @@ scenario() {
 gtm() {
 	GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" GPUTASKMAN_ROOT="$root" "$bin" "$@"
 }
-# make_root DIR [container]: a /proc view holding /proc's non-PID entries
-# and only the PIDs added with view_add (symlinks into the real /proc), so
-# the run sees the processes the test chose, as in a container's /proc.
+# make_root DIR [container]: a replay of /proc holding its system files and
+# only the PIDs added with view_add (copied by capture_proc: a root never
+# follows a link out of itself), so the run sees the processes the test
+# chose, as in a container's /proc.
 make_root() {
-	mkdir -p "$1/proc"
-	for e in /proc/*; do
-		case ${e#/proc/} in [0-9]*) ;; *) ln -s "$e" "$1/proc/${e#/proc/}" ;; esac
-	done
-	ln -s /etc "$1/etc"
+	"$GTM_CAPTURE_PROC" "$1" || exit 1
 	[ "${2:-}" = container ] && : >"$1/.dockerenv"
 	root=$1
 }
-view_add() { ln -s "/proc/$1" "$root/proc/$1"; }
+view_add() { "$GTM_CAPTURE_PROC" "$root" "$1" || exit 1; }
 # absent_pid FROM: a PID at or above FROM that is no process here.
 absent_pid() {
 	p=$1

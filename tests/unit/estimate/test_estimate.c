@@ -629,7 +629,7 @@ static void test_inspect_json_fields(void **state)
 	assert_int_equal(gw_write_file(w, path), 0);
 	gw_free(w);
 	llama_flags_init(&f);
-	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
 	assert_false(m.plan_ok);
 	json_t *j = inspect_model_json(&m), *est = json_object_get(j, "estimate");
 	assert_string_equal(json_string_value(json_object_get(est, "provenance")), "unavailable");
@@ -683,7 +683,7 @@ static void test_inspect_fit(void **state)
 	f.n_ctx = 4096;
 	f.defaulted &= ~(unsigned)LF_DEF_CTX;
 	/* unwired: the fit is not checked, and says so */
-	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
 	assert_false(m.have_gpu);
 	json_t *j = inspect_model_json(&m);
 	assert_true(json_is_null(json_object_get(j, "gpu")));
@@ -692,7 +692,7 @@ static void test_inspect_fit(void **state)
 	/* free memory for the weights and 8192 cells of KV (the output buffer is host memory) */
 	fake_free = 633495552ull + 8192ull * 114688;
 	cmd_inspect_set_gpu_query(fake_gpu);
-	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
 	assert_true(m.have_gpu);
 	assert_true(m.fits);
 	assert_int_equal(m.max_ctx, 8192);
@@ -714,7 +714,7 @@ static void test_inspect_fit(void **state)
 	inspect_model_release(&m);
 	/* too little memory: does not fit */
 	fake_free = 600ull << 20;
-	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
 	assert_false(m.fits);
 	assert_int_equal(m.max_ctx, 0);
 	inspect_model_release(&m);

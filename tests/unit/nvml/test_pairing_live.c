@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +21,7 @@
 #include "nvml_test_util.h"
 #include "proc/proc.h"
 #include "sources/nvml.h"
+#include "proc_capture.h"
 #include "testutil.h"
 
 static const char *standin_exe, *libcuda_path;
@@ -105,42 +105,29 @@ static struct gtm_snapshot *refresh(void *nvml, struct proc_cache *pc, struct at
 	return s;
 }
 
-/* The container's view of /proc: GPUTASKMAN_ROOT holds proc/ with /proc's
- * non-PID entries and only the chosen PIDs (symlinks into the real /proc), so
- * other processes of this machine that map libcuda stay out of the test. */
+/* The container's view of /proc: GPUTASKMAN_ROOT holds a replay of /proc's
+ * system files and only the chosen PIDs (copied: a root never follows a link
+ * out of itself), so other processes of this machine that map libcuda stay
+ * out of the test. */
 static char *view_root;
 
 static void view_add_pid(pid_t pid)
 {
-	char from[64], to[512];
-	snprintf(from, sizeof from, "/proc/%d", (int)pid);
-	snprintf(to, sizeof to, "%s/proc/%d", view_root, (int)pid);
-	if (symlink(from, to) != 0)
-		fail_msg("symlink %s", to);
+	if (tu_capture_pid(view_root, (int)pid) != 0)
+		fail_msg("capture PID %d", (int)pid);
+}
+
+static void view_drop_pid(pid_t pid)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/proc/%d", view_root, (int)pid);
+	tu_rmrf(path);
 }
 
 static void make_view(void)
 {
-	char path[512], from[300];
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-
 	view_root = tu_tempdir();
-	snprintf(path, sizeof path, "%s/proc", view_root);
-	tu_mkdirs(path);
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || (e->d_name[0] >= '0' && e->d_name[0] <= '9'))
-			continue;
-		snprintf(from, sizeof from, "/proc/%s", e->d_name);
-		snprintf(path, sizeof path, "%s/proc/%s", view_root, e->d_name);
-		if (symlink(from, path) != 0)
-			fail_msg("symlink %s", path);
-	}
-	if (d)
-		closedir(d);
-	snprintf(path, sizeof path, "%s/etc", view_root);
-	if (symlink("/etc", path) != 0)
-		fail_msg("symlink %s", path);
+	tu_capture_system(view_root);
 	setenv("GPUTASKMAN_ROOT", view_root, 1);
 	sysroot_reset();
 }
@@ -226,6 +213,7 @@ static void test_pairing_with_standins(void **state)
 
 	/* Refresh 3: stand-in a exits and NVML drops h1: counts match → '*'. */
 	stop_standin(&a);
+	view_drop_pid(a.pid);
 	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=200\n"
 		 "process dev=0 pid=%u mem=400\n", h2, h3);
 	nt_write_scenario(text);

@@ -412,7 +412,7 @@ static void test_inspect_text_escapes_header(void **state)
 	assert_int_equal(gw_write_file(w, path), 0);
 	gw_free(w);
 	llama_flags_init(&f);
-	assert_true(inspect_model_load(&m, path, NULL, &f, err, sizeof err));
+	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
 	FILE *out = open_memstream(&text, &len);
 	inspect_model_print(out, &m);
 	fclose(out);
