@@ -154,7 +154,9 @@ static ssize_t read_abs(const char *abs, char *buf, size_t cap)
 		errno = EINVAL;
 		return -1;
 	}
-	fd = open_abs(abs, O_RDONLY | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO in a replayed tree, or one a process's environment
+	 * names (an HF cache's refs/main), must not stop the refresh (issue 11) */
+	fd = open_abs(abs, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	ssize_t n = read_fd_bounded(fd, buf, cap, false);
@@ -252,6 +254,9 @@ int sysroot_proc_openat(int procfd, const char *rel, int flags)
 
 	if (!sysroot_prefix()[0])
 		return openat(procfd, rel, flags | O_CLOEXEC);
+	/* a replayed tree may hold a FIFO where procfs has a file: never wait on it */
+	if (!(flags & (O_DIRECTORY | O_PATH)))
+		flags |= O_NONBLOCK;
 	return proc_path(path, sizeof path, rel) != 0 ? -1 : open_abs(path, flags);
 }
 
@@ -288,7 +293,7 @@ char *sysroot_slurp(size_t max, size_t *len, const char *fmt, ...)
 	int fd;
 
 	FORMAT_PATH(path, fmt, NULL);
-	fd = open_abs(path, O_RDONLY | O_NOCTTY);
+	fd = open_abs(path, O_RDONLY | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	for (;;) {
