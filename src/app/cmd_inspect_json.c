@@ -71,16 +71,16 @@ static json_t *estimate_json(const struct inspect_model *m)
 	json_t *notes;
 	/* no plan: every figure null (unavailable, never 0) */
 	if (!m->plan_ok)
-		return json_pack("{s:s, s:n, s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:b, s:[]}", "provenance",
-				 "unavailable", "plan", "error", m->plan_err, "n_ctx", "weights_gpu_bytes",
+		return json_pack("{s:s, s:b, s:n, s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:b, s:[]}", "provenance",
+				 "unavailable", "from_incomplete_file", m->info.incomplete, "plan", "error", m->plan_err, "n_ctx", "weights_gpu_bytes",
 				 "weights_host_bytes", "kv", "recurrent_bytes", "output_bytes", "gpu_total_bytes",
 				 "host_total_bytes", "refused", false, "notes");
 	notes = json_array();
 	for (size_t i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
-	return json_pack("{s:s, s:o, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
+	return json_pack("{s:s, s:b, s:o, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
 			 "s:i, s:o, s:o, s:o, s:o, s:n, s:b, s:o}",
-			 "provenance", "estimated", "n_ctx", bytes(e->n_ctx),
+			 "provenance", "estimated", "from_incomplete_file", e->missing_bytes > 0, "n_ctx", bytes(e->n_ctx),
 			 "n_ctx_clamped_from", e->ctx_clamped_from ? bytes(e->ctx_clamped_from) : json_null(),
 			 "n_seq", (int)e->n_seq,
 			 "n_stream", (int)e->n_stream, "kv_unified", e->unified, "n_ubatch", (int)e->n_ubatch,

@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/util.h"
 #include "llm/ggml_types.h"
+#include "views/ident_text.h"
 
 #define MIB_BUF 32
 /* Room for an escaped header string or path (see fmt_safe). */
@@ -61,6 +62,9 @@ static void print_identity(FILE *out, const struct inspect_model *m)
 		fprintf(out, "%llu (%llu used)", (unsigned long long)i->n_expert, (unsigned long long)i->n_expert_used);
 	fprintf(out, "\n  file size     %s (GGUF v%u, header %s)\n", m->h->file_size ? mib(f, m->h->file_size) : "N/A",
 		m->h->version, mib(a, m->h->infos_end));
+	if (i->incomplete)
+		fprintf(out, "  incomplete    yes: %s; llama.cpp refuses to load it\n",
+			ident_text_incomplete(i, s, sizeof s));
 }
 
 /* "q8_0": cache types as llama.cpp's flags spell them */
@@ -80,7 +84,8 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 	const struct estimate *e = &m->est;
 	const struct llama_flags *f = m->flags;
 	char defaults[256];
-	fprintf(out, "\nPlan (estimated from the header with llama.cpp's rules)\n");
+	fprintf(out, "\nPlan (estimated from the header with llama.cpp's rules%s)\n",
+		e->missing_bytes ? "; from an INCOMPLETE file" : "");
 	fprintf(out, "  launch        -c %llu -ngl %u -np %u%s -ctk %s -ctv %s -fa %s -ub %u%s%s\n",
 		(unsigned long long)e->n_ctx, (unsigned)(e->gpu_layers + e->output_on_gpu), e->n_seq,
 		e->unified ? " (unified cache)" : " (one cache per slot)", lower_type(tk, sizeof tk, e->type_k),

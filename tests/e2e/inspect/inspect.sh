@@ -120,6 +120,25 @@ expect "-h prints usage" "gputaskman inspect PID [--json] [--no-probe]" "$t/help
 inspect noprobe "$q" -c 4096 --no-probe; check_rc "--no-probe accepted" 0 $?
 expect "--no-probe plans" "KV cache      448.00 MiB" "$t/noprobe"
 
+# A half-downloaded model: the header is whole, the tensor data ends past the end of the file.
+# 636290080 bytes cut to 300000000: 336290080 missing. The plan is still there, marked.
+cp --sparse=always "$q" "$t/partial.gguf" && truncate -s 300000000 "$t/partial.gguf"
+inspect partial "$t/partial.gguf" -c 4096; check_rc "partial file exits 0" 0 $?
+expect "partial: incomplete, bytes missing" "incomplete    yes: 320.71 MiB of tensor data missing (the header needs 606.81 MiB, the file has 286.10 MiB)" "$t/partial"
+expect "partial: plan marked" "Plan (estimated from the header with llama.cpp's rules; from an INCOMPLETE file)" "$t/partial"
+expect "partial: plan still shown" "KV cache      448.00 MiB (estimated" "$t/partial"
+expect "partial: note" "planned from an incomplete file (320.71 MiB of tensor data missing)" "$t/partial"
+inspect partialj "$t/partial.gguf" -c 4096 --json; check_rc "partial --json exits 0" 0 $?
+expect "partial json: incomplete" '"incomplete": true' "$t/partialj"
+expect "partial json: exact bytes missing" '"missing_bytes": 336290080' "$t/partialj"
+expect "partial json: expected size" '"expected_size_bytes": 636290080' "$t/partialj"
+expect "partial json: plan marked" '"from_incomplete_file": true' "$t/partialj"
+expect "whole json: complete" '"missing_bytes": 0' "$t/qj"
+expect "whole json: plan not marked" '"from_incomplete_file": false' "$t/qj"
+grep -q "incomplete    " "$t/q4k" && { echo "FAIL a whole file is reported incomplete"; fail=1; }
+# GGUF version 0 does not exist: said so, not mistaken for a byte-swapped file
+printf 'GGUF\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >"$t/v0.gguf"
+
 bad() { # name, expected stderr fragment, args...
 	name=$1; want=$2; shift 2
 	"$bin" inspect "$@" >"$t/bad" 2>"$t/bad.err"; rc=$?
@@ -130,6 +149,7 @@ bad() { # name, expected stderr fragment, args...
 }
 bad "missing file" "cannot stat" "$t/absent.gguf"
 bad "v1 file" "unsupported GGUF version 1" "$t/v1.gguf"
+bad "v0 file" "GGUF version 0 is not a valid version (GGUF versions start at 1" "$t/v0.gguf"
 bad "truncated file" "truncated" "$t/truncated.gguf"
 bad "not GGUF" "not a GGUF file" "$t/not-a-model.gguf"
 bad "unknown option" "unknown option --frobnicate" "$q" --frobnicate
