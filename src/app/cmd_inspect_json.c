@@ -5,6 +5,7 @@
 #include "core/util.h"
 #include "llm/ggml_types.h"
 #include "views/ident_json.h"
+#include "views/json_util.h"
 
 static json_t *bytes(uint64_t v)
 {
@@ -39,19 +40,23 @@ static json_t *flags_json(const struct inspect_model *m)
 		{LF_DEF_CTV, "-ctv"}, {LF_DEF_FA, "-fa"}, {LF_DEF_UBATCH, "-ub"}, {LF_DEF_BATCH, "-b"},
 	};
 	char assumed[256];
-	json_t *d = json_array();
+	json_t *d = json_array(), *ign = json_array();
 	for (size_t i = 0; i < ARRAY_LEN(defs); i++)
 		if (f->defaulted & defs[i].bit)
 			json_array_append_new(d, json_string(defs[i].flag));
+	for (size_t i = 0; i < f->n_ignored; i++)
+		json_array_append_new(ign, json_pack("{s:o, s:o, s:s}", "flag", json_of_str(f->ignored[i].flag),
+						     "value", json_of_str(f->ignored[i].value), "reason", f->ignored[i].why));
 	llama_flags_describe_defaults(f, assumed, sizeof assumed);
-	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o, s:o, s:I}",
 			 "ctx_size", f->n_ctx ? json_integer((json_int_t)f->n_ctx) : json_null(),
 			 "n_gpu_layers", count_or_auto(f->n_gpu_layers), "parallel", count_or_auto(f->n_parallel),
 			 "kv_unified", f->kv_unified, "cache_type_k", ggml_type_name(f->type_k),
 			 "cache_type_v", ggml_type_name(f->type_v), "flash_attn", fa[f->flash_attn], "batch", f->n_batch,
 			 "ubatch", f->n_ubatch, "swa_full", f->swa_full, "no_mmap", f->no_mmap, "cpu_moe", f->cpu_moe,
 			 "n_cpu_moe", f->n_cpu_moe, "defaulted", d,
-			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null());
+			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null(), "ignored", ign,
+			 "ignored_more", (json_int_t)f->n_ignored_dropped);
 }
 
 static json_t *kv_json(const struct estimate *e)

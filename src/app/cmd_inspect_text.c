@@ -78,6 +78,33 @@ static const char *lower_type(char *buf, size_t n, uint32_t type)
 	return buf;
 }
 
+/* "--metrics, --host 0.0.0.0 (does not change memory); -t 8 (not read by the
+ * plan)": the flags the plan left out, grouped by why, in command-line order. */
+static void print_ignored(FILE *out, const struct llama_flags *f)
+{
+	char a[SAFE_N], b[SAFE_N];
+	bool done[LLAMA_FLAGS_MAX_IGNORED] = {false};
+	if (!f->n_ignored)
+		return;
+	fprintf(out, "  ignored       ");
+	for (size_t i = 0; i < f->n_ignored; i++) {
+		if (done[i])
+			continue;
+		for (size_t k = i, n = 0; k < f->n_ignored; k++) {
+			const struct llama_ignored *g = &f->ignored[k];
+			if (done[k] || g->why != f->ignored[i].why)
+				continue;
+			done[k] = true;
+			fprintf(out, "%s%s%s%s", n++ ? ", " : i ? "; " : "", fmt_safe(a, sizeof a, g->flag), g->value ? " " : "",
+				g->value ? fmt_safe(b, sizeof b, g->value) : "");
+		}
+		fprintf(out, " (%s)", f->ignored[i].why);
+	}
+	if (f->n_ignored_dropped)
+		fprintf(out, "; %zu more", f->n_ignored_dropped);
+	fputc('\n', out);
+}
+
 static void print_launch(FILE *out, const struct inspect_model *m)
 {
 	char tk[16], tv[16];
@@ -96,6 +123,7 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	if (defaults[0])
 		fprintf(out, "  defaults      assumed llama-server's: %s\n", defaults);
+	print_ignored(out, f);
 	/* common/fit.cpp:307-375: --fit is on by default */
 	if (f->defaulted & (LF_DEF_CTX | LF_DEF_NGL))
 		fprintf(out, "  --fit         llama-server's default --fit may lower an unset -c (to 4096 at least) "
