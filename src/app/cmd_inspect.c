@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "collect/collector.h"
 #include "core/util.h"
@@ -89,11 +90,19 @@ static bool all_digits(const char *s)
 }
 
 static const char usage_text[] =
-	"usage: gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N] [-kvu]\n"
-	"                          [-ub N] [--swa-full] [--json]\n"
+	"usage: gputaskman inspect MODEL.gguf [LLAMA-SERVER FLAGS...] [--json]\n"
+	"       gputaskman inspect [--json] -- [llama-server] -m MODEL.gguf [LLAMA-SERVER FLAGS...]\n"
 	"       gputaskman inspect PID [--json] [--no-probe]\n"
 	"  MODEL.gguf   the model's identity and its memory plan under llama-server's flags\n"
-	"               (llama-server's defaults where a flag is absent)\n"
+	"               (llama-server's defaults where a flag is absent); -m MODEL.gguf works too\n"
+	"  --           the rest is a whole llama-server command line, as you would run it: a\n"
+	"               leading program name (llama-server, a path to it) is skipped\n"
+	"  flags        the ones that change memory are planned: -c, -ngl, -np, -kvu/--no-kv-unified,\n"
+	"               -ctk/-ctv (any case), -fa [on|off|auto], -b, -ub, --swa-full, -ot, --cpu-moe,\n"
+	"               -ncmoe, --no-mmap, -nkvo; both '--flag value' and '--flag=value'. Every other\n"
+	"               flag (--metrics, --host, --port, --alias, -t, --jinja, ...) is accepted,\n"
+	"               ignored and listed as ignored. A flag this program does not know takes the\n"
+	"               next word as its value unless that word is a flag or (before --) a .gguf file\n"
 	"  PID          everything known about one process, with the plan from its own flags\n"
 	"  --json       one JSON object instead of text\n"
 	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
@@ -103,42 +112,59 @@ static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "gputaskman inspect: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (usage: gputaskman inspect MODEL.gguf|PID [-c N] [-ngl N] [-ctk T] [-ctv T] "
-			"[-fa on|off] [-np N] [-kvu] [-ub N] [--swa-full] [--json] [--no-probe])\n");
+	fprintf(stderr, " (usage: gputaskman inspect MODEL.gguf|PID [llama-server flags] [--json] [--no-probe], "
+			"or inspect [--json] -- llama-server -m MODEL.gguf [flags]; --help)\n");
 	return 2;
 }
 
 /* split_args' answer to -h/--help: print the usage, exit 0 */
 #define INSPECT_HELP (-1)
 
-/* Splits argv into the operand, --json and llama flags (kept in `flags`);
- * --no-probe is inspect PID's (inspect MODEL never probes). */
-static int split_args(int argc, char **argv, const char **operand, bool *json, char **flags, int *n_flags)
+struct inspect_args {
+	bool json;
+	bool command_line;  /* "--" was given: the rest is a llama-server command line */
+	char **words;       /* what goes to the llama-server flag parser */
+	int n_words;
+};
+
+static bool is_gguf_name(const char *s)
 {
-	*n_flags = 0;
+	size_t n = strlen(s);
+	return n >= 5 && strcasecmp(s + n - 5, ".gguf") == 0;
+}
+
+/* Takes inspect's own options (anywhere: llama-server has none of these
+ * names) and hands every other word to the llama-server flag parser. */
+static int split_args(int argc, char **argv, struct inspect_args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		bool takes;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
+		const char *w = argv[i];
+		if (!a->command_line && strcmp(w, "--") == 0) {
+			a->command_line = true;
+			/* a leading program name: "llama-server", a path to it (not the model) */
+			if (i + 1 < argc && argv[i + 1][0] != '-' && !is_gguf_name(argv[i + 1]))
+				i++;
+		} else if (strcmp(w, "-h") == 0 || strcmp(w, "--help") == 0) {
 			return INSPECT_HELP;
-		if (strcmp(argv[i], "--json") == 0) {
-			*json = true;
-		} else if (strcmp(argv[i], "--no-probe") == 0) {
-			continue;
-		} else if (argv[i][0] == '-' && argv[i][1] && llama_flags_known(argv[i], &takes)) {
-			flags[(*n_flags)++] = argv[i];
-			if (takes) {
-				if (i + 1 >= argc)
-					return usage_error("%s needs a value", argv[i]);
-				flags[(*n_flags)++] = argv[++i];
-			}
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			return usage_error("unknown option %s", argv[i]);
-		} else if (*operand) {
-			return usage_error("more than one model or PID given (%s)", argv[i]);
-		} else {
-			*operand = argv[i];
+		} else if (strcmp(w, "--json") == 0) {
+			a->json = true;
+		} else if (strcmp(w, "--no-probe") != 0) {
+			a->words[a->n_words++] = argv[i];
 		}
 	}
+	return 0;
+}
+
+/* The model file or PID: the one word that is not a flag, or -m's value. */
+static int pick_operand(const struct llama_flags *f, const char **operand)
+{
+	*operand = f->n_positional ? f->positional[0] : NULL;
+	if (f->n_positional > 1)
+		return usage_error("more than one model or PID given (%s)", f->positional[1]);
+	if (*operand && f->model && strcmp(*operand, f->model) != 0)
+		return usage_error("a model is given twice (as MODEL and as -m %s)", f->model);
+	if (!*operand)
+		*operand = f->model;
 	if (!*operand)
 		return usage_error("%s", "no model file or PID given");
 	return 0;
@@ -174,24 +200,28 @@ static int print_model(const char *path, const struct llama_flags *f, bool json)
 
 int cmd_inspect(int argc, char **argv)
 {
+	struct inspect_args a = {.words = xcalloc((size_t)argc + 1, sizeof(char *))};
 	const char *operand = NULL;
-	bool json = false;
-	int n_flags = 0, rc;
-	char **flags = xcalloc((size_t)argc + 1, sizeof *flags);
 	struct llama_flags f;
+	int rc = split_args(argc, argv, &a);
 
-	rc = split_args(argc, argv, &operand, &json, flags, &n_flags);
 	if (rc == INSPECT_HELP) {
-		free(flags);
+		free(a.words);
 		fputs(usage_text, stdout);
 		return 0;
 	}
-	if (rc == 0 && all_digits(operand)) {
-		free(flags);
-		return inspect_pid(operand, argc, argv);
-	}
 	llama_flags_init(&f);
-	if (rc == 0 && !llama_flags_parse(&f, n_flags, flags, 0)) {
+	/* before "--" the model may come first and a bare word is the operand;
+	 * after it, as in llama-server, every bare word is a flag's value */
+	bool flags_ok = llama_flags_parse_opts(&f, a.n_words, a.words, 0, a.command_line ? 0 : LF_PARSE_GGUF_OPERAND);
+	rc = pick_operand(&f, &operand);
+	if (rc == 0 && all_digits(operand)) {
+		rc = inspect_pid(operand, argc, argv);
+		llama_flags_free(&f);
+		free(a.words);
+		return rc;
+	}
+	if (rc == 0 && !flags_ok) {
 		fprintf(stderr, "gputaskman inspect: %s\n", f.error);
 		rc = 2;
 	} else if (rc == 0 && f.n_ctx > ESTIMATE_MAX_CTX) {
@@ -203,8 +233,8 @@ int cmd_inspect(int argc, char **argv)
 	if (!gpu_query)
 		gpu_query = cmd_inspect_collector_gpu;
 	if (rc == 0)
-		rc = print_model(operand, &f, json);
+		rc = print_model(operand, &f, a.json);
 	llama_flags_free(&f);
-	free(flags);
+	free(a.words);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include "core/util.h"
 #include "llm/ggml_types.h"
 #include "views/ident_json.h"
+#include "views/json_util.h"
 
 static json_t *bytes(uint64_t v)
 {
@@ -39,19 +40,23 @@ static json_t *flags_json(const struct inspect_model *m)
 		{LF_DEF_CTV, "-ctv"}, {LF_DEF_FA, "-fa"}, {LF_DEF_UBATCH, "-ub"}, {LF_DEF_BATCH, "-b"},
 	};
 	char assumed[256];
-	json_t *d = json_array();
+	json_t *d = json_array(), *ign = json_array();
 	for (size_t i = 0; i < ARRAY_LEN(defs); i++)
 		if (f->defaulted & defs[i].bit)
 			json_array_append_new(d, json_string(defs[i].flag));
+	for (size_t i = 0; i < f->n_ignored; i++)
+		json_array_append_new(ign, json_pack("{s:o, s:o, s:s}", "flag", json_of_str(f->ignored[i].flag),
+						     "value", json_of_str(f->ignored[i].value), "reason", f->ignored[i].why));
 	llama_flags_describe_defaults(f, assumed, sizeof assumed);
-	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o}",
+	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o, s:o, s:I}",
 			 "ctx_size", f->n_ctx ? json_integer((json_int_t)f->n_ctx) : json_null(),
 			 "n_gpu_layers", count_or_auto(f->n_gpu_layers), "parallel", count_or_auto(f->n_parallel),
 			 "kv_unified", f->kv_unified, "cache_type_k", ggml_type_name(f->type_k),
 			 "cache_type_v", ggml_type_name(f->type_v), "flash_attn", fa[f->flash_attn], "batch", f->n_batch,
 			 "ubatch", f->n_ubatch, "swa_full", f->swa_full, "no_mmap", f->no_mmap, "cpu_moe", f->cpu_moe,
 			 "n_cpu_moe", f->n_cpu_moe, "defaulted", d,
-			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null());
+			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null(), "ignored", ign,
+			 "ignored_more", (json_int_t)f->n_ignored_dropped);
 }
 
 static json_t *kv_json(const struct estimate *e)
@@ -71,16 +76,16 @@ static json_t *estimate_json(const struct inspect_model *m)
 	json_t *notes;
 	/* no plan: every figure null (unavailable, never 0) */
 	if (!m->plan_ok)
-		return json_pack("{s:s, s:n, s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:b, s:[]}", "provenance",
-				 "unavailable", "plan", "error", m->plan_err, "n_ctx", "weights_gpu_bytes",
+		return json_pack("{s:s, s:b, s:n, s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:b, s:[]}", "provenance",
+				 "unavailable", "from_incomplete_file", m->info.incomplete, "plan", "error", m->plan_err, "n_ctx", "weights_gpu_bytes",
 				 "weights_host_bytes", "kv", "recurrent_bytes", "output_bytes", "gpu_total_bytes",
 				 "host_total_bytes", "refused", false, "notes");
 	notes = json_array();
 	for (size_t i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
-	return json_pack("{s:s, s:o, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
+	return json_pack("{s:s, s:b, s:o, s:o, s:i, s:i, s:b, s:i, s:i, s:i, s:b, s:o, s:o, s:b, s:o, s:o, s:o, s:o, "
 			 "s:i, s:o, s:o, s:o, s:o, s:n, s:b, s:o}",
-			 "provenance", "estimated", "n_ctx", bytes(e->n_ctx),
+			 "provenance", "estimated", "from_incomplete_file", e->missing_bytes > 0, "n_ctx", bytes(e->n_ctx),
 			 "n_ctx_clamped_from", e->ctx_clamped_from ? bytes(e->ctx_clamped_from) : json_null(),
 			 "n_seq", (int)e->n_seq,
 			 "n_stream", (int)e->n_stream, "kv_unified", e->unified, "n_ubatch", (int)e->n_ubatch,

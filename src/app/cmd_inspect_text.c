@@ -6,6 +6,7 @@
 #include "core/format.h"
 #include "core/util.h"
 #include "llm/ggml_types.h"
+#include "views/ident_text.h"
 
 #define MIB_BUF 32
 /* Room for an escaped header string or path (see fmt_safe). */
@@ -61,6 +62,9 @@ static void print_identity(FILE *out, const struct inspect_model *m)
 		fprintf(out, "%llu (%llu used)", (unsigned long long)i->n_expert, (unsigned long long)i->n_expert_used);
 	fprintf(out, "\n  file size     %s (GGUF v%u, header %s)\n", m->h->file_size ? mib(f, m->h->file_size) : "N/A",
 		m->h->version, mib(a, m->h->infos_end));
+	if (i->incomplete)
+		fprintf(out, "  incomplete    yes: %s; llama.cpp refuses to load it\n",
+			ident_text_incomplete(i, s, sizeof s));
 }
 
 /* "q8_0": cache types as llama.cpp's flags spell them */
@@ -74,13 +78,41 @@ static const char *lower_type(char *buf, size_t n, uint32_t type)
 	return buf;
 }
 
+/* "--metrics, --host 0.0.0.0 (does not change memory); -t 8 (not read by the
+ * plan)": the flags the plan left out, grouped by why, in command-line order. */
+static void print_ignored(FILE *out, const struct llama_flags *f)
+{
+	char a[SAFE_N], b[SAFE_N];
+	bool done[LLAMA_FLAGS_MAX_IGNORED] = {false};
+	if (!f->n_ignored)
+		return;
+	fprintf(out, "  ignored       ");
+	for (size_t i = 0; i < f->n_ignored; i++) {
+		if (done[i])
+			continue;
+		for (size_t k = i, n = 0; k < f->n_ignored; k++) {
+			const struct llama_ignored *g = &f->ignored[k];
+			if (done[k] || g->why != f->ignored[i].why)
+				continue;
+			done[k] = true;
+			fprintf(out, "%s%s%s%s", n++ ? ", " : i ? "; " : "", fmt_safe(a, sizeof a, g->flag), g->value ? " " : "",
+				g->value ? fmt_safe(b, sizeof b, g->value) : "");
+		}
+		fprintf(out, " (%s)", f->ignored[i].why);
+	}
+	if (f->n_ignored_dropped)
+		fprintf(out, "; %zu more", f->n_ignored_dropped);
+	fputc('\n', out);
+}
+
 static void print_launch(FILE *out, const struct inspect_model *m)
 {
 	char tk[16], tv[16];
 	const struct estimate *e = &m->est;
 	const struct llama_flags *f = m->flags;
 	char defaults[256];
-	fprintf(out, "\nPlan (estimated from the header with llama.cpp's rules)\n");
+	fprintf(out, "\nPlan (estimated from the header with llama.cpp's rules%s)\n",
+		e->missing_bytes ? "; from an INCOMPLETE file" : "");
 	fprintf(out, "  launch        -c %llu -ngl %u -np %u%s -ctk %s -ctv %s -fa %s -ub %u%s%s\n",
 		(unsigned long long)e->n_ctx, (unsigned)(e->gpu_layers + e->output_on_gpu), e->n_seq,
 		e->unified ? " (unified cache)" : " (one cache per slot)", lower_type(tk, sizeof tk, e->type_k),
@@ -91,6 +123,7 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	if (defaults[0])
 		fprintf(out, "  defaults      assumed llama-server's: %s\n", defaults);
+	print_ignored(out, f);
 	/* common/fit.cpp:307-375: --fit is on by default */
 	if (f->defaulted & (LF_DEF_CTX | LF_DEF_NGL))
 		fprintf(out, "  --fit         llama-server's default --fit may lower an unset -c (to 4096 at least) "

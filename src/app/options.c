@@ -7,8 +7,8 @@
 
 static const char usage_text[] =
 	"Usage: gputaskman [OPTIONS]\n"
-	"       gputaskman inspect MODEL.gguf [-c N] [-ngl N] [-ctk T] [-ctv T] [-fa on|off] [-np N]\n"
-	"                          [-kvu] [-ub N] [--swa-full] [--json]\n"
+	"       gputaskman inspect MODEL.gguf [LLAMA-SERVER FLAGS...] [--json]\n"
+	"       gputaskman inspect [--json] -- llama-server -m MODEL.gguf [FLAGS...]\n"
 	"       gputaskman inspect PID [--json] [--no-probe]\n"
 	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
 	"\n"
@@ -50,6 +50,8 @@ static const char usage_text[] =
 	"  gputaskman --once --gpu 0        one snapshot of GPU 0\n"
 	"  gputaskman --json > before.json  machine-readable snapshot\n"
 	"  gputaskman inspect ~/models/qwen3-8b-q4_k_m.gguf -c 32768\n"
+	"  gputaskman inspect -- llama-server -m q.gguf -c 8192 -np 4 --metrics\n"
+	"                                   a whole llama-server command line (inspect --help)\n"
 	"  gputaskman inspect 4242          everything known about process 4242\n"
 	"  gputaskman diff before.json after.json\n"
 	"\n"

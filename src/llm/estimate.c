@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/format.h"
 #include "llm/arch.h"
 #include "llm/estimate_internal.h"
 
@@ -61,9 +62,16 @@ bool estimate_plan(const struct gguf_header *h, const struct llama_flags *f, str
 		   size_t errlen)
 {
 	struct arch_model m;
+	char mb[32];
 	memset(e, 0, sizeof *e);
 	if (!arch_model_load(h, &m, err, errlen))
 		return false;
+	/* a partial download still has a plan: the header is whole; first of the
+	 * notes, so it is never the one dropped */
+	e->missing_bytes = gguf_missing_bytes(h);
+	if (e->missing_bytes)
+		estimate_note(e, "planned from an incomplete file (%s of tensor data missing): "
+			      "llama.cpp refuses to load it until it is complete", fmt_mib(mb, sizeof mb, e->missing_bytes));
 	e->n_layer = m.n_layer;
 	resolve_offload(f, e);
 	estimate_weights(h, f, e);

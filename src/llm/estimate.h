@@ -67,6 +67,7 @@ struct estimate {
 	uint64_t host_total;     /* weights_host + kv_host + rs_host + output_bytes */
 
 	bool refused;            /* llama.cpp would refuse this configuration */
+	uint64_t missing_bytes;  /* planned from an incomplete file: its tensor data missing (else 0) */
 #define ESTIMATE_ABSURD_BYTES (1ull << 60) /* a plan at or beyond this is refused as overflowed */
 	char notes[ESTIMATE_MAX_NOTES][160];
 	size_t n_notes;

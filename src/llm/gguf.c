@@ -409,6 +409,12 @@ static bool read_preamble(struct rd *r, struct gguf_header *h)
 	r->pos = 4;
 	if (!rd_u32(r, &h->version))
 		return false;
+	/* GGUF numbers its versions from 1 (ggml docs/gguf.md: v1, v2 64-bit
+	 * counts, v3 big-endian files); llama.cpp rejects 0 as a bad version
+	 * before its byte-order check, which a 0 would otherwise pass */
+	if (h->version == 0)
+		return fail(r, GGUF_ERR_VERSION, "GGUF version 0 is not a valid version (GGUF versions start at 1; "
+			    "the file is damaged or not a model)");
 	/* a byte-swapped file has the version in the high half (gguf.cpp:497) */
 	if ((h->version & 0xFFFFu) == 0)
 		return fail(r, GGUF_ERR_BIG_ENDIAN, "big-endian (byte-swapped) GGUF v%u is not supported",

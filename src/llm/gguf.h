@@ -26,7 +26,7 @@ enum gguf_status {
 	GGUF_OK = 0,
 	GGUF_ERR_TRUNCATED,   /* the buffer/file ends inside the header */
 	GGUF_ERR_MAGIC,       /* not a GGUF file */
-	GGUF_ERR_VERSION,     /* v1 or unknown version */
+	GGUF_ERR_VERSION,     /* v0 (invalid), v1 (dropped) or unknown version */
 	GGUF_ERR_BIG_ENDIAN,  /* byte-swapped file: unsupported */
 	GGUF_ERR_LIMIT,       /* a count, length or size beyond our limits */
 	GGUF_ERR_FORMAT,      /* malformed (bad type id, nested array, bad dims ...) */
@@ -143,5 +143,15 @@ const char *gguf_get_str(const struct gguf_header *h, const char *key);
  * scalar (per-layer keys such as head_count_kv may be either). */
 bool gguf_kv_elem_u64(const struct gguf_kv *kv, uint64_t idx, uint64_t *out);
 const struct gguf_tensor *gguf_find_tensor(const struct gguf_header *h, const char *name);
+
+/* Where the file must end to hold every tensor: data_offset + data_bytes
+ * (the end of the tensor infos when there are no tensors). */
+uint64_t gguf_data_end(const struct gguf_header *h);
+/* Bytes of tensor data past the end of the file (a half-downloaded model):
+ * llama.cpp refuses such a file ("tensor '%s' data is not within the file
+ * bounds, model is corrupted or incomplete", llama-model-loader.h,
+ * llama_tensor_weight). 0 when complete, or when the header was parsed from
+ * a buffer (file_size 0: the file's length is unknown). */
+uint64_t gguf_missing_bytes(const struct gguf_header *h);
 
 #endif

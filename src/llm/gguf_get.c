@@ -106,3 +106,15 @@ const struct gguf_tensor *gguf_find_tensor(const struct gguf_header *h, const ch
 			return &h->tensors[i];
 	return NULL;
 }
+
+uint64_t gguf_data_end(const struct gguf_header *h)
+{
+	/* data_offset is within the header limit and data_bytes below INT64_MAX */
+	return h->n_tensors ? h->data_offset + h->data_bytes : h->infos_end;
+}
+
+uint64_t gguf_missing_bytes(const struct gguf_header *h)
+{
+	uint64_t end = gguf_data_end(h);
+	return h->file_size && end > h->file_size ? end - h->file_size : 0;
+}

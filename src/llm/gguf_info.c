@@ -180,6 +180,9 @@ void gguf_model_info_get(const struct gguf_header *h, const char *path, const ch
 	snprintf(m->arch, sizeof m->arch, "%s", h->arch);
 	snprintf(m->name, sizeof m->name, "%s", name ? name : "");
 	m->file_size = h->file_size;
+	m->data_end = gguf_data_end(h);
+	m->missing_bytes = gguf_missing_bytes(h);
+	m->incomplete = m->missing_bytes > 0;
 	type_mix(h, m);
 	quantization(h, m);
 	m->n_layer = arch_max(h, "block_count");

@@ -34,6 +34,9 @@ struct gguf_model_info {
 	char name[128];              /* general.name or "" */
 	uint64_t n_params;           /* sum of tensor elements */
 	uint64_t file_size;          /* 0 when parsed from a buffer */
+	uint64_t data_end;           /* the size the header says the file has */
+	uint64_t missing_bytes;      /* tensor data past the end of the file (gguf_missing_bytes) */
+	bool incomplete;             /* missing_bytes > 0: a partial download; llama.cpp refuses it */
 	uint64_t tensor_bytes;       /* sum of tensor nbytes */
 	bool has_ftype;
 	uint32_t ftype;              /* general.file_type as stored */

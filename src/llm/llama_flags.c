@@ -11,43 +11,78 @@
 #include "llm/ggml_types.h"
 
 enum flag_id {
-	F_CTX, F_NGL, F_CTK, F_CTV, F_FA, F_NP, F_KVU, F_BATCH, F_UBATCH, F_SWA_FULL, F_OT,
-	F_CPU_MOE, F_NCMOE, F_NO_MMAP, F_MODEL, F_DRAFT, F_MMPROJ, F_LORA, F_HF, F_LOG_FILE,
-	F_PORT, F_HOST, F_ALIAS, F_NKVO,
+	F_CTX, F_NGL, F_CTK, F_CTV, F_FA, F_NP, F_KVU, F_NO_KVU, F_BATCH, F_UBATCH, F_SWA_FULL, F_OT,
+	F_CPU_MOE, F_NCMOE, F_NO_MMAP, F_MMAP, F_MODEL, F_DRAFT, F_MMPROJ, F_LORA, F_HF, F_LOG_FILE,
+	F_PORT, F_HOST, F_ALIAS, F_NKVO, F_KVO, F_OTHER,
 };
+
+/* What the memory plan makes of a known option. */
+enum flag_plan { P_USED, P_NONE, P_UNESTIMATED };
 
 struct flag_def {
 	const char *names[4];
 	enum flag_id id;
 	bool takes_value;
+	enum flag_plan plan;
 };
+
+static const char why_none[] = "does not change memory";
+static const char why_unestimated[] = "changes memory; not estimated";
+static const char why_unknown[] = "not read by the plan";
+static const char why_nokvu_auto[] = "no effect: with an automatic -np llama-server uses a unified cache";
 
 /* Option spellings from common/arg.cpp. */
 static const struct flag_def flag_defs[] = {
-	{{"-c", "--ctx-size"}, F_CTX, true},
-	{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, F_NGL, true},
-	{{"-ctk", "--cache-type-k"}, F_CTK, true},
-	{{"-ctv", "--cache-type-v"}, F_CTV, true},
-	{{"-fa", "--flash-attn"}, F_FA, true},
-	{{"-np", "--parallel"}, F_NP, true},
-	{{"-kvu", "--kv-unified"}, F_KVU, false},
-	{{"-b", "--batch-size"}, F_BATCH, true},
-	{{"-ub", "--ubatch-size"}, F_UBATCH, true},
-	{{"--swa-full"}, F_SWA_FULL, false},
-	{{"-ot", "--override-tensor"}, F_OT, true},
-	{{"-cmoe", "--cpu-moe"}, F_CPU_MOE, false},
-	{{"-ncmoe", "--n-cpu-moe"}, F_NCMOE, true},
-	{{"--no-mmap"}, F_NO_MMAP, false},
-	{{"-nkvo", "--no-kv-offload"}, F_NKVO, false},
-	{{"-m", "--model"}, F_MODEL, true},
-	{{"-md", "--model-draft"}, F_DRAFT, true},
-	{{"--mmproj"}, F_MMPROJ, true},
-	{{"--lora"}, F_LORA, true},
-	{{"-hf", "-hfr", "--hf-repo"}, F_HF, true},
-	{{"--log-file"}, F_LOG_FILE, true},
-	{{"--port"}, F_PORT, true},
-	{{"--host"}, F_HOST, true},
-	{{"-a", "--alias"}, F_ALIAS, true},
+	{{"-c", "--ctx-size"}, F_CTX, true, P_USED},
+	{{"-ngl", "--n-gpu-layers", "--gpu-layers"}, F_NGL, true, P_USED},
+	{{"-ctk", "--cache-type-k"}, F_CTK, true, P_USED},
+	{{"-ctv", "--cache-type-v"}, F_CTV, true, P_USED},
+	{{"-fa", "--flash-attn"}, F_FA, true, P_USED},
+	{{"-np", "--parallel"}, F_NP, true, P_USED},
+	{{"-kvu", "--kv-unified"}, F_KVU, false, P_USED},
+	{{"-no-kvu", "--no-kv-unified"}, F_NO_KVU, false, P_USED},
+	{{"-b", "--batch-size"}, F_BATCH, true, P_USED},
+	{{"-ub", "--ubatch-size"}, F_UBATCH, true, P_USED},
+	{{"--swa-full"}, F_SWA_FULL, false, P_USED},
+	{{"-ot", "--override-tensor"}, F_OT, true, P_USED},
+	{{"-cmoe", "--cpu-moe"}, F_CPU_MOE, false, P_USED},
+	{{"-ncmoe", "--n-cpu-moe"}, F_NCMOE, true, P_USED},
+	{{"--no-mmap"}, F_NO_MMAP, false, P_USED},
+	{{"--mmap"}, F_MMAP, false, P_USED},
+	{{"-nkvo", "--no-kv-offload"}, F_NKVO, false, P_USED},
+	{{"-kvo", "--kv-offload"}, F_KVO, false, P_USED},
+	{{"-m", "--model"}, F_MODEL, true, P_USED},
+	{{"-md", "--model-draft"}, F_DRAFT, true, P_UNESTIMATED},
+	{{"--mmproj"}, F_MMPROJ, true, P_UNESTIMATED},
+	{{"--lora"}, F_LORA, true, P_UNESTIMATED},
+	{{"-hf", "-hfr", "--hf-repo"}, F_HF, true, P_UNESTIMATED},
+	{{"--log-file"}, F_LOG_FILE, true, P_NONE},
+	{{"--port"}, F_PORT, true, P_NONE},
+	{{"--host"}, F_HOST, true, P_NONE},
+	{{"-a", "--alias"}, F_ALIAS, true, P_NONE},
+	/* placement across devices, --fit's choices and a draft model's own
+	 * context: they change memory, the plan does not model them */
+	{{"-ts", "--tensor-split"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-sm", "--split-mode"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-mg", "--main-gpu"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-dev", "--device"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-fit", "--fit"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-cd", "--ctx-size-draft"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-ngld", "--gpu-layers-draft", "--n-gpu-layers-draft"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-ctkd", "--cache-type-k-draft"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-ctvd", "--cache-type-v-draft"}, F_OTHER, true, P_UNESTIMATED},
+	{{"-devd", "--device-draft"}, F_OTHER, true, P_UNESTIMATED},
+};
+
+/* llama-server switches (no value) that leave memory alone, so that the word
+ * after one is never taken for its value (common/arg.cpp, tools/server). */
+static const char *const plain_switches[] = {
+	"--metrics", "--slots", "--no-slots", "--props", "--jinja", "--no-jinja", "--webui", "--no-webui",
+	"-cb", "--cont-batching", "-nocb", "--no-cont-batching", "--mlock", "-v", "--verbose", "--log-verbose",
+	"--log-disable", "--log-timestamps", "--log-prefix", "--embedding", "--embeddings", "--reranking",
+	"--rerank", "--no-warmup", "--check-tensors", "--offline", "-e", "--escape", "--no-escape",
+	"--context-shift", "--no-context-shift", "-sp", "--special", "--verbose-prompt", "--no-perf",
+	"--no-op-offload", "--no-prefill-assistant", "--cache-idle-slots",
 };
 
 void llama_flags_init(struct llama_flags *f)
@@ -122,19 +157,29 @@ static bool parse_ngl(struct llama_flags *f, const char *v)
 	return true;
 }
 
+/* -fa on|off|auto (common/arg.cpp), and the spellings older builds took */
+static const struct { const char *s; enum llama_fa fa; } fa_values[] = {
+	{"on", LLAMA_FA_ON}, {"1", LLAMA_FA_ON}, {"true", LLAMA_FA_ON}, {"enabled", LLAMA_FA_ON},
+	{"off", LLAMA_FA_OFF}, {"0", LLAMA_FA_OFF}, {"false", LLAMA_FA_OFF},
+	{"disabled", LLAMA_FA_OFF}, {"auto", LLAMA_FA_AUTO}, {"-1", LLAMA_FA_AUTO},
+};
+
+/* The fa_values index of v, or -1. */
+static int fa_value_index(const char *v)
+{
+	for (size_t i = 0; i < ARRAY_LEN(fa_values); i++)
+		if (strcasecmp(v, fa_values[i].s) == 0)
+			return (int)i;
+	return -1;
+}
+
 static bool parse_fa(struct llama_flags *f, const char *v)
 {
-	static const struct { const char *s; enum llama_fa fa; } fa_values[] = {
-		{"on", LLAMA_FA_ON}, {"1", LLAMA_FA_ON}, {"true", LLAMA_FA_ON}, {"enabled", LLAMA_FA_ON},
-		{"off", LLAMA_FA_OFF}, {"0", LLAMA_FA_OFF}, {"false", LLAMA_FA_OFF},
-		{"disabled", LLAMA_FA_OFF}, {"auto", LLAMA_FA_AUTO}, {"-1", LLAMA_FA_AUTO},
-	};
-	for (size_t i = 0; i < ARRAY_LEN(fa_values); i++)
-		if (strcasecmp(v, fa_values[i].s) == 0) {
-			f->flash_attn = fa_values[i].fa;
-			return true;
-		}
-	return bad(f, "-fa", v);
+	int i = fa_value_index(v);
+	if (i < 0)
+		return bad(f, "-fa", v);
+	f->flash_attn = fa_values[i].fa;
+	return true;
 }
 
 /* KV cache types llama.cpp accepts (common/arg.cpp:302-312). */
@@ -215,13 +260,94 @@ static bool apply_value(struct llama_flags *f, enum flag_id id, const char *opt,
 static void apply_switch(struct llama_flags *f, enum flag_id id)
 {
 	switch (id) {
-	case F_KVU: f->kv_unified = true; break;
 	case F_SWA_FULL: f->swa_full = true; break;
 	case F_CPU_MOE: f->cpu_moe = true; break;
 	case F_NO_MMAP: f->no_mmap = true; break;
+	case F_MMAP: f->no_mmap = false; break;
 	case F_NKVO: f->no_kv_offload = true; break;
+	case F_KVO: f->no_kv_offload = false; break;
 	case F_FA: f->flash_attn = LLAMA_FA_ON; f->defaulted &= ~(unsigned)LF_DEF_FA; break;
-	default: break;
+	default: break; /* -kvu / -no-kvu: resolved after the whole line (kv_layout) */
+	}
+}
+
+static void add_ignored(struct llama_flags *f, const char *flag, size_t len, const char *value, const char *why)
+{
+	if (f->n_ignored >= LLAMA_FLAGS_MAX_IGNORED) {
+		f->n_ignored_dropped++;
+		return;
+	}
+	struct llama_ignored *g = &f->ignored[f->n_ignored++];
+	g->flag = xstrndup(flag, len);
+	g->value = value ? xstrdup(value) : NULL;
+	g->why = why;
+}
+
+static void add_positional(struct llama_flags *f, const char *word)
+{
+	if (f->n_positional >= LLAMA_FLAGS_MAX_POSITIONAL) {
+		f->n_positional_dropped++;
+		return;
+	}
+	f->positional[f->n_positional++] = xstrdup(word);
+}
+
+static bool is_number(const char *s)
+{
+	char *end;
+	errno = 0;
+	(void)strtod(s, &end);
+	return end != s && *end == '\0';
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcasecmp(s + n - k, suffix) == 0;
+}
+
+/* An option word: "-x" or "--xyz", but not "-" or a negative number. */
+static bool is_option(const char *w)
+{
+	return w[0] == '-' && w[1] && !is_number(w);
+}
+
+static bool is_plain_switch(const char *arg, size_t len)
+{
+	for (size_t i = 0; i < ARRAY_LEN(plain_switches); i++)
+		if (strlen(plain_switches[i]) == len && strncmp(plain_switches[i], arg, len) == 0)
+			return true;
+	return false;
+}
+
+/* An option this parser does not know: its "=value", else the next word
+ * unless that is an option or (GGUF_OPERAND) a model file. Returns the words
+ * it used beyond its own. */
+static int take_unknown(struct llama_flags *f, const char *arg, size_t len, const char *eq, const char *next,
+			unsigned opts)
+{
+	bool sw = is_plain_switch(arg, len);
+	const char *v = eq ? eq + 1 : NULL;
+	int used = 0;
+	if (!eq && !sw && next && !is_option(next) && !((opts & LF_PARSE_GGUF_OPERAND) && ends_with(next, ".gguf"))) {
+		v = next;
+		used = 1;
+	}
+	add_ignored(f, arg, len, v, sw ? why_none : why_unknown);
+	return used;
+}
+
+/* -kvu / -no-kvu (the last one given wins) against -np: an automatic -np
+ * means 4 slots on a unified cache whatever they say (server.cpp:146-151);
+ * an explicit -np N without -kvu gives N separate streams (llm-memory §3). */
+static void kv_layout(struct llama_flags *f, int kvu, const char *no_kvu_arg)
+{
+	if (f->n_parallel < 0) {
+		f->kv_unified = true;
+		if (kvu < 0)
+			add_ignored(f, no_kvu_arg, strlen(no_kvu_arg), NULL, why_nokvu_auto);
+	} else {
+		f->kv_unified = kvu > 0;
 	}
 }
 
@@ -235,24 +361,38 @@ static const struct flag_def *find_flag(const char *arg, size_t len)
 	return NULL;
 }
 
-bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first)
+bool llama_flags_parse_opts(struct llama_flags *f, int argc, char *const *argv, int first, unsigned opts)
 {
-	bool kvu_seen = false;
+	int kvu = 0; /* +1 -kvu, -1 -no-kvu, 0 neither */
+	const char *no_kvu_arg = NULL;
 	for (int i = first; i < argc; i++) {
 		const char *arg = argv[i];
-		const char *eq = arg[0] == '-' ? strchr(arg, '=') : NULL;
-		const struct flag_def *d = find_flag(arg, eq ? (size_t)(eq - arg) : strlen(arg));
-		if (!d)
-			continue;
-		if (d->id == F_KVU)
-			kvu_seen = true;
-		if (!d->takes_value) {
-			apply_switch(f, d->id);
+		const char *eq = is_option(arg) ? strchr(arg, '=') : NULL;
+		size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		const struct flag_def *d = is_option(arg) ? find_flag(arg, len) : NULL;
+		if (!is_option(arg)) {
+			add_positional(f, arg);
 			continue;
 		}
-		const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
-		/* a bare -fa (older builds: a switch) means on */
-		if (d->id == F_FA && !eq && (!v || (v[0] == '-' && strcmp(v, "-1") != 0))) {
+		if (!d) {
+			i += take_unknown(f, arg, len, eq, next, opts);
+			continue;
+		}
+		if (d->id == F_KVU || d->id == F_NO_KVU) {
+			kvu = d->id == F_KVU ? 1 : -1;
+			no_kvu_arg = arg;
+		}
+		if (!d->takes_value) {
+			apply_switch(f, d->id);
+			if (d->plan != P_USED)
+				add_ignored(f, arg, len, NULL, d->plan == P_NONE ? why_none : why_unestimated);
+			continue;
+		}
+		const char *v = eq ? eq + 1 : next;
+		/* a bare -fa (older builds: a switch) means on: followed by nothing,
+		 * by an option or by the model file rather than by on/off/auto */
+		if (d->id == F_FA && !eq && (!v || (fa_value_index(v) < 0 && (is_option(v) || ends_with(v, ".gguf"))))) {
 			apply_switch(f, F_FA);
 			continue;
 		}
@@ -263,19 +403,16 @@ bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int f
 		if (!eq)
 			i++;
 		apply_value(f, d->id, arg, v);
+		if (d->plan != P_USED)
+			add_ignored(f, arg, len, v, d->plan == P_NONE ? why_none : why_unestimated);
 	}
-	/* an explicit -np N without -kvu gives N separate streams (llm-memory §3) */
-	if (!(f->defaulted & LF_DEF_NP) && !kvu_seen)
-		f->kv_unified = f->n_parallel < 0;
+	kv_layout(f, kvu, no_kvu_arg);
 	return f->error[0] == '\0';
 }
 
-bool llama_flags_known(const char *arg, bool *takes_value)
+bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first)
 {
-	const char *eq = arg[0] == '-' ? strchr(arg, '=') : NULL;
-	const struct flag_def *d = find_flag(arg, eq ? (size_t)(eq - arg) : strlen(arg));
-	*takes_value = d && d->takes_value && !eq;
-	return d != NULL;
+	return llama_flags_parse_opts(f, argc, argv, first, 0);
 }
 
 static char *copy_str(const char *s)
@@ -292,6 +429,12 @@ void llama_flags_copy(struct llama_flags *dst, const struct llama_flags *src)
 	}
 	for (size_t i = 0; i < src->n_lora; i++)
 		dst->lora[i] = copy_str(src->lora[i]);
+	for (size_t i = 0; i < src->n_ignored; i++) {
+		dst->ignored[i].flag = copy_str(src->ignored[i].flag);
+		dst->ignored[i].value = copy_str(src->ignored[i].value);
+	}
+	for (size_t i = 0; i < src->n_positional; i++)
+		dst->positional[i] = copy_str(src->positional[i]);
 	dst->model = copy_str(src->model);
 	dst->model_draft = copy_str(src->model_draft);
 	dst->mmproj = copy_str(src->mmproj);
@@ -309,6 +452,12 @@ void llama_flags_free(struct llama_flags *f)
 	}
 	for (size_t i = 0; i < f->n_lora; i++)
 		free(f->lora[i]);
+	for (size_t i = 0; i < f->n_ignored; i++) {
+		free(f->ignored[i].flag);
+		free(f->ignored[i].value);
+	}
+	for (size_t i = 0; i < f->n_positional; i++)
+		free(f->positional[i]);
 	free(f->model);
 	free(f->model_draft);
 	free(f->mmproj);

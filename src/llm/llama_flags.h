@@ -24,6 +24,15 @@ enum {
 
 #define LLAMA_FLAGS_MAX_OT 64
 #define LLAMA_FLAGS_MAX_LORA 16
+#define LLAMA_FLAGS_MAX_IGNORED 48
+#define LLAMA_FLAGS_MAX_POSITIONAL 4
+
+/* An option the memory plan does not use, as given, and why (a static string). */
+struct llama_ignored {
+	char *flag;     /* "--host", "--alias" (without "=value") */
+	char *value;    /* its value, or NULL for a switch */
+	const char *why;
+};
 
 struct llama_override {
 	char *pattern;  /* regex (ECMAScript in llama.cpp; compiled as POSIX ERE here) */
@@ -47,23 +56,32 @@ struct llama_flags {
 	char *lora[LLAMA_FLAGS_MAX_LORA];
 	size_t n_lora;
 	int32_t port;           /* -1 = default (8080) */
+	/* options the plan does not use, in command-line order (n_ignored_dropped
+	 * past the limit), and words that are neither an option nor its value
+	 * (llama-server takes none; `inspect MODEL.gguf` takes its model so) */
+	struct llama_ignored ignored[LLAMA_FLAGS_MAX_IGNORED];
+	size_t n_ignored, n_ignored_dropped;
+	char *positional[LLAMA_FLAGS_MAX_POSITIONAL];
+	size_t n_positional, n_positional_dropped;
 	uint32_t defaulted;     /* LF_DEF_* */
 	char error[160];        /* first bad value seen ("" when none); parsing goes on */
 };
 
 /* Sets llama-server's defaults (everything marked defaulted). */
 void llama_flags_init(struct llama_flags *f);
-/* Parses argv[first..argc) into f (which must be initialised); unknown
- * options are ignored. Both "-c 4096" and "--ctx-size=4096" forms. Returns
- * false when a value was invalid (f->error says which); f stays usable. */
+/* Parses argv[first..argc) into f (which must be initialised), as llama-server
+ * reads its command line: both "-c 4096" and "--ctx-size=4096" forms; options
+ * the plan does not use are listed in f->ignored. An option this parser does
+ * not know takes the next word as its value unless that word is an option
+ * (a negative number is a value) or, with LF_PARSE_GGUF_OPERAND, ends in
+ * ".gguf" (then it is positional: the model of `inspect MODEL.gguf --jinja`).
+ * Returns false when a value was invalid (f->error says which); f stays usable. */
 bool llama_flags_parse(struct llama_flags *f, int argc, char *const *argv, int first);
+#define LF_PARSE_GGUF_OPERAND 1u
+bool llama_flags_parse_opts(struct llama_flags *f, int argc, char *const *argv, int first, unsigned opts);
 void llama_flags_free(struct llama_flags *f);
 /* A deep copy of src into dst (dst's old contents are not freed). */
 void llama_flags_copy(struct llama_flags *dst, const struct llama_flags *src);
-/* Whether arg ("-c", "--ctx-size=4096") is an option this parser knows;
- * *takes_value says whether it consumes the next argument (false for the
- * "=value" form and for switches). */
-bool llama_flags_known(const char *arg, bool *takes_value);
 /* "-c (trained context), -ngl (all layers), ..." list of the defaulted flags. */
 void llama_flags_describe_defaults(const struct llama_flags *f, char *out, size_t n);
 

@@ -46,6 +46,10 @@ json_t *ident_json_gguf_info(const struct gguf_model_info *m)
 	json_put(j, "heads_kv", json_count(m->n_head_kv));
 	json_put(j, "experts", json_count(m->n_expert));
 	json_put(j, "experts_used", json_count(m->n_expert_used));
+	/* a partial download (gguf_missing_bytes): null when the file's length is unknown */
+	json_put(j, "incomplete", json_boolean(m->incomplete));
+	json_put(j, "missing_bytes", m->file_size ? json_integer((json_int_t)(m->missing_bytes > INT64_MAX ? INT64_MAX : m->missing_bytes)) : json_null());
+	json_put(j, "expected_size_bytes", json_count(m->data_end));
 	return j;
 }
 

@@ -90,6 +90,24 @@ char *ident_text_gguf_summary(const struct gguf_model_info *m, char *buf, size_t
 		snprintf(num, sizeof num, "%llu", (unsigned long long)m->n_ctx_train);
 		cat(buf, n, &len, ", trained ctx %s", num);
 	}
+	if (m->incomplete) {
+		char inc[160];
+		cat(buf, n, &len, ", incomplete file: %s", ident_text_incomplete(m, inc, sizeof inc));
+	}
+	return buf;
+}
+
+char *ident_text_incomplete(const struct gguf_model_info *m, char *buf, size_t n)
+{
+	char miss[32], need[32], have[32];
+	if (!m->incomplete) {
+		if (n)
+			buf[0] = '\0';
+		return buf;
+	}
+	snprintf(buf, n, "%s of tensor data missing (the header needs %s, the file has %s)",
+		 fmt_mib(miss, sizeof miss, m->missing_bytes), fmt_mib(need, sizeof need, m->data_end),
+		 fmt_mib(have, sizeof have, m->file_size));
 	return buf;
 }
 

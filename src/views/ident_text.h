@@ -19,5 +19,8 @@ char *ident_text_model(const struct gtm_ident *id, char *buf, size_t n);
 char *ident_text_evidence(const struct ident_model *m, char *buf, size_t n);
 /* "qwen3 LLM, 0.6B params, Q8_0, 28 layers, ctx 40960" from a model's header. */
 char *ident_text_gguf_summary(const struct gguf_model_info *info, char *buf, size_t n);
+/* "1.50 MiB of tensor data missing (the header needs 8.00 MiB, the file has
+ * 6.50 MiB)" for a partial download; "" when the file is whole. */
+char *ident_text_incomplete(const struct gguf_model_info *info, char *buf, size_t n);
 
 #endif

@@ -75,8 +75,9 @@ char *tui_process_inside(const struct gtm_process *p, char *buf, size_t n)
 	}
 	if (p->ident->n_models > 0) {
 		m = &p->ident->models[0];
-		snprintf(buf, n, "%s%s%s%s", m->name ? m->name : (m->path ? path_base(m->path) : "model"),
+		snprintf(buf, n, "%s%s%s%s%s", m->name ? m->name : (m->path ? path_base(m->path) : "model"),
 			 m->have_info ? " " : "", m->have_info ? gguf_kind_text(m->info.kind) : "",
+			 m->have_info && m->info.incomplete ? " (incomplete file)" : "",
 			 ident_model_unproven(m) ? " (not proven loaded)" : "");
 		return buf;
 	}

@@ -11,6 +11,7 @@
 #include "explain/explain.h"
 #include "identify/ident.h"
 #include "views/explain_text.h"
+#include "views/ident_text.h"
 #include "views/tui/tui_layout.h"
 
 /* "12.00 GiB (measured)"; "N/A". */
@@ -99,6 +100,10 @@ static void add_model(struct tui_text *t, const struct ident_model *m)
 			     fmt_bytes(sz, sizeof sz, m->file_size));
 	else if (m->error)
 		tui_text_add(t, TUI_ST_DIM, 8, "  header: %s", m->error);
+	if (m->have_info && m->info.incomplete) {
+		char inc[160];
+		tui_text_add(t, TUI_ST_WARN, 8, "  incomplete file: %s; the plan is from its header", ident_text_incomplete(&m->info, inc, sizeof inc));
+	}
 	tui_text_add(t, TUI_ST_DIM, 8, "  evidence: %s", ev[0] ? ev : "none");
 	if (m->path)
 		tui_text_add(t, TUI_ST_DIM, 8, "  %s", m->path);

@@ -120,6 +120,50 @@ expect "-h prints usage" "gputaskman inspect PID [--json] [--no-probe]" "$t/help
 inspect noprobe "$q" -c 4096 --no-probe; check_rc "--no-probe accepted" 0 $?
 expect "--no-probe plans" "KV cache      448.00 MiB" "$t/noprobe"
 
+# A whole llama-server command line after --: the program name skipped, every memory flag
+# planned, the rest accepted and listed as ignored. -c 8192 -np 4 without -kvu: 4 streams.
+inspect line -- /opt/llama.cpp/bin/llama-server -m "$q" -c 8192 -np 4 --metrics --no-slots --host 0.0.0.0 \
+	--port=8080 --alias tiny -t 8 --jinja --temp -0.5 -md "$t/draft.gguf"; check_rc "command line after --" 0 $?
+expect "line: planned" "KV cache      896.00 MiB (estimated; 2048 cells x 4 streams" "$t/line"
+expect "line: ignored listed" "ignored       --metrics, --no-slots, --host 0.0.0.0, --port 8080, --alias tiny, --jinja (does not change memory); -t 8, --temp -0.5 (not read by the plan); -md $t/draft.gguf (changes memory; not estimated)" "$t/line"
+inspect linej --json -- llama-server --model="$q" --ctx-size 8192 --parallel=4 --kv-unified -t 8; check_rc "command line --json" 0 $?
+expect "line json: unified" '"n_stream": 1' "$t/linej"
+expect "line json: ignored flag" '"flag": "-t"' "$t/linej"
+expect "line json: ignored value" '"value": "8"' "$t/linej"
+expect "line json: ignored reason" '"reason": "not read by the plan"' "$t/linej"
+# -kvu then --no-kv-unified: the last wins; with an automatic -np it has no effect (listed)
+inspect nokvu "$q" -c 8192 -np 4 -kvu --no-kv-unified; expect "--no-kv-unified last wins" "2048 cells x 4 streams" "$t/nokvu"
+inspect nokvua "$q" -c 8192 -no-kvu; expect "-no-kvu with auto -np: unified" "8192 cells x 1 stream" "$t/nokvua"
+expect "-no-kvu with auto -np: said" "-no-kvu (no effect: with an automatic -np llama-server uses a unified cache)" "$t/nokvua"
+# cache types in any case, --flag=value, a bare -fa before the model, -m without --
+inspect upper "$q" -c 4096 -ctk Q8_0 --cache-type-v=Q8_0 --flash-attn=ON; expect "upper-case cache types" "KV cache      238.00 MiB" "$t/upper"
+inspect barefa -fa "$q" -c 4096 -ctv q8_0 -ctk q8_0; check_rc "bare -fa before the model" 0 $?
+expect "bare -fa is on" "-fa on" "$t/barefa"
+inspect dashm -m "$q" -c 4096 --frobnicate; check_rc "-m without --" 0 $?
+expect "-m without --: planned" "KV cache      448.00 MiB" "$t/dashm"
+expect "unknown flag accepted, listed" "--frobnicate (not read by the plan)" "$t/dashm"
+inspect jinja --jinja "$q" -c 4096; expect "a known switch before the model" "KV cache      448.00 MiB" "$t/jinja"
+inspect unk --some-switch "$q" -c 4096; expect "an unknown flag never takes the .gguf" "KV cache      448.00 MiB" "$t/unk"
+
+# A half-downloaded model: the header is whole, the tensor data ends past the end of the file.
+# 636290080 bytes cut to 300000000: 336290080 missing. The plan is still there, marked.
+cp --sparse=always "$q" "$t/partial.gguf" && truncate -s 300000000 "$t/partial.gguf"
+inspect partial "$t/partial.gguf" -c 4096; check_rc "partial file exits 0" 0 $?
+expect "partial: incomplete, bytes missing" "incomplete    yes: 320.71 MiB of tensor data missing (the header needs 606.81 MiB, the file has 286.10 MiB)" "$t/partial"
+expect "partial: plan marked" "Plan (estimated from the header with llama.cpp's rules; from an INCOMPLETE file)" "$t/partial"
+expect "partial: plan still shown" "KV cache      448.00 MiB (estimated" "$t/partial"
+expect "partial: note" "planned from an incomplete file (320.71 MiB of tensor data missing)" "$t/partial"
+inspect partialj "$t/partial.gguf" -c 4096 --json; check_rc "partial --json exits 0" 0 $?
+expect "partial json: incomplete" '"incomplete": true' "$t/partialj"
+expect "partial json: exact bytes missing" '"missing_bytes": 336290080' "$t/partialj"
+expect "partial json: expected size" '"expected_size_bytes": 636290080' "$t/partialj"
+expect "partial json: plan marked" '"from_incomplete_file": true' "$t/partialj"
+expect "whole json: complete" '"missing_bytes": 0' "$t/qj"
+expect "whole json: plan not marked" '"from_incomplete_file": false' "$t/qj"
+grep -q "incomplete    " "$t/q4k" && { echo "FAIL a whole file is reported incomplete"; fail=1; }
+# GGUF version 0 does not exist: said so, not mistaken for a byte-swapped file
+printf 'GGUF\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000' >"$t/v0.gguf"
+
 bad() { # name, expected stderr fragment, args...
 	name=$1; want=$2; shift 2
 	"$bin" inspect "$@" >"$t/bad" 2>"$t/bad.err"; rc=$?
@@ -130,9 +174,12 @@ bad() { # name, expected stderr fragment, args...
 }
 bad "missing file" "cannot stat" "$t/absent.gguf"
 bad "v1 file" "unsupported GGUF version 1" "$t/v1.gguf"
+bad "v0 file" "GGUF version 0 is not a valid version (GGUF versions start at 1" "$t/v0.gguf"
 bad "truncated file" "truncated" "$t/truncated.gguf"
 bad "not GGUF" "not a GGUF file" "$t/not-a-model.gguf"
-bad "unknown option" "unknown option --frobnicate" "$q" --frobnicate
+bad "model twice" "a model is given twice (as MODEL and as -m" "$q" -m "$t/other.gguf"
+bad "command line without a model" "no model file or PID given" -- llama-server -c 4096 --metrics
+bad "two models" "more than one model or PID given" "$q" "$g"
 bad "bad value" "invalid value 'abc' for -c" "$q" -c abc
 bad "no operand" "no model file or PID given"
 bad "-c above llama.cpp's int" "-c 2147483648 is above llama.cpp's limit of 2147483647" "$q" -c 2147483648

@@ -30,11 +30,16 @@ inspect() { # out-file, args...
 	"$bin" inspect "$@" >"$t/$out" 2>"$t/out.err"
 }
 
-(cd "$t" && exec "$standin" -m models/Qwen3-0.6B-Q8_0.gguf -md models/draft.gguf -c 4096 --ready "$t/ready") &
-pid=$!
-i=0
-while [ ! -e "$t/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-[ -e "$t/ready" ] || { echo "FAIL the stand-in did not start"; exit 1; }
+start_standin() { # stand-in arguments...; sets pid
+	rm -f "$t/ready"
+	(cd "$t" && exec "$standin" "$@" --ready "$t/ready") &
+	pid=$!
+	i=0
+	while [ ! -e "$t/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$t/ready" ] || { echo "FAIL the stand-in ($*) did not start"; exit 1; }
+}
+
+start_standin -m models/Qwen3-0.6B-Q8_0.gguf -md models/draft.gguf -c 4096
 
 inspect text "$pid"; check_rc "inspect PID" 0 $?
 expect "PID text: no GPU use" "no GPU use reported for this process" "$t/text"
@@ -52,4 +57,15 @@ inspect help "$pid" --help; check_rc "inspect PID --help" 0 $?
 expect "PID --help prints usage" "usage: gputaskman inspect" "$t/help"
 inspect help2 "$pid" -h; check_rc "inspect PID -h" 0 $?
 expect "PID -h prints usage" "gputaskman inspect PID [--json] [--no-probe]" "$t/help2"
+kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; pid=
+
+# A process holding a half-downloaded model: its model row says so, its plan is marked.
+cp --sparse=always "$t/models/Qwen3-0.6B-Q8_0.gguf" "$t/models/partial.gguf" && truncate -s 300000000 "$t/models/partial.gguf"
+start_standin -m models/partial.gguf -c 4096
+inspect ptext "$pid"; check_rc "inspect PID of a partial model" 0 $?
+expect "PID partial: model row" "incomplete file: 320.71 MiB of tensor data missing" "$t/ptext"
+expect "PID partial: plan marked" "from an INCOMPLETE file" "$t/ptext"
+inspect pjson "$pid" --json; check_rc "inspect PID --json of a partial model" 0 $?
+expect "PID partial json: incomplete" '"incomplete": true' "$t/pjson"
+expect "PID partial json: bytes missing" '"missing_bytes": 336290080' "$t/pjson"
 exit $fail

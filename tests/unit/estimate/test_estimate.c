@@ -463,6 +463,79 @@ static void test_flags(void **state)
 	llama_flags_free(&f);
 }
 
+/* A whole llama-server command line: the memory flags read, the rest listed
+ * as ignored with their values, bare words kept as positional. */
+static void test_flags_command_line(void **state)
+{
+	(void)state;
+	struct llama_flags f, c;
+	char *argv1[] = {"llama-server", "--metrics", "-t", "8", "--temp", "-0.5", "--host=0.0.0.0", "-np", "4",
+			 "-kvu", "--no-kv-unified", "--jinja", "-ctk", "Q4_0", "--cache-type-v", "BF16", "-md", "d.gguf",
+			 "-ts", "3,1", "--no-mmap", "--mmap", "-nkvo", "-kvo", "--weird", "--seed", "model.gguf"};
+	llama_flags_init(&f);
+	assert_true(llama_flags_parse(&f, ARRAY_LEN(argv1), argv1, 1));
+	assert_int_equal(f.type_k, GGML_T_Q4_0);
+	assert_int_equal(f.type_v, GGML_T_BF16);
+	assert_false(f.kv_unified); /* -no-kvu after -kvu: the last wins */
+	assert_false(f.no_mmap);
+	assert_false(f.no_kv_offload);
+	assert_int_equal(f.n_positional, 0); /* llama-server: "model.gguf" is --seed's value */
+	static const struct { const char *flag, *value, *why; } want[] = {
+		{"--metrics", NULL, "does not change memory"}, {"-t", "8", "not read by the plan"},
+		{"--temp", "-0.5", "not read by the plan"}, {"--host", "0.0.0.0", "does not change memory"},
+		{"--jinja", NULL, "does not change memory"}, {"-md", "d.gguf", "changes memory; not estimated"},
+		{"-ts", "3,1", "changes memory; not estimated"}, {"--weird", NULL, "not read by the plan"},
+		{"--seed", "model.gguf", "not read by the plan"},
+	};
+	assert_int_equal(f.n_ignored, ARRAY_LEN(want));
+	for (size_t i = 0; i < ARRAY_LEN(want); i++) {
+		assert_string_equal(f.ignored[i].flag, want[i].flag);
+		if (want[i].value)
+			assert_string_equal(f.ignored[i].value, want[i].value);
+		else
+			assert_null(f.ignored[i].value);
+		assert_string_equal(f.ignored[i].why, want[i].why);
+	}
+	llama_flags_copy(&c, &f); /* deep: both freed (ASan) */
+	llama_flags_free(&f);
+	assert_string_equal(c.ignored[1].value, "8");
+	llama_flags_free(&c);
+
+	/* inspect MODEL.gguf ...: an unknown option never takes the model; a bare
+	 * -fa before it is on; -no-kvu with an automatic -np has no effect */
+	char *argv2[] = {"--some-switch", "m.gguf", "-fa", "x.GGUF", "-no-kvu", "extra"};
+	llama_flags_init(&f);
+	assert_true(llama_flags_parse_opts(&f, ARRAY_LEN(argv2), argv2, 0, LF_PARSE_GGUF_OPERAND));
+	assert_int_equal(f.n_positional, 3);
+	assert_string_equal(f.positional[0], "m.gguf");
+	assert_string_equal(f.positional[1], "x.GGUF");
+	assert_string_equal(f.positional[2], "extra");
+	assert_int_equal(f.flash_attn, LLAMA_FA_ON);
+	assert_true(f.kv_unified);
+	assert_int_equal(f.n_ignored, 2);
+	assert_null(f.ignored[0].value);
+	assert_string_equal(f.ignored[1].flag, "-no-kvu");
+	assert_non_null(strstr(f.ignored[1].why, "automatic -np"));
+	llama_flags_free(&f);
+
+	/* -fa keeps taking a value that is not a model; a bad one is an error */
+	char *argv3[] = {"-fa", "AUTO", "--flash-attn", "sideways"};
+	llama_flags_init(&f);
+	assert_false(llama_flags_parse(&f, ARRAY_LEN(argv3), argv3, 0));
+	assert_non_null(strstr(f.error, "sideways"));
+	llama_flags_free(&f);
+
+	/* past the limit the ignored options are counted, not kept */
+	char *many[LLAMA_FLAGS_MAX_IGNORED + 3];
+	for (size_t i = 0; i < ARRAY_LEN(many); i++)
+		many[i] = "--metrics";
+	llama_flags_init(&f);
+	assert_true(llama_flags_parse(&f, ARRAY_LEN(many), many, 0));
+	assert_int_equal(f.n_ignored, LLAMA_FLAGS_MAX_IGNORED);
+	assert_int_equal(f.n_ignored_dropped, 3);
+	llama_flags_free(&f);
+}
+
 static void test_bad_model(void **state)
 {
 	(void)state;
@@ -750,6 +823,7 @@ int main(void)
 		cmocka_unit_test(test_recurrent_and_hybrid),
 		cmocka_unit_test(test_encoder_mla_and_patterns),
 		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_flags_command_line),
 		cmocka_unit_test(test_bad_model),
 		cmocka_unit_test(test_hostile_shapes_saturate),
 		cmocka_unit_test(test_impossible_heads),

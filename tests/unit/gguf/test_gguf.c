@@ -482,6 +482,11 @@ static void test_versions_and_magic(void **state)
 	w = gw_new();
 	gw_set_version(w, 4);
 	expect_error(w, GGUF_ERR_VERSION, "unsupported GGUF version 4");
+	/* no GGUF version 0 exists: not mistaken for a byte-swapped file, whose
+	 * version also has a zero low half (llama.cpp checks 0 first) */
+	w = gw_new();
+	gw_set_version(w, 0);
+	expect_error(w, GGUF_ERR_VERSION, "GGUF version 0 is not a valid version");
 	/* gguf-py --bigendian: the version reads as 0x03000000 (gguf.cpp:497) */
 	w = gw_new();
 	gw_set_version(w, 0x03000000u);
@@ -539,6 +544,51 @@ static void test_file_reader(void **state)
 	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_ERR_IO);
 	assert_non_null(strstr(err, "cannot open"));
 	assert_false(gguf_file_is_gguf(path));
+	gw_free(w);
+}
+
+/* A half-downloaded model: the header is whole, the tensor data ends past the
+ * end of the file. It parses; the missing bytes are counted. */
+static void test_incomplete_file(void **state)
+{
+	(void)state;
+	char path[512], err[256];
+	struct gguf_header *h;
+	struct gguf_model_info info;
+	struct gw *w = gw_new();
+	gw_str(w, "general.architecture", "llama");
+	gw_tensor2(w, "token_embd.weight", GGML_T_F16, 4096, 1000);
+	gw_tensor2(w, "output.weight", GGML_T_F16, 4096, 1000);
+	snprintf(path, sizeof path, "%s/partial.gguf", tmp_dir);
+	assert_int_equal(gw_write_file(w, path), 0);
+	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_OK);
+	uint64_t end = h->data_offset + 2ull * 4096 * 1000 * 2;
+	assert_int_equal(gguf_data_end(h), end);
+	assert_int_equal(gguf_missing_bytes(h), 0);
+	gguf_model_info_get(h, path, NULL, &info);
+	assert_false(info.incomplete);
+	gguf_header_unref(h);
+	/* cut inside the second tensor */
+	assert_int_equal(truncate(path, (off_t)(end - 123456)), 0);
+	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_OK);
+	assert_int_equal(gguf_missing_bytes(h), 123456);
+	gguf_model_info_get(h, path, NULL, &info);
+	assert_true(info.incomplete);
+	assert_int_equal(info.missing_bytes, 123456);
+	assert_int_equal(info.data_end, end);
+	assert_int_equal(info.file_size, end - 123456);
+	gguf_header_unref(h);
+	/* cut right after the header: every tensor byte is missing */
+	size_t hl;
+	const uint8_t *hb = gw_header(w, &hl);
+	assert_int_equal(truncate(path, (off_t)hl), 0);
+	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_OK);
+	assert_int_equal(gguf_missing_bytes(h), end - hl);
+	gguf_header_unref(h);
+	/* a header parsed from a buffer has no file length: never incomplete */
+	assert_int_equal(gguf_parse(hb, hl, &h, err, sizeof err), GGUF_OK);
+	assert_int_equal(gguf_missing_bytes(h), 0);
+	gguf_header_unref(h);
 	gw_free(w);
 }
 
@@ -741,6 +791,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_counts_and_lengths),
 		cmocka_unit_test(test_hostile_structure),
 		cmocka_unit_test(test_versions_and_magic),
+		cmocka_unit_test(test_incomplete_file),
 		cmocka_unit_test(test_file_reader),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_kinds),

@@ -14,6 +14,7 @@
 #include "explain/explain.h"
 #include "identify/ident.h"
 #include "core/util.h"
+#include "views/tui/tui_ident.h"
 #include "views/tui/tui_inspect.h"
 #include "views/tui/tui_layout.h"
 #include "views/tui/tui_rows.h"
@@ -535,6 +536,38 @@ static void test_inspector_ident_explain(void **state)
 	snapshot_free(s);
 }
 
+/* A model whose tensor data ends past the end of its file: the table's cell
+ * and the inspector say so, with the bytes missing. */
+static void test_inspector_incomplete_model(void **state)
+{
+	struct gtm_snapshot *s = synth();
+	struct gtm_process *p = &s->processes[0];
+	struct gtm_ident *id = ident_new();
+	struct tui_text t = {0};
+	char cell[128];
+	(void)state;
+
+	gtm_ident_free_hook = ident_free;
+	id->category = IDENT_CAT_AI;
+	struct ident_model *m = ident_add_model_evidence_detail(id, "/m/partial.gguf", MODEL_EV_MAPPED, NULL);
+	m->have_info = true;
+	m->info.kind = GGUF_KIND_LLM;
+	m->info.file_size = 100 * MIB;
+	m->info.data_end = 300 * MIB;
+	m->info.missing_bytes = 200 * MIB;
+	m->info.incomplete = true;
+	p->ident = id;
+	assert_non_null(strstr(tui_process_inside(p, cell, sizeof cell), "(incomplete file)"));
+	t.width = 200;
+	tui_inspect_build(&t, s, p);
+	assert_true(text_has(&t, "incomplete file: 200.00 MiB of tensor data missing (the header needs 300.00 MiB, "
+				 "the file has 100.00 MiB)"));
+	m->info.incomplete = false;
+	assert_null(strstr(tui_process_inside(p, cell, sizeof cell), "incomplete"));
+	tui_text_free(&t);
+	snapshot_free(s);
+}
+
 static void test_view_keeps_selection(void **state)
 {
 	struct tui_view v;
@@ -689,6 +722,7 @@ int main(void)
 		cmocka_unit_test(test_inspector_text),
 		cmocka_unit_test(test_inspector_exited),
 		cmocka_unit_test(test_inspector_ident_explain),
+		cmocka_unit_test(test_inspector_incomplete_model),
 		cmocka_unit_test(test_view_keeps_selection),
 		cmocka_unit_test(test_cells_no_gpu_dash),
 		cmocka_unit_test(test_cells_video_engine),
