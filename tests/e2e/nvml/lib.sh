@@ -27,6 +27,8 @@ make_root() {
 	root=$1
 }
 view_add() { "$GTM_CAPTURE_PROC" "$root" "$1" || exit 1; }
+# view_drop PID: the copy goes, as the folder of an exited process does.
+view_drop() { rm -rf "$root/proc/$1"; }
 # absent_pid FROM: a PID at or above FROM that is no process here.
 absent_pid() {
 	p=$1

@@ -100,6 +100,7 @@ wait_for "the unpaired host PID stays H:" "H:$h3"
 # after it, gets only the PID left unpaired ($h3), and as a guess beside the
 # guessed pairings; C's PID is not handed to it.
 kill "$C"; wait "$C" 2>/dev/null
+view_drop "$C"
 start_standin D
 view_add "$D"
 wait_for "an exited owner's host PID shows as exited: *xPID" "\\*x$C"

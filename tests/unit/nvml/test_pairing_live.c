@@ -259,6 +259,7 @@ static void test_graphics_and_exit_with_standins(void **state)
 	/* b exits, c starts; NVML still lists b's host PID */
 	pid_t b_pid = b.pid;
 	stop_standin(&b);
+	view_drop_pid(b_pid); /* the view is a copy: the exit shows when its folder goes */
 	struct standin c = start_standin();
 	view_add_pid(c.pid);
 	s = refresh(l.nvml, l.pc, l.as, &l.uses);
