@@ -1,5 +1,6 @@
 #include "views/explain_json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -130,6 +131,19 @@ static json_t *server_model_json(const struct ex_server_model *m)
 	return j;
 }
 
+/* <what>_tokens_per_s: the server's own speed; _avg: since it started;
+ * wall_<what>_tokens_per_s: its counter over our wall clock. */
+static void rate_json(json_t *j, const char *what, const struct ex_rate *r)
+{
+	char k[48];
+	snprintf(k, sizeof k, "%s_tokens_per_s", what);
+	json_put(j, k, json_of_f64(r->tps));
+	snprintf(k, sizeof k, "%s_tokens_per_s_avg", what);
+	json_put(j, k, json_of_f64(r->avg_tps));
+	snprintf(k, sizeof k, "wall_%s_tokens_per_s", what);
+	json_put(j, k, json_of_f64(r->wall_tps));
+}
+
 static json_t *server_json(const struct ex_server *s)
 {
 	json_t *j = json_object(), *eps = json_array(), *models = json_array();
@@ -153,8 +167,8 @@ static json_t *server_json(const struct ex_server *s)
 	json_put(j, "n_ctx_per_slot", json_of_u64(s->n_ctx_slot));
 	json_put(j, "slots_total", json_of_u64(s->slots_total));
 	json_put(j, "slots_busy", json_of_u64(s->slots_busy));
-	json_put(j, "generation_tokens_per_s", json_of_f64(s->gen_tps));
-	json_put(j, "prompt_tokens_per_s", json_of_f64(s->prompt_tps));
+	rate_json(j, "generation", &s->gen);
+	rate_json(j, "prompt", &s->prompt);
 	json_put(j, "kv_cache_usage", json_of_f64(s->kv_usage));
 	json_put(j, "kv_cache_capacity_tokens", json_of_u64(s->kv_capacity_tokens));
 	json_put(j, "kv_cache_used_tokens", json_of_u64(s->kv_used_tokens));

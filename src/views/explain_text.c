@@ -83,6 +83,19 @@ static void print_log(FILE *out, const struct ex_log *g, const char *in)
 			g->kv_unified < 0 ? "N/A" : g->kv_unified ? "yes" : "no");
 }
 
+/* The server's own speed (its timing of the tokens), else its average since
+ * it started; the wall-clock rate of its counter apart, named as such. */
+static void print_rate(FILE *out, const char *what, const struct ex_rate *r)
+{
+	char b[32];
+	if (gtm_f64_ok(r->tps))
+		fprintf(out, "; %s %s tok/s (reported)", what, fmt_f64(b, sizeof b, r->tps, 1, ""));
+	else if (gtm_f64_ok(r->avg_tps))
+		fprintf(out, "; %s %s tok/s avg since start (reported)", what, fmt_f64(b, sizeof b, r->avg_tps, 1, ""));
+	if (gtm_f64_ok(r->wall_tps))
+		fprintf(out, "; %s wall %s tok/s", what, fmt_f64(b, sizeof b, r->wall_tps, 1, ""));
+}
+
 static void print_server(FILE *out, const struct ex_server *s, const char *in)
 {
 	char a[32], b[32], c[32], k[SAFE_N];
@@ -97,8 +110,8 @@ static void print_server(FILE *out, const struct ex_server *s, const char *in)
 			(unsigned long long)s->slots_total.v);
 	if (gtm_u64_ok(s->n_ctx_slot))
 		fprintf(out, "; ctx/slot %llu", (unsigned long long)s->n_ctx_slot.v);
-	if (gtm_f64_ok(s->gen_tps))
-		fprintf(out, "; %s tok/s", fmt_f64(b, sizeof b, s->gen_tps, 1, ""));
+	print_rate(out, "generation", &s->gen);
+	print_rate(out, "prompt", &s->prompt);
 	if (gtm_f64_ok(s->kv_usage))
 		fprintf(out, "; KV cache %s used", fmt_f64(c, sizeof c, gtm_f64_of(s->kv_usage.v * 100, GTM_REPORTED), 0, "%"));
 	for (int i = 0; i < s->n_models; i++)

@@ -249,6 +249,31 @@ static void test_explain_sentinels_are_na(void **state)
 	explain_free(e);
 }
 
+/* The server's own generation speed is labelled reported; the counter over
+ * our wall clock is named "wall", never shown as the server's speed. */
+static void test_explain_token_rates_labelled(void **state)
+{
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	(void)state;
+	e->n_servers = 1;
+	ex_server_init(&e->servers[0], 8080);
+	e->servers[0].gen.tps = gtm_f64_of(1500.0, GTM_REPORTED);
+	e->servers[0].gen.avg_tps = gtm_f64_of(1400.0, GTM_REPORTED);
+	e->servers[0].gen.wall_tps = gtm_f64_of(32.0, GTM_REPORTED);
+	char *t = render_explain(e);
+	assert_non_null(strstr(t, "; generation 1500.0 tok/s (reported); generation wall 32.0 tok/s"));
+	assert_null(strstr(t, "avg since start")); /* the current speed is there */
+	assert_null(strstr(t, "prompt")); /* nothing known: nothing printed, no 0 */
+	free(t);
+	e->servers[0].gen.tps = GTM_F64_NA;
+	e->servers[0].gen.wall_tps = GTM_F64_NA;
+	t = render_explain(e);
+	assert_non_null(strstr(t, "; generation 1400.0 tok/s avg since start (reported)"));
+	assert_null(strstr(t, "wall"));
+	free(t);
+	explain_free(e);
+}
+
 /* An endpoint with no HTTP answer has no status to print. */
 static void test_explain_endpoint_status_only_when_answered(void **state)
 {
@@ -366,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_safe_truncates_whole),
 		cmocka_unit_test(test_text_views_escape_outside_strings),
 		cmocka_unit_test(test_explain_sentinels_are_na),
+		cmocka_unit_test(test_explain_token_rates_labelled),
 		cmocka_unit_test(test_explain_endpoint_status_only_when_answered),
 		cmocka_unit_test(test_explain_history_time),
 		cmocka_unit_test(test_text_unattributed_label_alone),
