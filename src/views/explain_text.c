@@ -101,10 +101,14 @@ static void print_server(FILE *out, const struct ex_server *s, const char *in)
 	char a[32], b[32], c[32], k[SAFE_N];
 	fprintf(out, "%sapi :%u %s%s", in, s->port, s->kind[0] ? fmt_safe(k, sizeof k, s->kind) : "unknown",
 		s->reachable ? "" : " (no answer)");
-	for (int i = 0; i < s->n_models; i++)
-		fprintf(out, "%s %s%s", i ? "," : " model",
-			fmt_safe(k, sizeof k, s->models[i].path[0] ? s->models[i].path : s->models[i].name),
-			s->models[i].loaded ? "" : " (not loaded)");
+	for (int i = 0; i < s->n_models; i++) {
+		const struct ex_server_model *m = &s->models[i];
+		/* the name it serves the file under (llama-server's --alias), when not the path itself */
+		bool named = m->path[0] && m->name[0] && strcmp(m->name, m->path) != 0;
+		fprintf(out, "%s %s", i ? "," : " model", fmt_safe(k, sizeof k, m->path[0] ? m->path : m->name));
+		fprintf(out, "%s%s%s%s", named ? " (as " : "", named ? fmt_safe(k, sizeof k, m->name) : "", named ? ")" : "",
+			m->loaded ? "" : " (not loaded)");
+	}
 	if (gtm_u64_ok(s->slots_total))
 		fprintf(out, "; slots %s busy of %llu", gtm_u64_ok(s->slots_busy) ? fmt_f64(a, sizeof a, gtm_f64_of((double)s->slots_busy.v, GTM_REPORTED), 0, "") : "N/A",
 			(unsigned long long)s->slots_total.v);

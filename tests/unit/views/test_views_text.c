@@ -274,6 +274,35 @@ static void test_explain_token_rates_labelled(void **state)
 	explain_free(e);
 }
 
+/* The real /props of a server started with --alias tiny-alias: the API
+ * line names the file and the name it serves it under. */
+static void test_explain_api_alias(void **state)
+{
+	(void)state;
+	const char *dir = tu_shared_fixture("llama");
+	char path[1024];
+	size_t n;
+	if (!dir)
+		skip();
+	snprintf(path, sizeof path, "%s/llama-q8_0-alias-nometrics-noslots/props.body.txt", dir);
+	char *b = tu_read_file(path, &n);
+	assert_non_null(b);
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	e->n_servers = 1;
+	ex_server_init(&e->servers[0], 18450);
+	assert_true(server_parse_props(b, n, &e->servers[0]));
+	free(b);
+	char *t = render_explain(e);
+	assert_non_null(strstr(t, "model /srv/models/tiny-llama-q8_0.gguf (as tiny-alias)"));
+	free(t);
+	/* the default alias is the path itself: nothing added */
+	str_copy(e->servers[0].models[0].name, "/srv/models/tiny-llama-q8_0.gguf", sizeof e->servers[0].models[0].name);
+	t = render_explain(e);
+	assert_null(strstr(t, "(as "));
+	free(t);
+	explain_free(e);
+}
+
 /* An endpoint with no HTTP answer has no status to print. */
 static void test_explain_endpoint_status_only_when_answered(void **state)
 {
@@ -392,6 +421,7 @@ int main(void)
 		cmocka_unit_test(test_text_views_escape_outside_strings),
 		cmocka_unit_test(test_explain_sentinels_are_na),
 		cmocka_unit_test(test_explain_token_rates_labelled),
+		cmocka_unit_test(test_explain_api_alias),
 		cmocka_unit_test(test_explain_endpoint_status_only_when_answered),
 		cmocka_unit_test(test_explain_history_time),
 		cmocka_unit_test(test_text_unattributed_label_alone),
