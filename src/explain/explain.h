@@ -54,6 +54,7 @@ struct ex_segment {
 	gtm_u64 bytes;     /* REPORTED (log/api), ESTIMATED (estimate, remainder) */
 	bool approx;       /* from a coarse figure ("19.9 GiB") */
 	bool planned;      /* an estimate's GPU placement from the flags, the process using no GPU */
+	bool superseded;   /* an estimate's GPU segment where the log puts that kind in host memory */
 	char note[96];
 };
 

@@ -33,6 +33,7 @@ static json_t *segment_json(const struct ex_segment *s)
 	json_put(j, "provenance", json_string(gtm_prov_name(s->bytes.prov)));
 	json_put(j, "approximate", json_boolean(s->approx));
 	json_put(j, "planned_placement", json_boolean(s->planned));
+	json_put(j, "superseded_by_log", json_boolean(s->superseded));
 	json_put(j, "note", json_of_str(s->note));
 	return j;
 }
