@@ -82,6 +82,8 @@ struct ex_log {
 	char message[160];
 	int verbosity;     /* -1 unknown */
 	bool has_buffers;  /* buffer lines present (needs -lv 4 on current llama-server) */
+	bool read_via_fd;  /* its path could not be read here: read through /proc/PID/fd/read_fd */
+	int read_fd;       /* 2: stderr */
 	/* the current load (valid when state is "current") */
 	char model[512];
 	int64_t loaded_at_s;   /* Unix seconds, -1 unknown */

@@ -96,6 +96,8 @@ static json_t *log_json(const struct ex_log *g)
 	json_put(j, "path", json_of_str(g->path));
 	json_put(j, "state", json_of_str(g->state));
 	json_put(j, "message", json_of_str(g->message));
+	json_put(j, "read_via", json_string(!g->read_via_fd ? "path" : g->read_fd == 2 ? "stderr" : "fd"));
+	json_put(j, "read_fd", g->read_via_fd ? json_integer(g->read_fd) : json_null());
 	json_put(j, "verbosity", g->verbosity >= 0 ? json_integer(g->verbosity) : json_null());
 	json_put(j, "has_buffer_lines", json_boolean(g->has_buffers));
 	bool cur = !strcmp(g->state, "current");

@@ -68,6 +68,10 @@ static void print_log(FILE *out, const struct ex_log *g, const char *in)
 		return;
 	fprintf(out, "%slog (%s): %s [%s]", in, fmt_safe(s1, sizeof s1, g->kind), fmt_safe(s2, sizeof s2, g->path),
 		fmt_safe(s3, sizeof s3, g->state));
+	if (g->read_via_fd && g->read_fd == 2)
+		fprintf(out, " read through the process's stderr");
+	else if (g->read_via_fd)
+		fprintf(out, " read through the process's fd %d", g->read_fd);
 	if (!strcmp(g->state, "current"))
 		fprintf(out, " model %s, loaded %s", g->model[0] ? fmt_safe(s1, sizeof s1, g->model) : "N/A",
 			local_time(g->loaded_at_s, t, sizeof t));

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,6 +571,98 @@ static void test_log_on_host_wins(void **state)
 	explain_ctx_free(c);
 }
 
+/* explain_process for a llama-server row of this process whose --log-file is flag (cwd may be NULL). */
+static const struct gtm_explain *explain_with_log_flag(struct fixture *f, struct explain_ctx *c, const char *flag,
+						       const char *cwd)
+{
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/m/qwen3-0.6b-q8_0.gguf", "--log-file", flag,
+			      "-lv", "4", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, cwd, "HOME=/nonexistent");
+	explain_process(c, f->snap, p);
+	assert_non_null(p->explain);
+	return p->explain;
+}
+
+/* The same with this process's stderr replaced by err_fd meanwhile. */
+static const struct gtm_explain *explain_with_stderr(struct fixture *f, struct explain_ctx *c, const char *flag,
+						     int err_fd)
+{
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0 && dup2(err_fd, 2) == 2);
+	const struct gtm_explain *e = explain_with_log_flag(f, c, flag, "/");
+	dup2(saved, 2);
+	close(saved);
+	return e;
+}
+
+/* The log file is open in this process (the server): when its path cannot be
+ * read, it is read through /proc/self/fd: deleted, in a folder that is gone
+ * from the path's view, relative to a working directory the process left;
+ * else through stderr when that is a file. */
+static void test_log_through_fd(void **state)
+{
+	struct fixture *f = *state;
+	char path[1024], flag[1024], dir[1024];
+	struct explain_ctx *c = explain_ctx_new(false);
+
+	/* 1. deleted after opening (logrotate without copytruncate, rm) */
+	snprintf(path, sizeof path, "%s/gone.log", f->dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	assert_int_equal(unlink(path), 0);
+	const struct gtm_explain *e = explain_with_log_flag(f, c, path, "/");
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_string_equal(e->log.path, path); /* shown as the process names it */
+	assert_non_null(strstr(e->log.message, "the process holds it deleted"));
+	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0"));
+	close(fd);
+
+	/* 2. a relative path opened in a folder the process has since left: its cwd is another one */
+	snprintf(dir, sizeof dir, "%s/run/logs", f->dir);
+	tu_mkdirs(dir);
+	snprintf(path, sizeof path, "%s/run/logs/rel.log", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	snprintf(flag, sizeof flag, "./logs/rel.log");
+	e = explain_with_log_flag(f, c, flag, f->dir); /* f->dir/logs/rel.log does not exist */
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_non_null(strstr(e->log.message, "No such file or directory"));
+	/* the working directory not known at all */
+	e = explain_with_log_flag(f, c, flag, NULL);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_non_null(strstr(e->log.message, "working directory unknown"));
+	/* a readable path is read as it is, not through the fd */
+	e = explain_with_log_flag(f, c, path, "/");
+	assert_false(e->log.read_via_fd);
+	close(fd);
+
+	/* 3. a missing folder and no descriptor of it: stderr, when it is a file */
+	snprintf(path, sizeof path, "%s/stderr.txt", f->dir);
+	int err_file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(err_file > 2);
+	assert_int_equal(write(err_file, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	e = explain_with_stderr(f, c, "/nonexistent-folder/server.log", err_file);
+	close(err_file);
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, 2);
+	/* with stderr no file either, it stays unreadable, with the path's reason */
+	int null_fd = open("/dev/null", O_WRONLY);
+	e = explain_with_stderr(f, c, "/nonexistent-folder/server.log", null_fd);
+	close(null_fd);
+	assert_string_equal(e->log.state, "unreadable");
+	assert_false(e->log.read_via_fd);
+	assert_non_null(strstr(e->log.message, "No such file or directory"));
+	explain_ctx_free(c);
+}
+
 /* Device names to snapshot devices: the log's PCI address, a single GPU, the
  * n-th of the process's GPUs; host buffers never map to a GPU. */
 static void test_device_mapping_and_disagreement(void **state)
@@ -688,6 +781,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_mapping_and_disagreement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_log_on_host_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_through_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_model_path, setup, teardown),
 	};
