@@ -161,38 +161,72 @@ static void api_segments(struct gtm_explain *e, const struct bd_input *in)
 	}
 }
 
-/* Measured VRAM on each device minus what the runtime reported there. */
+/* Measured VRAM on one device: the sum of the process's uses there; N/A
+ * when any of them is not measured (a part is not the whole). */
+static gtm_u64 measured_on(const struct gtm_process *p, int dev)
+{
+	uint64_t sum = 0;
+	for (int i = 0; i < p->n_uses; i++) {
+		if (p->uses[i].dev_index != dev)
+			continue;
+		if (!gtm_u64_ok(p->uses[i].vram))
+			return GTM_U64_NA;
+		sum += p->uses[i].vram.v;
+	}
+	return gtm_u64_of(sum, GTM_MEASURED);
+}
+
+/* What the runtime reported on one device (log and API segments). */
+static uint64_t reported_on(const struct gtm_explain *e, int n_segs, int dev, bool *any)
+{
+	uint64_t rep = 0;
+	*any = false;
+	for (int i = 0; i < n_segs; i++) {
+		const struct ex_segment *s = &e->segs[i];
+		if (s->gpu == dev && !s->host && (s->src == EX_SRC_LOG || s->src == EX_SRC_API)) {
+			rep += s->bytes.v;
+			*any = true;
+		}
+	}
+	return rep;
+}
+
+/* For every GPU the process uses, one "runtime overhead/unknown" line: its
+ * measured VRAM minus what the runtime reported there (all of it when the
+ * runtime reported nothing there); N/A when the VRAM is not measured, or
+ * when the reports exceed it. */
 static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 {
 	int n_reported = e->n_segs;
 	for (int u = 0; u < in->p->n_uses; u++) {
-		const struct gtm_gpu_use *use = &in->p->uses[u];
-		uint64_t rep = 0;
-		bool any = false;
-		for (int i = 0; i < n_reported; i++) {
-			const struct ex_segment *s = &e->segs[i];
-			if (s->gpu == use->dev_index && !s->host && (s->src == EX_SRC_LOG || s->src == EX_SRC_API)) {
-				rep += s->bytes.v;
-				any = true;
-			}
-		}
-		if (!any || !gtm_u64_ok(use->vram))
+		int dev = in->p->uses[u].dev_index;
+		bool seen = false, any;
+		for (int k = 0; k < u; k++)
+			seen |= in->p->uses[k].dev_index == dev;
+		if (seen)
 			continue;
-		if (use->vram.v < rep) {
-			char a[32], b[32];
-			ex_add_note(e, "GPU %d: reported %s exceeds the measured %s (load-time allocations vs now)",
-				    use->dev_index, fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, use->vram.v));
-			continue;
-		}
+		gtm_u64 vram = measured_on(in->p, dev);
+		uint64_t rep = reported_on(e, n_reported, dev, &any);
 		char name[32];
-		snprintf(name, sizeof name, "GPU%d", use->dev_index);
+		snprintf(name, sizeof name, "GPU%d", dev);
 		struct ex_segment *s = ex_add_seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, name);
 		if (!s)
 			return;
-		s->gpu = use->dev_index;
-		s->bytes = gtm_u64_of(use->vram.v - rep, GTM_ESTIMATED);
-		str_copy(s->note, "measured minus reported: runtime overhead/unknown, not an exact CUDA context",
-			 sizeof s->note);
+		s->gpu = dev;
+		s->bytes = GTM_U64_NA;
+		if (!gtm_u64_ok(vram)) {
+			str_copy(s->note, "runtime overhead/unknown: N/A, the VRAM on this GPU is not measured", sizeof s->note);
+		} else if (vram.v < rep) {
+			char a[32], b[32];
+			str_copy(s->note, "runtime overhead/unknown: N/A, the reports exceed the measurement", sizeof s->note);
+			ex_add_note(e, "GPU %d: reported %s exceeds the measured %s (load-time allocations vs now)", dev,
+				    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, vram.v));
+		} else {
+			s->bytes = gtm_u64_of(vram.v - rep, GTM_ESTIMATED);
+			str_copy(s->note, any ? "measured minus reported: runtime overhead/unknown, not an exact CUDA context"
+					      : "measured, nothing reported on this GPU: runtime overhead/unknown",
+				 sizeof s->note);
+		}
 	}
 }
 
@@ -249,6 +283,62 @@ static void compare(struct gtm_explain *e, const char *what, enum ex_seg seg, bo
 		    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, est));
 }
 
+/* A process with the ggml CPU backend mapped and no GPU backend or GPU
+ * compute library (CUDA, HIP, ...) mapped: a CPU-only build. */
+static bool cpu_only_build(const struct gtm_ident *id)
+{
+	static const char *const gpu_backends[] = {
+		"ggml-cuda", "ggml-hip", "ggml-vulkan", "ggml-sycl", "ggml-opencl", "ggml-musa", "ggml-cann", "ggml-metal",
+	};
+	if (!id || !ident_find_runtime(id, "ggml-cpu") || ident_find_trait(id, RT_T_COMPUTE))
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(gpu_backends); i++)
+		if (ident_find_runtime(id, gpu_backends[i]))
+			return false;
+	return true;
+}
+
+static const char *why_on_host(const struct bd_input *in)
+{
+	if (in->load->layers_offloaded == 0)
+		return "it says 0 layers were offloaded to the GPU";
+	if (cpu_only_build(in->p->ident))
+		return "no GPU backend library is mapped (a CPU-only build)";
+	return "it is what was allocated (-ngl, the build or free VRAM decide)";
+}
+
+/* The log puts a kind of buffer only in host memory where the estimate puts
+ * it on the GPU (a CPU-only build, -ngl 0 from the environment, which the
+ * estimate does not read): the log is what the runtime allocated, so it wins
+ * and the estimate's GPU segments of that kind say they are superseded. */
+static void log_wins_on_host(struct gtm_explain *e, const struct bd_input *in, const struct estimate *x)
+{
+	static const struct { enum ex_seg seg; const char *name; } kinds[] = {
+		{EX_SEG_WEIGHTS, "weights"}, {EX_SEG_KV, "KV cache"}, {EX_SEG_RS, "recurrent state"},
+	};
+	const uint64_t est_gpu[] = {x->weights_gpu, x->kv_gpu, x->rs_gpu};
+	char what[64] = "";
+	for (size_t k = 0; k < ARRAY_LEN(kinds); k++) {
+		if (!est_gpu[k] || reported_sum(e, kinds[k].seg, false) || !reported_sum(e, kinds[k].seg, true))
+			continue;
+		size_t len = strlen(what);
+		snprintf(what + len, sizeof what - len, "%s%s", len ? ", " : "", kinds[k].name);
+		for (int i = 0; i < e->n_segs; i++) {
+			struct ex_segment *s = &e->segs[i];
+			if (s->src != EX_SRC_ESTIMATE || s->seg != kinds[k].seg || s->host)
+				continue;
+			s->superseded = true;
+			size_t nl = strlen(s->note);
+			snprintf(s->note + nl, sizeof s->note - nl, "%sthe log puts this in host memory", nl ? "; " : "");
+		}
+	}
+	if (!what[0])
+		return;
+	e->estimate_disagrees = true;
+	ex_add_note(e, "%s: the log puts them in host memory, the estimate on the GPU; the log wins: %s", what,
+		    why_on_host(in));
+}
+
 static void estimate_segments(struct gtm_explain *e, const struct bd_input *in)
 {
 	const struct estimate *x = in->est;
@@ -270,6 +360,7 @@ static void estimate_segments(struct gtm_explain *e, const struct bd_input *in)
 			    draft->name ? draft->name : draft->path ? draft->path : "?");
 	if (!in->load || in->load->runtime_estimate)
 		return;
+	log_wins_on_host(e, in, x);
 	if (draft) {
 		ex_add_note(e, "log and estimate not compared: the log's buffers include the draft model's");
 		return;

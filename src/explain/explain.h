@@ -54,6 +54,7 @@ struct ex_segment {
 	gtm_u64 bytes;     /* REPORTED (log/api), ESTIMATED (estimate, remainder) */
 	bool approx;       /* from a coarse figure ("19.9 GiB") */
 	bool planned;      /* an estimate's GPU placement from the flags, the process using no GPU */
+	bool superseded;   /* an estimate's GPU segment where the log puts that kind in host memory */
 	char note[96];
 };
 
@@ -81,6 +82,8 @@ struct ex_log {
 	char message[160];
 	int verbosity;     /* -1 unknown */
 	bool has_buffers;  /* buffer lines present (needs -lv 4 on current llama-server) */
+	bool read_via_fd;  /* its path could not be read here: read through /proc/PID/fd/read_fd */
+	int read_fd;       /* 2: stderr */
 	/* the current load (valid when state is "current") */
 	char model[512];
 	int64_t loaded_at_s;   /* Unix seconds, -1 unknown */

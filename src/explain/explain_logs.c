@@ -3,6 +3,7 @@
  * when that is a regular file), Ollama's server.log for a runner. A block is
  * current only when written after the process started (file mtime and start
  * time; relative timestamps count from process start); older ones are history. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -262,18 +263,90 @@ static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n, ch
 	return resolve_path(p, path, out, n, shown, sn);
 }
 
-static bool llama_log_path(const struct gtm_process *p, char *out, size_t n, char *shown, size_t sn)
+/* The target of /proc/PID/fd/FD, without the " (deleted)" the kernel adds
+ * once the file is unlinked; false when it is no path (a pipe, a socket). */
+static bool fd_target(uint32_t pid, const char *fd, char *out, size_t n, bool *deleted)
+{
+	static const char del[] = " (deleted)";
+	if (!pid || sysroot_readlink(out, n, "/proc/%u/fd/%s", pid, fd) <= 0 || out[0] != '/')
+		return false;
+	size_t len = strlen(out);
+	*deleted = len > sizeof del - 1 && !strcmp(out + len - (sizeof del - 1), del);
+	if (*deleted)
+		out[len - (sizeof del - 1)] = '\0';
+	return true;
+}
+
+/* Whether an fd's target is the file --log-file names: the same path, or,
+ * for a relative flag, a path ending in it (the process may have changed its
+ * working directory since it opened the log). */
+static bool fd_is_log(const char *target, const char *flag, const char *abs)
+{
+	if ((abs[0] && !strcmp(target, abs)) || !strcmp(target, flag))
+		return true;
+	if (flag[0] == '/')
+		return false;
+	while (str_starts(flag, "./"))
+		flag += 2;
+	size_t tl = strlen(target), fl = strlen(flag);
+	return fl && tl > fl && target[tl - fl - 1] == '/' && !strcmp(target + tl - fl, flag);
+}
+
+/* When the --log-file path cannot be read from here (a missing folder, a
+ * deleted file, a relative path from another working directory): the
+ * process's own descriptor of it in /proc/PID/fd, else its stderr when that
+ * is a file (llama-server writes the same lines there). Returns the fd and
+ * its /proc path under the root in out, or -1. */
+static int log_fd(const struct gtm_process *p, const char *flag, const char *abs, char *out, size_t n, bool *deleted)
+{
+	char t[1024];
+	int found = -1;
+	DIR *d = p->pid ? sysroot_opendir("/proc/%u/fd", p->pid) : NULL;
+	struct dirent *de;
+	/* only when the path failed; bounded for a process holding very many fds */
+	for (int k = 0; d && found < 0 && k < 4096 && (de = readdir(d)); k++) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		if (end == de->d_name || *end || fd < 0 || fd > 1 << 30)
+			continue;
+		if (fd_target(p->pid, de->d_name, t, sizeof t, deleted) && fd_is_log(t, flag, abs))
+			found = (int)fd;
+	}
+	if (d)
+		closedir(d);
+	if (found < 0 && fd_target(p->pid, "2", t, sizeof t, deleted) && !str_starts(t, "/dev/"))
+		found = 2;
+	/* read through the link itself: it opens the file the process holds, deleted or not */
+	if (found < 0 || (size_t)snprintf(out, n, "/proc/%u/fd/%d", p->pid, found) >= n)
+		return -1;
+	return found;
+}
+
+/* *flag: the --log-file value, NULL when the log is stderr. out is "" when
+ * the flag's path cannot be formed (relative, the cwd unknown). *deleted:
+ * stderr is a deleted file, out its fd. */
+static bool llama_log_path(const struct gtm_process *p, char *out, size_t n, char *shown, size_t sn, const char **flag,
+			   bool *deleted)
 {
 	const struct gtm_ident *id = p->ident;
-	if (id && id->has_flags && id->flags.log_file && id->flags.log_file[0])
-		return resolve_path(p, id->flags.log_file, out, n, shown, sn);
-	/* stderr redirected into a file is the same log */
+	*flag = NULL;
+	*deleted = false;
+	if (id && id->has_flags && id->flags.log_file && id->flags.log_file[0]) {
+		*flag = id->flags.log_file;
+		if (!resolve_path(p, *flag, out, n, shown, sn)) {
+			out[0] = '\0';
+			str_copy(shown, *flag, sn);
+		}
+		return true;
+	}
+	/* stderr redirected into a file is the same log; once deleted, read through the fd */
 	char fd2[512];
-	if (!p->pid || sysroot_readlink(fd2, sizeof fd2, "/proc/%u/fd/2", p->pid) <= 0)
+	if (!fd_target(p->pid, "2", fd2, sizeof fd2, deleted) || str_starts(fd2, "/dev/"))
 		return false;
-	if (fd2[0] != '/' || str_starts(fd2, "/dev/") || strstr(fd2, " (deleted)"))
-		return false;
-	return resolve_path(p, fd2, out, n, shown, sn);
+	if (!*deleted)
+		return resolve_path(p, fd2, out, n, shown, sn);
+	str_copy(shown, fd2, sn);
+	return (size_t)snprintf(out, n, "/proc/%u/fd/2", p->pid) < n;
 }
 
 const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_snapshot *snap,
@@ -281,23 +354,38 @@ const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_
 {
 	bool ollama = ex_is_ollama_runner(p);
 	char path[1024], shown[1024];
+	const char *flag = NULL;
+	bool deleted = false;
 	e->log.verbosity = -1;
 	if (!p->detail || !(ollama ? ollama_log_path(p, path, sizeof path, shown, sizeof shown)
-				   : llama_log_path(p, path, sizeof path, shown, sizeof shown)))
+				   : llama_log_path(p, path, sizeof path, shown, sizeof shown, &flag, &deleted)))
 		return NULL;
 	if (!ollama && !ident_find_runtime(p->ident, "llama.cpp"))
 		return NULL;
 	e->log.present = true;
 	str_copy(e->log.kind, ollama ? "ollama" : "llama.cpp", sizeof e->log.kind);
 	str_copy(e->log.path, shown, sizeof e->log.path);
-	int err = 0;
-	const struct log_entry *le = log_get(c, path, ollama, &err);
+	int err = ENOENT, fd_err;
+	const struct log_entry *le = path[0] ? log_get(c, path, ollama, &err) : NULL;
+	char via[1024];
+	int fd = !le && flag ? log_fd(p, flag, path[0] ? shown : "", via, sizeof via, &deleted) : -1;
+	if (fd >= 0 && (le = log_get(c, via, ollama, &fd_err))) {
+		e->log.read_via_fd = true;
+		e->log.read_fd = fd;
+	} else if (le && !flag && deleted) { /* stderr, a deleted file */
+		e->log.read_via_fd = true;
+		e->log.read_fd = 2;
+	}
 	if (!le) {
 		str_copy(e->log.state, "unreadable", sizeof e->log.state);
 		snprintf(e->log.message, sizeof e->log.message, "%s", strerror(err));
 		return NULL;
 	}
 	const struct llog_load *cur = ollama ? classify_ollama(c, snap, p, le, e) : classify_llama(c, p, le, e);
+	if (e->log.read_via_fd && !e->log.message[0]) /* a message of the log's own content says more */
+		snprintf(e->log.message, sizeof e->log.message, "its path cannot be read here (%s)%s",
+			 !flag ? "deleted" : path[0] ? strerror(err) : "relative, the working directory unknown",
+			 flag && deleted ? "; the process holds it deleted" : "");
 	if (cur && cur->model[0] && p->ident) {
 		char key[1024];
 		ex_model_key(p, cur->model, key, sizeof key);

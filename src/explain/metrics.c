@@ -138,10 +138,10 @@ bool prom_label(const struct prom_sample *s, const char *key, char *out, size_t 
 
 /* Gauges and counters we keep, by metric name. */
 enum mkey {
-	MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_REQ_PROCESSING, MK_REQ_DEFERRED,
+	MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_GEN_SECONDS, MK_PROMPT_SECONDS, MK_REQ_PROCESSING, MK_REQ_DEFERRED,
 	MK_VLLM_KV, MK_VLLM_KV_OLD, MK_VLLM_RUNNING, MK_VLLM_WAITING, MK_VLLM_CACHE_CFG,
 	MK_VLLM_GEN, MK_VLLM_PROMPT,
-	MK_SG_USAGE, MK_SG_USED, MK_SG_MAX, MK_SG_RUNNING, MK_SG_QUEUE, MK_SG_GEN, MK_SG_PROMPT,
+	MK_SG_USAGE, MK_SG_USED, MK_SG_MAX, MK_SG_RUNNING, MK_SG_QUEUE, MK_SG_GEN, MK_SG_PROMPT, MK_SG_GEN_TPUT,
 	MK_COUNT
 };
 
@@ -152,6 +152,9 @@ static const struct {
 } metric_names[] = {
 	{"llamacpp:tokens_predicted_total", MK_GEN_TOKENS, "llama-server"},
 	{"llamacpp:prompt_tokens_total", MK_PROMPT_TOKENS, "llama-server"},
+	/* the server's own time spent generating / processing prompts (summed over slots) */
+	{"llamacpp:tokens_predicted_seconds_total", MK_GEN_SECONDS, "llama-server"},
+	{"llamacpp:prompt_seconds_total", MK_PROMPT_SECONDS, "llama-server"},
 	{"llamacpp:requests_processing", MK_REQ_PROCESSING, "llama-server"},
 	{"llamacpp:requests_deferred", MK_REQ_DEFERRED, "llama-server"},
 	{"vllm:kv_cache_usage_perc", MK_VLLM_KV, "vllm"},
@@ -168,11 +171,12 @@ static const struct {
 	{"sglang:num_queue_reqs", MK_SG_QUEUE, "sglang"},
 	{"sglang:generation_tokens_total", MK_SG_GEN, "sglang"},
 	{"sglang:prompt_tokens_total", MK_SG_PROMPT, "sglang"},
+	{"sglang:gen_throughput", MK_SG_GEN_TPUT, "sglang"}, /* token/s, the server's gauge */
 };
 
 struct collect {
-	double v[MK_COUNT];
-	bool have[MK_COUNT];
+	double v[MK_COUNT + 1];
+	bool have[MK_COUNT + 1]; /* [MK_COUNT]: never set, "not reported" */
 	const char *kind;
 	uint64_t blocks, block_size; /* vllm:cache_config_info labels */
 };
@@ -207,19 +211,45 @@ static gtm_u64 count_of(const struct collect *c, enum mkey k)
 	return gtm_u64_of((uint64_t)c->v[k], GTM_REPORTED);
 }
 
-static void apply_rates(struct ex_server *s, double gen, double prompt, bool have, uint64_t now_ns)
+/* A rate is a finite, non-negative number, else N/A. */
+static gtm_f64 rate_of(double tokens, double seconds)
 {
-	if (!have)
-		return;
-	if (s->m_valid && now_ns > s->m_at_ns && gen >= s->m_gen_tokens && prompt >= s->m_prompt_tokens) {
-		double dt = (double)(now_ns - s->m_at_ns) / 1e9;
-		s->gen_tps = gtm_f64_of((gen - s->m_gen_tokens) / dt, GTM_REPORTED);
-		s->prompt_tps = gtm_f64_of((prompt - s->m_prompt_tokens) / dt, GTM_REPORTED);
+	double r = tokens / seconds;
+	return seconds > 0 && tokens >= 0 && isfinite(r) ? gtm_f64_of(r, GTM_REPORTED) : GTM_F64_NA;
+}
+
+/* One counter's sample: tokens, and the server's seconds for them (< 0 when
+ * it reports none). dt_s > 0: seconds of wall clock since the previous sample. */
+static void rate_sample(struct ex_rate *r, double tokens, double seconds, double dt_s)
+{
+	r->tps = r->wall_tps = r->avg_tps = GTM_F64_NA;
+	/* a counter going back means the server restarted: only this sample counts */
+	bool back = tokens < r->tokens || (seconds >= 0 && seconds < r->seconds);
+	if (dt_s > 0 && !back) {
+		r->wall_tps = rate_of(tokens - r->tokens, dt_s);
+		if (seconds >= 0 && r->seconds >= 0)
+			r->tps = rate_of(tokens - r->tokens, seconds - r->seconds);
 	}
-	/* a counter going back means the server restarted: start again */
+	if (seconds >= 0)
+		r->avg_tps = rate_of(tokens, seconds);
+	r->tokens = tokens;
+	r->seconds = seconds;
+}
+
+static double secs_of(const struct collect *c, enum mkey k)
+{
+	return c->have[k] && c->v[k] >= 0 ? c->v[k] : -1;
+}
+
+static void apply_rates(struct ex_server *s, const struct collect *c, enum mkey gen, enum mkey prompt,
+			enum mkey gen_s, enum mkey prompt_s, uint64_t now_ns)
+{
+	if (!c->have[gen])
+		return;
+	double dt = s->m_valid && now_ns > s->m_at_ns ? (double)(now_ns - s->m_at_ns) / 1e9 : 0;
+	rate_sample(&s->gen, c->v[gen], secs_of(c, gen_s), dt);
+	rate_sample(&s->prompt, c->have[prompt] ? c->v[prompt] : 0, secs_of(c, prompt_s), dt);
 	s->m_valid = true;
-	s->m_gen_tokens = gen;
-	s->m_prompt_tokens = prompt;
 	s->m_at_ns = now_ns;
 }
 
@@ -232,7 +262,7 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 	if (!s->kind[0])
 		str_copy(s->kind, c.kind, sizeof s->kind);
 	if (c.have[MK_GEN_TOKENS]) {
-		apply_rates(s, c.v[MK_GEN_TOKENS], c.v[MK_PROMPT_TOKENS], true, now_ns);
+		apply_rates(s, &c, MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_GEN_SECONDS, MK_PROMPT_SECONDS, now_ns);
 		s->requests_running = count_of(&c, MK_REQ_PROCESSING);
 		s->requests_waiting = count_of(&c, MK_REQ_DEFERRED);
 	} else if (strcmp(c.kind, "vllm") == 0) {
@@ -243,7 +273,7 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 			s->kv_capacity_tokens = gtm_u64_of(c.blocks * c.block_size, GTM_REPORTED);
 		s->requests_running = count_of(&c, MK_VLLM_RUNNING);
 		s->requests_waiting = count_of(&c, MK_VLLM_WAITING);
-		apply_rates(s, c.v[MK_VLLM_GEN], c.v[MK_VLLM_PROMPT], c.have[MK_VLLM_GEN], now_ns);
+		apply_rates(s, &c, MK_VLLM_GEN, MK_VLLM_PROMPT, MK_COUNT, MK_COUNT, now_ns);
 	} else {
 		if (c.have[MK_SG_USAGE] && c.v[MK_SG_USAGE] >= 0 && c.v[MK_SG_USAGE] <= 1.0)
 			s->kv_usage = gtm_f64_of(c.v[MK_SG_USAGE], GTM_REPORTED);
@@ -251,7 +281,9 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 		s->kv_capacity_tokens = count_of(&c, MK_SG_MAX);
 		s->requests_running = count_of(&c, MK_SG_RUNNING);
 		s->requests_waiting = count_of(&c, MK_SG_QUEUE);
-		apply_rates(s, c.v[MK_SG_GEN], c.v[MK_SG_PROMPT], c.have[MK_SG_GEN], now_ns);
+		apply_rates(s, &c, MK_SG_GEN, MK_SG_PROMPT, MK_COUNT, MK_COUNT, now_ns);
+		if (c.have[MK_SG_GEN_TPUT] && c.v[MK_SG_GEN_TPUT] >= 0 && isfinite(c.v[MK_SG_GEN_TPUT]))
+			s->gen.tps = gtm_f64_of(c.v[MK_SG_GEN_TPUT], GTM_REPORTED);
 	}
 	return true;
 }

@@ -50,6 +50,19 @@ struct ex_server_model {
 	bool loaded;         /* the API says it is loaded now */
 };
 
+/* A token counter and the speed it gives. `tps` is the server's own speed:
+ * llama-server's Δtokens / Δ(its own seconds spent on them) between two
+ * samples (tokens_predicted_total / tokens_predicted_seconds_total), or a
+ * throughput gauge the server reports (SGLang gen_throughput). `wall_tps` is
+ * the same Δtokens over our wall clock between the two samples: it counts
+ * idle time and is a different figure, never shown as the server's speed. */
+struct ex_rate {
+	gtm_f64 tps;         /* REPORTED; N/A before the second sample or when nothing ran in between */
+	gtm_f64 avg_tps;     /* REPORTED: tokens / seconds since the server started */
+	gtm_f64 wall_tps;    /* Δtokens / Δwall clock between the last two samples */
+	double tokens, seconds; /* the previous sample's counters; seconds < 0: not reported */
+};
+
 struct ex_server {
 	uint16_t port;
 	char kind[16];       /* "llama-server", "ollama", "lmstudio", "vllm", "sglang", "" unknown */
@@ -59,17 +72,15 @@ struct ex_server {
 	int n_models;
 	gtm_u64 n_ctx_slot;  /* llama-server: context per slot */
 	gtm_u64 slots_total, slots_busy;
-	gtm_f64 gen_tps;     /* generated tokens per second between the last two /metrics samples */
-	gtm_f64 prompt_tps;  /* prompt tokens per second, same */
+	struct ex_rate gen, prompt; /* generation and prompt-processing speed from /metrics */
 	gtm_f64 kv_usage;    /* vLLM / SGLang: 0..1 */
 	gtm_u64 kv_capacity_tokens, kv_used_tokens;
 	gtm_u64 requests_running, requests_waiting;
 	char build[48];
 	char health[16];     /* "ok", "loading", "" unknown */
 	bool reachable;      /* at least one endpoint answered HTTP */
-	/* the previous /metrics counters, for deltas */
+	/* when the previous /metrics sample was taken (monotonic), for deltas */
 	bool m_valid;
-	double m_gen_tokens, m_prompt_tokens;
 	uint64_t m_at_ns;
 };
 

@@ -23,7 +23,9 @@ void ex_server_init(struct ex_server *s, uint16_t port)
 	memset(s, 0, sizeof *s);
 	s->port = port;
 	s->n_ctx_slot = s->slots_total = s->slots_busy = GTM_U64_NA;
-	s->gen_tps = s->prompt_tps = s->kv_usage = GTM_F64_NA;
+	s->kv_usage = GTM_F64_NA;
+	s->gen.tps = s->gen.avg_tps = s->gen.wall_tps = GTM_F64_NA;
+	s->prompt.tps = s->prompt.avg_tps = s->prompt.wall_tps = GTM_F64_NA;
 	s->kv_capacity_tokens = s->kv_used_tokens = GTM_U64_NA;
 	s->requests_running = s->requests_waiting = GTM_U64_NA;
 }

@@ -141,6 +141,10 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 bool ident_model_confirmed(const struct ident_model *m);
 /* Only installed (or log) evidence: listed as a candidate, "not proven loaded". */
 bool ident_model_unproven(const struct ident_model *m);
+/* The name llama-server serves m under (--alias / -a, common/arg.cpp): the
+ * alias of the process's own flags, for the main model its command line
+ * names; NULL for every other model and without an alias. */
+const char *ident_model_alias(const struct gtm_ident *id, const struct ident_model *m);
 /* The strongest evidence present, or MODEL_EV_COUNT when none. */
 enum model_evidence ident_model_strongest(const struct ident_model *m);
 

@@ -1,5 +1,6 @@
 #include "views/explain_json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/util.h"
@@ -32,6 +33,7 @@ static json_t *segment_json(const struct ex_segment *s)
 	json_put(j, "provenance", json_string(gtm_prov_name(s->bytes.prov)));
 	json_put(j, "approximate", json_boolean(s->approx));
 	json_put(j, "planned_placement", json_boolean(s->planned));
+	json_put(j, "superseded_by_log", json_boolean(s->superseded));
 	json_put(j, "note", json_of_str(s->note));
 	return j;
 }
@@ -94,6 +96,8 @@ static json_t *log_json(const struct ex_log *g)
 	json_put(j, "path", json_of_str(g->path));
 	json_put(j, "state", json_of_str(g->state));
 	json_put(j, "message", json_of_str(g->message));
+	json_put(j, "read_via", json_string(!g->read_via_fd ? "path" : g->read_fd == 2 ? "stderr" : "fd"));
+	json_put(j, "read_fd", g->read_via_fd ? json_integer(g->read_fd) : json_null());
 	json_put(j, "verbosity", g->verbosity >= 0 ? json_integer(g->verbosity) : json_null());
 	json_put(j, "has_buffer_lines", json_boolean(g->has_buffers));
 	bool cur = !strcmp(g->state, "current");
@@ -130,6 +134,19 @@ static json_t *server_model_json(const struct ex_server_model *m)
 	return j;
 }
 
+/* <what>_tokens_per_s: the server's own speed; _avg: since it started;
+ * wall_<what>_tokens_per_s: its counter over our wall clock. */
+static void rate_json(json_t *j, const char *what, const struct ex_rate *r)
+{
+	char k[48];
+	snprintf(k, sizeof k, "%s_tokens_per_s", what);
+	json_put(j, k, json_of_f64(r->tps));
+	snprintf(k, sizeof k, "%s_tokens_per_s_avg", what);
+	json_put(j, k, json_of_f64(r->avg_tps));
+	snprintf(k, sizeof k, "wall_%s_tokens_per_s", what);
+	json_put(j, k, json_of_f64(r->wall_tps));
+}
+
 static json_t *server_json(const struct ex_server *s)
 {
 	json_t *j = json_object(), *eps = json_array(), *models = json_array();
@@ -153,8 +170,8 @@ static json_t *server_json(const struct ex_server *s)
 	json_put(j, "n_ctx_per_slot", json_of_u64(s->n_ctx_slot));
 	json_put(j, "slots_total", json_of_u64(s->slots_total));
 	json_put(j, "slots_busy", json_of_u64(s->slots_busy));
-	json_put(j, "generation_tokens_per_s", json_of_f64(s->gen_tps));
-	json_put(j, "prompt_tokens_per_s", json_of_f64(s->prompt_tps));
+	rate_json(j, "generation", &s->gen);
+	rate_json(j, "prompt", &s->prompt);
 	json_put(j, "kv_cache_usage", json_of_f64(s->kv_usage));
 	json_put(j, "kv_cache_capacity_tokens", json_of_u64(s->kv_capacity_tokens));
 	json_put(j, "kv_cache_used_tokens", json_of_u64(s->kv_used_tokens));

@@ -68,6 +68,10 @@ static void print_log(FILE *out, const struct ex_log *g, const char *in)
 		return;
 	fprintf(out, "%slog (%s): %s [%s]", in, fmt_safe(s1, sizeof s1, g->kind), fmt_safe(s2, sizeof s2, g->path),
 		fmt_safe(s3, sizeof s3, g->state));
+	if (g->read_via_fd && g->read_fd == 2)
+		fprintf(out, " read through the process's stderr");
+	else if (g->read_via_fd)
+		fprintf(out, " read through the process's fd %d", g->read_fd);
 	if (!strcmp(g->state, "current"))
 		fprintf(out, " model %s, loaded %s", g->model[0] ? fmt_safe(s1, sizeof s1, g->model) : "N/A",
 			local_time(g->loaded_at_s, t, sizeof t));
@@ -83,22 +87,39 @@ static void print_log(FILE *out, const struct ex_log *g, const char *in)
 			g->kv_unified < 0 ? "N/A" : g->kv_unified ? "yes" : "no");
 }
 
+/* The server's own speed (its timing of the tokens), else its average since
+ * it started; the wall-clock rate of its counter apart, named as such. */
+static void print_rate(FILE *out, const char *what, const struct ex_rate *r)
+{
+	char b[32];
+	if (gtm_f64_ok(r->tps))
+		fprintf(out, "; %s %s tok/s (reported)", what, fmt_f64(b, sizeof b, r->tps, 1, ""));
+	else if (gtm_f64_ok(r->avg_tps))
+		fprintf(out, "; %s %s tok/s avg since start (reported)", what, fmt_f64(b, sizeof b, r->avg_tps, 1, ""));
+	if (gtm_f64_ok(r->wall_tps))
+		fprintf(out, "; %s wall %s tok/s", what, fmt_f64(b, sizeof b, r->wall_tps, 1, ""));
+}
+
 static void print_server(FILE *out, const struct ex_server *s, const char *in)
 {
 	char a[32], b[32], c[32], k[SAFE_N];
 	fprintf(out, "%sapi :%u %s%s", in, s->port, s->kind[0] ? fmt_safe(k, sizeof k, s->kind) : "unknown",
 		s->reachable ? "" : " (no answer)");
-	for (int i = 0; i < s->n_models; i++)
-		fprintf(out, "%s %s%s", i ? "," : " model",
-			fmt_safe(k, sizeof k, s->models[i].path[0] ? s->models[i].path : s->models[i].name),
-			s->models[i].loaded ? "" : " (not loaded)");
+	for (int i = 0; i < s->n_models; i++) {
+		const struct ex_server_model *m = &s->models[i];
+		/* the name it serves the file under (llama-server's --alias), when not the path itself */
+		bool named = m->path[0] && m->name[0] && strcmp(m->name, m->path) != 0;
+		fprintf(out, "%s %s", i ? "," : " model", fmt_safe(k, sizeof k, m->path[0] ? m->path : m->name));
+		fprintf(out, "%s%s%s%s", named ? " (as " : "", named ? fmt_safe(k, sizeof k, m->name) : "", named ? ")" : "",
+			m->loaded ? "" : " (not loaded)");
+	}
 	if (gtm_u64_ok(s->slots_total))
 		fprintf(out, "; slots %s busy of %llu", gtm_u64_ok(s->slots_busy) ? fmt_f64(a, sizeof a, gtm_f64_of((double)s->slots_busy.v, GTM_REPORTED), 0, "") : "N/A",
 			(unsigned long long)s->slots_total.v);
 	if (gtm_u64_ok(s->n_ctx_slot))
 		fprintf(out, "; ctx/slot %llu", (unsigned long long)s->n_ctx_slot.v);
-	if (gtm_f64_ok(s->gen_tps))
-		fprintf(out, "; %s tok/s", fmt_f64(b, sizeof b, s->gen_tps, 1, ""));
+	print_rate(out, "generation", &s->gen);
+	print_rate(out, "prompt", &s->prompt);
 	if (gtm_f64_ok(s->kv_usage))
 		fprintf(out, "; KV cache %s used", fmt_f64(c, sizeof c, gtm_f64_of(s->kv_usage.v * 100, GTM_REPORTED), 0, "%"));
 	for (int i = 0; i < s->n_models; i++)

@@ -60,10 +60,11 @@ static const char *model_status(const struct ident_model *m)
 	return ident_model_unproven(m) ? "not proven loaded" : "single source";
 }
 
-json_t *ident_json_model(const struct ident_model *m)
+json_t *ident_json_model(const struct ident_model *m, const char *alias)
 {
 	json_t *j = json_object(), *ev = json_array(), *detail = json_object();
 	json_put(j, "name", json_of_str(m->name));
+	json_put(j, "alias", json_of_str(alias));
 	json_put(j, "path", json_of_str(m->path));
 	json_put(j, "store", m->store == MODEL_STORE_NONE ? json_null() : json_string(model_store_name(m->store)));
 	json_put(j, "role", json_string(model_role_name(m->role)));
@@ -110,6 +111,7 @@ json_t *ident_json_llama_flags(const struct llama_flags *f)
 	}
 	json_put(j, "override_tensor", ot);
 	json_put(j, "port", f->port < 0 ? json_null() : json_integer(f->port));
+	json_put(j, "alias", json_of_str(f->alias));
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	json_put(j, "defaults_assumed", json_of_str(defaults));
 	json_put(j, "error", json_of_str(f->error));
@@ -128,7 +130,7 @@ void ident_jw_into(struct jw *w, const struct gtm_ident *id)
 	jw_end_array(w);
 	jw_begin_array(w, "models");
 	for (int i = 0; i < id->n_models; i++)
-		jw_json(w, NULL, ident_json_model(&id->models[i]));
+		jw_json(w, NULL, ident_json_model(&id->models[i], ident_model_alias(id, &id->models[i])));
 	jw_end_array(w);
 	jw_int(w, "installed_omitted", id->n_installed_omitted);
 	jw_json(w, "llama_flags", id->has_flags ? ident_json_llama_flags(&id->flags) : NULL);

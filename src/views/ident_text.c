@@ -111,10 +111,12 @@ char *ident_text_incomplete(const struct gguf_model_info *m, char *buf, size_t n
 	return buf;
 }
 
-static void print_model_line(FILE *out, const struct ident_model *m, const char *indent)
+static void print_model_line(FILE *out, const struct gtm_ident *id, const struct ident_model *m, const char *indent)
 {
-	char ev[96], sum[256], size[32], nm[SAFE_N];
-	fprintf(out, "%smodel     %s%s%s  [%s]", indent, m->name ? fmt_safe(nm, sizeof nm, m->name) : "?",
+	char ev[96], sum[256], size[32], nm[SAFE_N], al[SAFE_N];
+	const char *alias = ident_model_alias(id, m);
+	fprintf(out, "%smodel     %s%s%s%s%s%s  [%s]", indent, m->name ? fmt_safe(nm, sizeof nm, m->name) : "?",
+		alias ? " (alias " : "", alias ? fmt_safe(al, sizeof al, alias) : "", alias ? ")" : "",
 		m->role != MODEL_ROLE_MODEL ? " as " : "", m->role != MODEL_ROLE_MODEL ? model_role_name(m->role) : "",
 		ident_text_evidence(m, ev, sizeof ev));
 	if (m->have_info)
@@ -132,7 +134,7 @@ void ident_text_print(FILE *out, const struct gtm_ident *id, const char *indent)
 	fprintf(out, "%s%-9s %s (%s)%s%s\n", indent, "category", ident_category_text(id->category),
 		fmt_safe(why, sizeof why, id->category_reason), id->n_runtimes ? "  runtimes: " : "", ident_text_runtimes(id, rts, sizeof rts));
 	for (int i = 0; i < id->n_models; i++)
-		print_model_line(out, &id->models[i], indent);
+		print_model_line(out, id, &id->models[i], indent);
 	if (id->n_installed_omitted > 0)
 		fprintf(out, "%s          (%d more installed, not listed)\n", indent, id->n_installed_omitted);
 }
@@ -192,7 +194,7 @@ void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *in
 		fprintf(out, "%smodels    none found\n", indent);
 	for (int i = 0; i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
-		print_model_line(out, m, indent);
+		print_model_line(out, id, m, indent);
 		print_model_details(out, m, indent);
 	}
 	if (id->n_installed_omitted > 0)

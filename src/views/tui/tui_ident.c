@@ -75,7 +75,9 @@ char *tui_process_inside(const struct gtm_process *p, char *buf, size_t n)
 	}
 	if (p->ident->n_models > 0) {
 		m = &p->ident->models[0];
-		snprintf(buf, n, "%s%s%s%s%s", m->name ? m->name : (m->path ? path_base(m->path) : "model"),
+		const char *alias = ident_model_alias(p->ident, m);
+		snprintf(buf, n, "%s%s%s%s%s%s%s%s", m->name ? m->name : (m->path ? path_base(m->path) : "model"),
+			 alias ? " (alias " : "", alias ? alias : "", alias ? ")" : "",
 			 m->have_info ? " " : "", m->have_info ? gguf_kind_text(m->info.kind) : "",
 			 m->have_info && m->info.incomplete ? " (incomplete file)" : "",
 			 ident_model_unproven(m) ? " (not proven loaded)" : "");

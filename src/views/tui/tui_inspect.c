@@ -76,8 +76,9 @@ static void add_uses(struct tui_text *t, const struct gtm_process *p)
 	}
 }
 
-static void add_model(struct tui_text *t, const struct ident_model *m)
+static void add_model(struct tui_text *t, const struct gtm_ident *id, const struct ident_model *m)
 {
+	const char *alias = ident_model_alias(id, m);
 	char ev[160], sz[32];
 	size_t len = 0;
 
@@ -92,7 +93,8 @@ static void add_model(struct tui_text *t, const struct ident_model *m)
 		if (w > 0)
 			len += (size_t)w;
 	}
-	tui_text_add(t, TUI_ST_TEXT, 6, "%s [%s]%s", m->name ? m->name : (m->path ? path_base(m->path) : "?"),
+	tui_text_add(t, TUI_ST_TEXT, 6, "%s%s%s%s [%s]%s", m->name ? m->name : (m->path ? path_base(m->path) : "?"),
+		     alias ? " (alias " : "", alias ? alias : "", alias ? ")" : "",
 		     model_role_name(m->role), ident_model_unproven(m) ? "  not proven loaded" : "");
 	if (m->have_info)
 		tui_text_add(t, TUI_ST_TEXT, 8, "  %s, %s %s, %llu layers, file %s", m->info.kind_label[0] ? m->info.kind_label : gguf_kind_text(m->info.kind),
@@ -125,7 +127,7 @@ static void add_ident(struct tui_text *t, const struct gtm_process *p)
 	if (id->n_models)
 		tui_text_add(t, TUI_ST_HEAD, 2, "Models (%d)", id->n_models);
 	for (int i = 0; i < id->n_models; i++)
-		add_model(t, &id->models[i]);
+		add_model(t, id, &id->models[i]);
 }
 
 /* The breakdown bar's four parts; the explain segments they gather. */

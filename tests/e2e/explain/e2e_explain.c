@@ -152,8 +152,15 @@ static void check_a(json_t *j, const char *model, bool captured)
 	tu_check(json_integer_value(json_object_get(srv, "n_ctx_per_slot")) == 4096, "n_ctx_per_slot is not 4096");
 	tu_check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/props"), "state")) ?: "", "ok"), "/props not ok");
 	tu_check(!strcmp(json_string_value(json_object_get(find_ep(srv, "/metrics"), "state")) ?: "", "ok"), "/metrics not ok");
-	if (captured)
+	if (captured) {
 		tu_check(json_integer_value(json_object_get(srv, "slots_busy")) == 0, "captured slots: 0 busy expected");
+		/* one probe of the captured /metrics: the server's own average, 8 tokens in 0.00386 s;
+		 * no interval yet, so no current or wall-clock rate (null, not 0) */
+		double avg = json_number_value(json_object_get(srv, "generation_tokens_per_s_avg"));
+		tu_check(avg > 8 / 0.00386 - 0.01 && avg < 8 / 0.00386 + 0.01, "generation avg %f is not 8/0.00386 s", avg);
+		tu_check(json_is_null(json_object_get(srv, "generation_tokens_per_s")), "a current rate from one sample");
+		tu_check(json_is_null(json_object_get(srv, "wall_generation_tokens_per_s")), "a wall rate from one sample");
+	}
 	json_t *log = json_object_get(x, "log");
 	tu_check(!strcmp(json_string_value(json_object_get(log, "state")) ?: "", "current"), "log state is not current");
 	const char *lp = json_string_value(json_object_get(log, "path")) ?: "";

@@ -19,6 +19,7 @@
 #include "testutil.h"
 #include "views/ident_json.h"
 #include "views/ident_text.h"
+#include "views/tui/tui_ident.h"
 
 static char *tmp;
 
@@ -266,7 +267,7 @@ static void test_evidence_order_and_api(void **state)
 	assert_int_equal(id->n_models, 3);
 
 	/* JSON lists evidence strongest first, with the status */
-	json_t *j = ident_json_model(&id->models[0]);
+	json_t *j = ident_json_model(&id->models[0], NULL);
 	json_t *ev = json_object_get(j, "evidence");
 	assert_string_equal(json_string_value(json_array_get(ev, 0)), "api");
 	assert_string_equal(json_string_value(json_array_get(ev, 1)), "cmdline");
@@ -275,7 +276,7 @@ static void test_evidence_order_and_api(void **state)
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "confirmed");
 	assert_string_equal(json_string_value(json_object_get(json_object_get(j, "gguf"), "arch")), "qwen3");
 	json_decref(j);
-	j = ident_json_model(&id->models[2]);
+	j = ident_json_model(&id->models[2], NULL);
 	assert_true(json_is_null(json_object_get(j, "file_size_bytes")));
 	assert_true(json_is_null(json_object_get(j, "gguf")));
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "not proven loaded");
@@ -584,16 +585,9 @@ static void test_environ_on_request(void **state)
 	identify_ctx_free(c);
 }
 
-static void test_views(void **state)
+/* The whole of one snapshot row's identity as JSON, through the writer. */
+static json_t *ident_row_json(const struct gtm_ident *id)
 {
-	(void)state;
-	tu_mkdirs(at("v"));
-	tf_write_gguf(at("v/model.gguf"), "qwen3");
-	const char *maps[] = {at("v/model.gguf"), "/opt/libggml-cuda.so", "/usr/lib/libcuda.so.1", NULL};
-	char cmd[1024];
-	snprintf(cmd, sizeof cmd, "llama-server -m %s -c 4096", at("v/model.gguf"));
-	struct gtm_process *p = tf_process_cmdline("llama-server", cmd, "/opt/llama-server", "/", maps, NULL);
-	const struct gtm_ident *id = tf_identify(p);
 	char *text = NULL;
 	size_t text_len = 0;
 	FILE *mem = open_memstream(&text, &text_len);
@@ -607,6 +601,35 @@ static void test_views(void **state)
 	json_t *j = json_loads(text, 0, NULL);
 	free(text);
 	assert_non_null(j);
+	return j;
+}
+
+/* The text view of one row's identity (full: the inspect form, indented). */
+static char *ident_row_text(const struct gtm_ident *id, bool full)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	if (full)
+		ident_text_print_full(f, id, "  ");
+	else
+		ident_text_print(f, id, "");
+	fclose(f);
+	return buf;
+}
+
+static void test_views(void **state)
+{
+	(void)state;
+	tu_mkdirs(at("v"));
+	tf_write_gguf(at("v/model.gguf"), "qwen3");
+	const char *maps[] = {at("v/model.gguf"), "/opt/libggml-cuda.so", "/usr/lib/libcuda.so.1", NULL};
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "llama-server -m %s -c 4096", at("v/model.gguf"));
+	struct gtm_process *p = tf_process_cmdline("llama-server", cmd, "/opt/llama-server", "/", maps, NULL);
+	const struct gtm_ident *id = tf_identify(p);
+	json_t *j = ident_row_json(id);
 	assert_string_equal(json_string_value(json_object_get(j, "category")), "ai");
 	json_t *rts = json_object_get(j, "runtimes");
 	assert_string_equal(json_string_value(json_object_get(json_array_get(rts, 0), "id")), "llama.cpp");
@@ -621,11 +644,7 @@ static void test_views(void **state)
 	assert_true(json_is_null(json_object_get(flags, "n_gpu_layers")));
 	json_decref(j);
 
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	ident_text_print_full(f, id, "  ");
-	fclose(f);
+	char *buf = ident_row_text(id, true);
 	assert_non_null(strstr(buf, "category  AI (AI runtime llama.cpp)"));
 	assert_non_null(strstr(buf, "ggml CUDA backend: mapped libggml-cuda.so"));
 	assert_non_null(strstr(buf, "[mapped+cmdline, confirmed]"));
@@ -633,6 +652,60 @@ static void test_views(void **state)
 	free(buf);
 	char rt[64];
 	assert_string_equal(ident_text_runtimes(id, rt, 20), "llama.cpp, ggml CUD");
+	tf_process_free(p);
+}
+
+/* llama-server --alias / -a (the captured run llama-q8_0-alias-nometrics-noslots
+ * serves its model as "tiny-alias"): shown next to the main model's file
+ * name in text, the live table and inspector, and JSON; not on a draft. */
+static void test_alias_views(void **state)
+{
+	(void)state;
+	tu_mkdirs(at("al"));
+	tf_write_gguf(at("al/tiny-llama-q8_0.gguf"), "llama");
+	tf_write_gguf(at("al/draft.gguf"), "llama");
+	const char *maps[] = {at("al/tiny-llama-q8_0.gguf"), NULL};
+	const char *forms[] = {"--alias", "-a", "--alias="};
+	for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+		char cmd[1024];
+		snprintf(cmd, sizeof cmd, "llama-server -m %s -md %s --port 18450 %s%stiny-alias --no-slots -c 2048 -np 1",
+			 at("al/tiny-llama-q8_0.gguf"), at("al/draft.gguf"), forms[f], f == 2 ? "" : " ");
+		struct gtm_process *p = tf_process_cmdline("llama-server", cmd, "/opt/llama-server", "/", maps, NULL);
+		const struct gtm_ident *id = tf_identify(p);
+		const struct ident_model *main_m = tf_model(id, "tiny-llama-q8_0.gguf");
+		const struct ident_model *draft = tf_model(id, "draft.gguf");
+		assert_non_null(main_m);
+		assert_non_null(draft);
+		assert_string_equal(ident_model_alias(id, main_m), "tiny-alias");
+		assert_null(ident_model_alias(id, draft));
+
+		json_t *j = ident_row_json(id);
+		json_t *model = json_array_get(json_object_get(j, "models"), 0);
+		assert_string_equal(json_string_value(json_object_get(model, "name")), "tiny-llama-q8_0.gguf");
+		assert_string_equal(json_string_value(json_object_get(model, "alias")), "tiny-alias");
+		assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "models"), 1), "alias")));
+		assert_string_equal(json_string_value(json_object_get(json_object_get(j, "llama_flags"), "alias")), "tiny-alias");
+		json_decref(j);
+
+		char *buf = ident_row_text(id, false);
+		assert_non_null(strstr(buf, "model     tiny-llama-q8_0.gguf (alias tiny-alias)  [mapped+cmdline"));
+		assert_non_null(strstr(buf, "model     draft.gguf as draft  ["));
+		free(buf);
+		char inside[256];
+		assert_non_null(strstr(tui_process_inside(p, inside, sizeof inside), "tiny-llama-q8_0.gguf (alias tiny-alias)"));
+		tf_process_free(p);
+	}
+	/* without an alias nothing is added */
+	char cmd[1024];
+	snprintf(cmd, sizeof cmd, "llama-server -m %s", at("al/tiny-llama-q8_0.gguf"));
+	struct gtm_process *p = tf_process_cmdline("llama-server", cmd, "/opt/llama-server", "/", maps, NULL);
+	const struct gtm_ident *id = tf_identify(p);
+	json_t *j = ident_row_json(id);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "models"), 0), "alias")));
+	assert_true(json_is_null(json_object_get(json_object_get(j, "llama_flags"), "alias")));
+	json_decref(j);
+	char inside[256];
+	assert_null(strstr(tui_process_inside(p, inside, sizeof inside), "alias"));
 	tf_process_free(p);
 }
 
@@ -715,6 +788,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hf_resolution, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_environ_on_request, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alias_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deleted_mapped_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_indexes_follow_changes, setup, teardown),
 	};

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,8 +65,11 @@ static struct gtm_proc_detail *detail_new(const char *const *argv, const char *c
 	return d;
 }
 
-static struct gtm_process *add_proc(struct gtm_snapshot *s, struct identify_ctx *ic, const char *name,
-				    const char *const *argv, const char *cwd, const char *env)
+/* A row for this very process; maps (NULL-terminated, may be NULL) are the
+ * mapped files identification sees. */
+static struct gtm_process *add_proc_maps(struct gtm_snapshot *s, struct identify_ctx *ic, const char *name,
+					 const char *const *argv, const char *cwd, const char *env,
+					 const char *const *maps)
 {
 	struct gtm_process *p = snapshot_add_process(s);
 	p->pid = (uint32_t)getpid();
@@ -72,8 +77,21 @@ static struct gtm_process *add_proc(struct gtm_snapshot *s, struct identify_ctx 
 	p->start_time = self_start_time();
 	str_copy(p->name, name, sizeof p->name);
 	p->detail = detail_new(argv, cwd, env);
+	size_t n = 0;
+	while (maps && maps[n])
+		n++;
+	p->detail->maps = xcalloc(n + 1, sizeof *p->detail->maps);
+	for (size_t i = 0; i < n; i++)
+		p->detail->maps[i] = xstrdup(maps[i]);
+	p->detail->n_maps = n;
 	identify_process(ic, p);
 	return p;
+}
+
+static struct gtm_process *add_proc(struct gtm_snapshot *s, struct identify_ctx *ic, const char *name,
+				    const char *const *argv, const char *cwd, const char *env)
+{
+	return add_proc_maps(s, ic, name, argv, cwd, env, NULL);
 }
 
 static const struct ex_segment *seg(const struct gtm_explain *e, enum ex_seg k, enum ex_src src, const char *dev)
@@ -480,6 +498,171 @@ static void test_ollama_api(void **state)
 	replay_stop(rs);
 }
 
+/* The real CPU-only build's log (qwen3-f16-c4096: CPU_Mapped weights, CPU
+ * KV) against the estimate, which with llama-server's default -ngl puts them
+ * on the GPU: the log wins and says why; every GPU the process uses gets its
+ * runtime overhead/unknown line (N/A without a measurement). */
+static void test_log_on_host_wins(void **state)
+{
+	struct fixture *f = *state;
+	char src[1024], logp[1024], gguf[1024], model[PATH_MAX];
+	const char *fx = tu_shared_fixture("llama"); /* a static buffer: copied before the next call */
+	if (!fx)
+		skip();
+	snprintf(src, sizeof src, "%s/qwen3-f16-c4096/server.log", fx);
+	const char *gg = tu_shared_fixture("gguf");
+	if (!gg)
+		skip();
+	snprintf(gguf, sizeof gguf, "%s/tiny-qwen3-f16.gguf", gg);
+	assert_non_null(realpath(gguf, model)); /* the process's cwd is "/" */
+	size_t n;
+	char *log = tu_read_file(src, &n);
+	assert_non_null(log);
+	snprintf(logp, sizeof logp, "%s/cpu.log", f->dir);
+	tu_write_file(logp, log, n);
+	free(log);
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", model, "--log-file", logp, "-lv", "4",
+			      "-c", "4096", NULL};
+	/* the libraries the real process mapped (proc_maps.txt) */
+	const char *cpu_maps[] = {"/opt/llama.cpp/bin/libggml-base.so.0.20.1", "/opt/llama.cpp/bin/libggml-cpu.so.0.20.1",
+				  "/opt/llama.cpp/bin/libggml.so.0.20.1", "/opt/llama.cpp/bin/libllama.so.0.0.10470", NULL};
+	struct explain_ctx *c = explain_ctx_new(false);
+
+	/* 1. the CPU-only build on no GPU */
+	struct gtm_process *p = add_proc_maps(f->snap, f->ic, "llama-server", argv, "/", NULL, cpu_maps);
+	explain_process(c, f->snap, p);
+	const struct gtm_explain *e = p->explain;
+	assert_non_null(e);
+	assert_string_equal(e->log.state, "current");
+	assert_true(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CPU_Mapped")->host);
+	const struct ex_segment *ew = seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU");
+	assert_non_null(ew);
+	assert_true(ew->superseded);
+	assert_non_null(strstr(ew->note, "the log puts this in host memory"));
+	assert_true(seg(e, EX_SEG_KV, EX_SRC_ESTIMATE, "GPU")->superseded);
+	assert_true(e->estimate_disagrees);
+	assert_true(has_note(e, "weights, KV cache: the log puts them in host memory, the estimate on the GPU; "
+				"the log wins: no GPU backend library is mapped (a CPU-only build)"));
+	assert_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL)); /* no GPU row: no overhead line */
+
+	/* 2. a GPU build (CUDA backend mapped) that still allocated everything on
+	 * the host, and holds 300 MiB of measured VRAM nothing reported explains */
+	const char *cuda_maps[] = {"/opt/llama.cpp/bin/libggml-cpu.so", "/opt/llama.cpp/bin/libggml-cuda.so",
+				   "/usr/lib/x86_64-linux-gnu/libcuda.so.1", NULL};
+	struct gtm_process *q = add_proc_maps(f->snap, f->ic, "llama-server", argv, "/", NULL, cuda_maps);
+	struct gtm_gpu_use *u = process_add_use(q);
+	u->dev_index = 0;
+	u->vram = gtm_u64_of(300ull << 20, GTM_MEASURED);
+	explain_process(c, f->snap, q);
+	e = q->explain;
+	assert_true(has_note(e, "the log wins: it is what was allocated"));
+	const struct ex_segment *o = seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, "GPU0");
+	assert_non_null(o);
+	assert_int_equal(o->bytes.v, 300ull << 20);
+	assert_int_equal(o->bytes.prov, GTM_ESTIMATED);
+	assert_non_null(strstr(o->note, "nothing reported on this GPU"));
+
+	/* 3. the same GPU row without a measurement: the line is there, N/A */
+	u->vram = GTM_U64_NA;
+	explain_process(c, f->snap, q);
+	o = seg(q->explain, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, "GPU0");
+	assert_non_null(o);
+	assert_false(gtm_u64_ok(o->bytes));
+	explain_ctx_free(c);
+}
+
+/* explain_process for a llama-server row of this process whose --log-file is flag (cwd may be NULL). */
+static const struct gtm_explain *explain_with_log_flag(struct fixture *f, struct explain_ctx *c, const char *flag,
+						       const char *cwd)
+{
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/m/qwen3-0.6b-q8_0.gguf", "--log-file", flag,
+			      "-lv", "4", NULL};
+	struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, cwd, "HOME=/nonexistent");
+	explain_process(c, f->snap, p);
+	assert_non_null(p->explain);
+	return p->explain;
+}
+
+/* The same with this process's stderr replaced by err_fd meanwhile. */
+static const struct gtm_explain *explain_with_stderr(struct fixture *f, struct explain_ctx *c, const char *flag,
+						     int err_fd)
+{
+	fflush(stderr);
+	int saved = dup(2);
+	assert_true(saved >= 0 && dup2(err_fd, 2) == 2);
+	const struct gtm_explain *e = explain_with_log_flag(f, c, flag, "/");
+	dup2(saved, 2);
+	close(saved);
+	return e;
+}
+
+/* The log file is open in this process (the server): when its path cannot be
+ * read, it is read through /proc/self/fd: deleted, in a folder that is gone
+ * from the path's view, relative to a working directory the process left;
+ * else through stderr when that is a file. */
+static void test_log_through_fd(void **state)
+{
+	struct fixture *f = *state;
+	char path[1024], flag[1024], dir[1024];
+	struct explain_ctx *c = explain_ctx_new(false);
+
+	/* 1. deleted after opening (logrotate without copytruncate, rm) */
+	snprintf(path, sizeof path, "%s/gone.log", f->dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	assert_int_equal(unlink(path), 0);
+	const struct gtm_explain *e = explain_with_log_flag(f, c, path, "/");
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_string_equal(e->log.path, path); /* shown as the process names it */
+	assert_non_null(strstr(e->log.message, "the process holds it deleted"));
+	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0"));
+	close(fd);
+
+	/* 2. a relative path opened in a folder the process has since left: its cwd is another one */
+	snprintf(dir, sizeof dir, "%s/run/logs", f->dir);
+	tu_mkdirs(dir);
+	snprintf(path, sizeof path, "%s/run/logs/rel.log", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	snprintf(flag, sizeof flag, "./logs/rel.log");
+	e = explain_with_log_flag(f, c, flag, f->dir); /* f->dir/logs/rel.log does not exist */
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_non_null(strstr(e->log.message, "No such file or directory"));
+	/* the working directory not known at all */
+	e = explain_with_log_flag(f, c, flag, NULL);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_non_null(strstr(e->log.message, "working directory unknown"));
+	/* a readable path is read as it is, not through the fd */
+	e = explain_with_log_flag(f, c, path, "/");
+	assert_false(e->log.read_via_fd);
+	close(fd);
+
+	/* 3. a missing folder and no descriptor of it: stderr, when it is a file */
+	snprintf(path, sizeof path, "%s/stderr.txt", f->dir);
+	int err_file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(err_file > 2);
+	assert_int_equal(write(err_file, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	e = explain_with_stderr(f, c, "/nonexistent-folder/server.log", err_file);
+	close(err_file);
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, 2);
+	/* with stderr no file either, it stays unreadable, with the path's reason */
+	int null_fd = open("/dev/null", O_WRONLY);
+	e = explain_with_stderr(f, c, "/nonexistent-folder/server.log", null_fd);
+	close(null_fd);
+	assert_string_equal(e->log.state, "unreadable");
+	assert_false(e->log.read_via_fd);
+	assert_non_null(strstr(e->log.message, "No such file or directory"));
+	explain_ctx_free(c);
+}
+
 /* Device names to snapshot devices: the log's PCI address, a single GPU, the
  * n-th of the process's GPUs; host buffers never map to a GPU. */
 static void test_device_mapping_and_disagreement(void **state)
@@ -528,10 +711,18 @@ static void test_device_mapping_and_disagreement(void **state)
 	assert_true(e->estimate_disagrees);
 	assert_true(has_note(e, "weights on the GPU: the log says 600.00 MiB, the estimate 500.00 MiB"));
 	assert_false(has_note(e, "KV cache: the log says"));
+	assert_false(has_note(e, "the log wins")); /* the log is on the GPU too */
+	assert_false(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU")->superseded);
 	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU"));
 	assert_non_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0"));
-	/* no measured VRAM: no remainder is invented */
-	assert_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL));
+	/* no measured VRAM: the overhead/unknown line of each GPU is there, N/A (never 0, never invented) */
+	const struct ex_segment *o0 = seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, "GPU0");
+	const struct ex_segment *o1 = seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, "GPU1");
+	assert_non_null(o0);
+	assert_non_null(o1);
+	assert_false(gtm_u64_ok(o0->bytes));
+	assert_false(gtm_u64_ok(o1->bytes));
+	assert_non_null(strstr(o1->note, "not measured"));
 	free(e);
 
 	/* no buffer lines, only the memory-breakdown table: its device rows, in whole MiB */
@@ -589,6 +780,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ollama_runner, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_handy_adapter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_mapping_and_disagreement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_on_host_wins, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_log_through_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_model_path, setup, teardown),
 	};

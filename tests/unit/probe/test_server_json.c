@@ -12,14 +12,20 @@
 #include "explain/server.h"
 #include "testutil.h"
 
-static char *fixture(const char *run, const char *file, size_t *n)
+/* A file of ../shared/fixtures/<area>/, or NULL when the fixtures are absent. */
+static char *shared_file(const char *area, const char *run, const char *file, size_t *n)
 {
-	const char *dir = tu_shared_fixture("llama");
+	const char *dir = tu_shared_fixture(area);
 	char path[1024];
 	if (!dir)
 		return NULL;
-	snprintf(path, sizeof path, "%s/%s/%s", dir, run, file);
+	snprintf(path, sizeof path, "%s/%s%s%s", dir, run, run[0] ? "/" : "", file);
 	return tu_read_file(path, n);
+}
+
+static char *fixture(const char *run, const char *file, size_t *n)
+{
+	return shared_file("llama", run, file, n);
 }
 
 static void test_real_props_slots_models(void **state)
@@ -87,6 +93,14 @@ static void test_real_alias_and_disabled(void **state)
 	free(b);
 }
 
+static bool near(gtm_f64 r, double want)
+{
+	return gtm_f64_ok(r) && r.v > want * (1 - 1e-9) - 1e-9 && r.v < want * (1 + 1e-9) + 1e-9;
+}
+
+/* The real server's counters before and after one 8-token /completion: its
+ * own speed is Δtokens_predicted_total / Δtokens_predicted_seconds_total
+ * (8 / 0.00386 s), not Δtokens per second of our probe interval. */
 static void test_real_metrics_delta(void **state)
 {
 	(void)state;
@@ -97,23 +111,71 @@ static void test_real_metrics_delta(void **state)
 	char *b = fixture("qwen3-f16-c4096", "metrics.after.txt", &n2);
 	struct ex_server s;
 	ex_server_init(&s, 1);
-	double v;
+	double v, secs;
 	assert_true(prom_value(b, n2, "llamacpp:tokens_predicted_total", &v));
 	assert_true(v == 8.0);
+	assert_true(prom_value(b, n2, "llamacpp:tokens_predicted_seconds_total", &secs));
 	assert_true(server_apply_metrics(a, n1, 1000000000ull, &s));
-	assert_false(gtm_f64_ok(s.gen_tps)); /* one sample: no rate yet */
+	/* one sample, and a server that has generated nothing yet: no rate, not 0 */
+	assert_false(gtm_f64_ok(s.gen.tps));
+	assert_false(gtm_f64_ok(s.gen.avg_tps));
+	assert_false(gtm_f64_ok(s.gen.wall_tps));
 	assert_true(server_apply_metrics(b, n2, 3000000000ull, &s));
-	assert_true(gtm_f64_ok(s.gen_tps));
-	/* 8 tokens generated between the two samples, 2 s apart */
-	double before;
-	assert_true(prom_value(a, n1, "llamacpp:tokens_predicted_total", &before));
-	assert_true(s.gen_tps.v > (8.0 - before) / 2.0 - 1e-9 && s.gen_tps.v < (8.0 - before) / 2.0 + 1e-9);
+	assert_true(near(s.gen.tps, 8.0 / secs));
+	assert_int_equal(s.gen.tps.prov, GTM_REPORTED);
+	assert_true(s.gen.tps.v > 2000 && s.gen.tps.v < 2100); /* 8 / 0.00386 s */
+	assert_true(near(s.gen.avg_tps, 8.0 / secs));
+	assert_true(near(s.gen.wall_tps, 8.0 / 2.0)); /* 2 s between the samples */
+	assert_true(near(s.prompt.tps, 5.0 / 0.001435));
 	assert_int_equal(s.requests_running.v, 0);
 	assert_string_equal(s.kind, "llama-server");
-	/* a restarted server (counters back to zero) gives no negative rate */
-	assert_true(server_apply_metrics(a, n1, 4000000000ull, &s));
-	assert_true(s.gen_tps.v >= 0);
+	/* the same counters 10 s later: nothing generated in between, so no
+	 * current speed; the wall rate is a true 0; the average stays */
+	assert_true(server_apply_metrics(b, n2, 13000000000ull, &s));
+	assert_false(gtm_f64_ok(s.gen.tps));
+	assert_true(near(s.gen.wall_tps, 0.0));
+	assert_true(near(s.gen.avg_tps, 8.0 / secs));
+	/* a restarted server (counters back to zero) gives no rate at all */
+	assert_true(server_apply_metrics(a, n1, 14000000000ull, &s));
+	assert_false(gtm_f64_ok(s.gen.tps));
+	assert_false(gtm_f64_ok(s.gen.wall_tps));
 	free(a);
+	free(b);
+}
+
+/* A one-shot snapshot probes once: the server's average since it started is
+ * there from the first sample. */
+static void test_real_metrics_first_sample_avg(void **state)
+{
+	(void)state;
+	size_t n;
+	char *b = fixture("qwen3-f16-c4096", "metrics.after.txt", &n);
+	if (!b)
+		skip();
+	struct ex_server s;
+	ex_server_init(&s, 1);
+	assert_true(server_apply_metrics(b, n, 5000000000ull, &s));
+	assert_false(gtm_f64_ok(s.gen.tps));
+	assert_false(gtm_f64_ok(s.gen.wall_tps));
+	assert_true(near(s.gen.avg_tps, 8.0 / 0.00386));
+	assert_true(near(s.prompt.avg_tps, 5.0 / 0.001435));
+	free(b);
+}
+
+/* SGLang's own throughput gauge, from its documented /metrics example. */
+static void test_sglang_gen_throughput(void **state)
+{
+	(void)state;
+	size_t n;
+	char *b = shared_file("servers", "", "sglang-metrics-docs-example.prom", &n);
+	if (!b)
+		skip();
+	struct ex_server s;
+	ex_server_init(&s, 30000);
+	assert_true(server_apply_metrics(b, n, 1, &s));
+	assert_string_equal(s.kind, "sglang");
+	assert_true(near(s.gen.tps, 86.50814177726902));
+	assert_false(gtm_f64_ok(s.gen.wall_tps)); /* one sample */
 	free(b);
 }
 
@@ -271,6 +333,8 @@ int main(void)
 		cmocka_unit_test(test_real_props_slots_models),
 		cmocka_unit_test(test_real_alias_and_disabled),
 		cmocka_unit_test(test_real_metrics_delta),
+		cmocka_unit_test(test_real_metrics_first_sample_avg),
+		cmocka_unit_test(test_sglang_gen_throughput),
 		cmocka_unit_test(test_ollama_ps),
 		cmocka_unit_test(test_lmstudio),
 		cmocka_unit_test(test_vllm_sglang_metrics),

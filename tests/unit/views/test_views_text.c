@@ -251,6 +251,60 @@ static void test_explain_sentinels_are_na(void **state)
 	explain_free(e);
 }
 
+/* The server's own generation speed is labelled reported; the counter over
+ * our wall clock is named "wall", never shown as the server's speed. */
+static void test_explain_token_rates_labelled(void **state)
+{
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	(void)state;
+	e->n_servers = 1;
+	ex_server_init(&e->servers[0], 8080);
+	e->servers[0].gen.tps = gtm_f64_of(1500.0, GTM_REPORTED);
+	e->servers[0].gen.avg_tps = gtm_f64_of(1400.0, GTM_REPORTED);
+	e->servers[0].gen.wall_tps = gtm_f64_of(32.0, GTM_REPORTED);
+	char *t = render_explain(e);
+	assert_non_null(strstr(t, "; generation 1500.0 tok/s (reported); generation wall 32.0 tok/s"));
+	assert_null(strstr(t, "avg since start")); /* the current speed is there */
+	assert_null(strstr(t, "prompt")); /* nothing known: nothing printed, no 0 */
+	free(t);
+	e->servers[0].gen.tps = GTM_F64_NA;
+	e->servers[0].gen.wall_tps = GTM_F64_NA;
+	t = render_explain(e);
+	assert_non_null(strstr(t, "; generation 1400.0 tok/s avg since start (reported)"));
+	assert_null(strstr(t, "wall"));
+	free(t);
+	explain_free(e);
+}
+
+/* The real /props of a server started with --alias tiny-alias: the API
+ * line names the file and the name it serves it under. */
+static void test_explain_api_alias(void **state)
+{
+	(void)state;
+	const char *dir = tu_shared_fixture("llama");
+	char path[1024];
+	size_t n;
+	if (!dir)
+		skip();
+	snprintf(path, sizeof path, "%s/llama-q8_0-alias-nometrics-noslots/props.body.txt", dir);
+	char *b = tu_read_file(path, &n);
+	assert_non_null(b);
+	struct gtm_explain *e = xcalloc(1, sizeof *e);
+	e->n_servers = 1;
+	ex_server_init(&e->servers[0], 18450);
+	assert_true(server_parse_props(b, n, &e->servers[0]));
+	free(b);
+	char *t = render_explain(e);
+	assert_non_null(strstr(t, "model /srv/models/tiny-llama-q8_0.gguf (as tiny-alias)"));
+	free(t);
+	/* the default alias is the path itself: nothing added */
+	str_copy(e->servers[0].models[0].name, "/srv/models/tiny-llama-q8_0.gguf", sizeof e->servers[0].models[0].name);
+	t = render_explain(e);
+	assert_null(strstr(t, "(as "));
+	free(t);
+	explain_free(e);
+}
+
 /* An endpoint with no HTTP answer has no status to print. */
 static void test_explain_endpoint_status_only_when_answered(void **state)
 {
@@ -434,6 +488,8 @@ int main(void)
 		cmocka_unit_test(test_fmt_safe_truncates_whole),
 		cmocka_unit_test(test_text_views_escape_outside_strings),
 		cmocka_unit_test(test_explain_sentinels_are_na),
+		cmocka_unit_test(test_explain_token_rates_labelled),
+		cmocka_unit_test(test_explain_api_alias),
 		cmocka_unit_test(test_explain_endpoint_status_only_when_answered),
 		cmocka_unit_test(test_explain_history_time),
 		cmocka_unit_test(test_text_unattributed_label_alone),
