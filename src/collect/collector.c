@@ -9,6 +9,7 @@
 #include "collect/attribute.h"
 #include "collect/devices_order.h"
 #include "collect/mode.h"
+#include "core/sysroot.h"
 #include "core/util.h"
 #include "explain/explain.h"
 #include "identify/ident.h"
@@ -71,7 +72,14 @@ struct collector *collector_new(const struct collector_opts *o)
 	c->attribute = attribute_state_new();
 	c->identify = identify_ctx_new();
 	identify_set_environ_loader(c->identify, load_environ, c);
-	c->explain = explain_ctx_new(!o->no_probe);
+	/* A replayed tree's ports are not this machine's: asking this loopback would
+	 * answer for whatever server happens to listen here. GPUTASKMAN_ROOT_PROBE=1
+	 * asks anyway, for a tree copied from this machine's own live processes. */
+	const char *rp = getenv("GPUTASKMAN_ROOT_PROBE");
+	bool replay = sysroot_prefix()[0] && !(rp && !strcmp(rp, "1"));
+	c->explain = explain_ctx_new(!o->no_probe && !replay);
+	if (replay && !o->no_probe)
+		explain_ctx_no_probe_why(c->explain, "a replay under GPUTASKMAN_ROOT: its ports are not this machine's");
 	return c;
 }
 

@@ -83,10 +83,16 @@ static int64_t read_btime(void)
 	return b ? strtoll(b + 7, NULL, 10) : -1;
 }
 
+void explain_ctx_no_probe_why(struct explain_ctx *c, const char *why)
+{
+	c->no_probe_why = why;
+}
+
 struct explain_ctx *explain_ctx_new(bool allow_probe)
 {
 	struct explain_ctx *c = xcalloc(1, sizeof *c);
 	c->allow_probe = allow_probe;
+	c->no_probe_why = "--no-probe";
 	c->timeout_ms = env_ms("GTM_PROBE_TIMEOUT_MS", 250);
 	c->budget_ms = env_ms("GTM_PROBE_BUDGET_MS", EXPLAIN_PROBE_BUDGET_MS);
 	c->interval_ms = env_ms("GTM_PROBE_INTERVAL_MS", EXPLAIN_PROBE_INTERVAL_MS);

@@ -141,6 +141,8 @@ struct explain_ctx;
 /* allow_probe false: never touch a port (--no-probe). Caches: logs by
  * (path, inode, size, mtime); probe results per (pid, start time, port set). */
 struct explain_ctx *explain_ctx_new(bool allow_probe);
+/* Why probes are off, for the note a process gets (default "--no-probe"). */
+void explain_ctx_no_probe_why(struct explain_ctx *c, const char *why);
 void explain_ctx_free(struct explain_ctx *c);
 /* Fills p->explain for AI processes (after identify_process ran): log
  * segments, server facts, breakdown. Sets gtm_explain_free_hook. Runs on the

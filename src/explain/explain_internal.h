@@ -33,6 +33,7 @@ struct probe_entry {
 
 struct explain_ctx {
 	bool allow_probe;
+	const char *no_probe_why; /* a static string */
 	uint32_t timeout_ms, budget_ms, interval_ms;
 	uint64_t refresh_key;   /* the snapshot being explained */
 	uint64_t deadline_ns;   /* this refresh's probe budget */

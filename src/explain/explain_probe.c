@@ -198,7 +198,7 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 	if (!n || !p->pid)
 		return;
 	if (!c->allow_probe) {
-		ex_add_note(e, "local API not probed (--no-probe)");
+		ex_add_note(e, "local API not probed (%s)", c->no_probe_why);
 		return;
 	}
 	struct probe_entry *pe = entry_for(c, p);
