@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "views/diff.h"
-#include "views/diff_load.h"
+#include "snapread/snap_parse.h"
 #include "views/json_util.h"
 
 struct diff_args {
@@ -75,17 +75,17 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	return 0;
 }
 
-static int load(const char *path, struct diff_snap *s)
+static int load(const char *path, struct snap_rows *s)
 {
 	char err[512];
-	json_t *doc = diff_snapshot_load(path, err, sizeof err);
+	json_t *doc = snap_json_load(path, err, sizeof err);
 	int rc;
 
 	if (!doc) {
 		fprintf(stderr, "gputaskman diff: %s: %s\n", path, err);
 		return 2;
 	}
-	rc = diff_snap_read(doc, s, err, sizeof err);
+	rc = snap_rows_read(doc, s, err, sizeof err);
 	json_decref(doc);
 	if (rc) {
 		fprintf(stderr, "gputaskman diff: %s: not a valid gputaskman snapshot: %s\n", path, err);
@@ -95,7 +95,7 @@ static int load(const char *path, struct diff_snap *s)
 }
 
 /* PIDs of another machine name other processes: refuse unless asked (issue 6). */
-static int check_hosts(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+static int check_hosts(const struct diff_args *a, const struct snap_rows *b, const struct snap_rows *af)
 {
 	if (a->force || !b->hostname || !af->hostname || !strcmp(b->hostname, af->hostname))
 		return 0;
@@ -105,7 +105,7 @@ static int check_hosts(const struct diff_args *a, const struct diff_snap *b, con
 	return 2;
 }
 
-static int report(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+static int report(const struct diff_args *a, const struct snap_rows *b, const struct snap_rows *af)
 {
 	struct diff_result *r = diff_compare(b, af, NULL);
 	int rc = 0;
@@ -127,7 +127,7 @@ static int report(const struct diff_args *a, const struct diff_snap *b, const st
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_args a;
-	struct diff_snap b = {0}, af = {0};
+	struct snap_rows b = {0}, af = {0};
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
@@ -143,7 +143,7 @@ int cmd_diff(int argc, char **argv)
 		rc = check_hosts(&a, &b, &af);
 	if (!rc)
 		rc = report(&a, &b, &af);
-	diff_snap_free(&b);
-	diff_snap_free(&af);
+	snap_rows_free(&b);
+	snap_rows_free(&af);
 	return rc;
 }
