@@ -127,7 +127,12 @@ int app_main(int argc, char **argv)
 	}
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
 		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe};
-		return cmd_live(&co, o.interval_s);
+		return cmd_live(&co, o.interval_s, o.record_path);
+	}
+	if (o.record_path) {
+		fprintf(stderr, "gputaskman: --record goes with the live view (a terminal); headless: gputaskman record -o %s\n",
+			o.record_path);
+		return 2;
 	}
 	return run_once(&o);
 }
