@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "record/rec_lookup.h"
+#include "snapread/snap_parse.h"
 #include "views/json_indent.h"
 
 struct replay_args {
@@ -16,15 +17,14 @@ struct replay_args {
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: gputaskman replay PATH [--at TIME] [--json]\n"
-		"Opens a recording made by `gputaskman record` (or --record): the live view over what was\n"
-		"recorded, nothing collected from this machine.\n"
-		"  --at TIME   start at (with --json: print) the last snapshot taken at or before TIME:\n"
-		"              ISO 8601 (2026-12-01T03:12:00Z, 2026-12-01T05:12:00+02:00) or a local\n"
-		"              time of day HH:MM[:SS] (its latest moment in the recording)\n"
-		"  --json      print that snapshot, as `gputaskman --json` printed it, and exit\n"
-		"Keys: space pause/play, Left/Right one snapshot, [ ] one minute, g go to a time,\n"
-		"+ - playback speed, n next large VRAM change, q quit; the rest as in the live view.\n");
+		"Usage: gputaskman replay PATH --json [--at TIME]\n"
+		"Reads a recording made by `gputaskman record` (or --record); nothing is collected from\n"
+		"this machine.\n"
+		"  --at TIME   the last snapshot taken at or before TIME: ISO 8601 (2026-12-01T03:12:00Z,\n"
+		"              2026-12-01T05:12:00+02:00) or a local time of day HH:MM[:SS] (its latest\n"
+		"              moment in the recording); without --at, the last snapshot\n"
+		"  --json      print that snapshot, as `gputaskman --json` printed it\n"
+		"The live view over a recording (a time cursor, stepping, seeking) is not built yet.\n");
 }
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
@@ -53,7 +53,12 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 		}
 	}
 	if (!a->help && !a->path) {
-		fprintf(stderr, "gputaskman replay: needs a recording: gputaskman replay PATH [--at TIME]\n");
+		fprintf(stderr, "gputaskman replay: needs a recording: gputaskman replay PATH --json [--at TIME]\n");
+		return 2;
+	}
+	if (!a->help && !a->json) {
+		fprintf(stderr, "gputaskman replay: the live view over a recording is not built yet; "
+				"--json prints a moment: gputaskman replay %s --json [--at TIME]\n", a->path);
 		return 2;
 	}
 	return 0;
@@ -69,6 +74,14 @@ static int print_moment(const struct replay_args *a, struct rec_file *f)
 		fprintf(stderr, "gputaskman replay: %s: %s\n", a->path, err);
 		return rc;
 	}
+	/* the line is checked as diff checks a file: a snapshot of a schema this build reads */
+	json_t *doc = snap_json_parse(line, len, err, sizeof err);
+	if (!doc) {
+		free(line);
+		fprintf(stderr, "gputaskman replay: %s: the snapshot at that time is not readable: %s\n", a->path, err);
+		return 2;
+	}
+	json_decref(doc);
 	text = json_indent(line, len, &n);
 	free(line);
 	if (!text)

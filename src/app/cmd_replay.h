@@ -1,5 +1,5 @@
-/* `gputaskman replay PATH [--at TIME] [--json]`: a recording's moment as the
- * `--json` snapshot, or the live view over the recording. */
+/* `gputaskman replay PATH --json [--at TIME]`: a recording's moment as the
+ * `--json` snapshot. */
 #ifndef GTM_CMD_REPLAY_H
 #define GTM_CMD_REPLAY_H
 

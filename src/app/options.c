@@ -12,7 +12,7 @@ static const char usage_text[] =
 	"       gputaskman inspect PID [--json] [--no-probe]\n"
 	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
 	"       gputaskman record [-i SECONDS] [-o PATH] [--max-size SIZE]\n"
-	"       gputaskman replay PATH [--at TIME] [--json]\n"
+	"       gputaskman replay PATH --json [--at TIME]\n"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
 	"Without options it starts the live view on a terminal, and prints one text\n"

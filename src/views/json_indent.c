@@ -94,8 +94,10 @@ char *json_indent(const char *in, size_t n, size_t *out_len)
 					i++;
 				put(&o, &close, 1);
 				i++;
+			} else if (++depth > JSON_INDENT_MAX_DEPTH) {
+				o.failed = true;
 			} else {
-				newline(&o, ++depth);
+				newline(&o, depth);
 			}
 		} else if (c == '}' || c == ']') {
 			newline(&o, --depth);
@@ -110,8 +112,10 @@ char *json_indent(const char *in, size_t n, size_t *out_len)
 			i++;
 		} else {
 			size_t start = i;
-			while (i < n && !is_space(in[i]) && !strchr(",:]}\"{[", in[i]))
+			while (i < n && in[i] && !is_space(in[i]) && !strchr(",:]}\"{[", in[i]))
 				i++;
+			if (i == start)
+				i++; /* a byte no token starts with (a NUL): copied, never stuck on */
 			put(&o, in + start, i - start);
 		}
 	}

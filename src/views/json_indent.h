@@ -7,9 +7,13 @@
 
 #include <stddef.h>
 
+/* Deeper nesting is refused: each level costs two bytes on every line below it. */
+#define JSON_INDENT_MAX_DEPTH 64
+
 /* Returns a NUL-terminated copy of in[0..n) laid out and ending in a newline,
  * its length in *out_len; whitespace outside strings is dropped. The text is
- * not validated: it is the caller's parsed document. NULL when out of memory. */
+ * not validated: it is the caller's parsed document. NULL when out of memory
+ * or nested deeper than JSON_INDENT_MAX_DEPTH. */
 char *json_indent(const char *in, size_t n, size_t *out_len);
 
 #endif

@@ -400,6 +400,27 @@ static void test_indent_is_json_layout(void **state)
 	snapshot_free(s);
 }
 
+/* Hostile text: a NUL byte is copied (the fuzzer found a loop that never
+ * advanced on one), nesting past the bound is refused. */
+static void test_indent_hostile(void **state)
+{
+	(void)state;
+	static const char nul[] = {'[', '1', '\0', '2', ']'};
+	char deep[200];
+	size_t n;
+	char *t = json_indent(nul, sizeof nul, &n);
+
+	assert_non_null(t);
+	assert_int_equal(n, 10);
+	assert_memory_equal(t, "[\n  1\0002\n]\n", 10);
+	free(t);
+	memset(deep, '[', sizeof deep);
+	assert_null(json_indent(deep, JSON_INDENT_MAX_DEPTH + 1, &n));
+	t = json_indent(deep, JSON_INDENT_MAX_DEPTH, &n);
+	assert_non_null(t);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -407,7 +428,7 @@ int main(void)
 		cmocka_unit_test(test_line_taken_at),     cmocka_unit_test(test_write_read_seek),
 		cmocka_unit_test(test_cut_everywhere),    cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_lock_and_refusals), cmocka_unit_test(test_killed_recorder),
-		cmocka_unit_test(test_indent_is_json_layout),
+		cmocka_unit_test(test_indent_is_json_layout), cmocka_unit_test(test_indent_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
