@@ -2,7 +2,7 @@
 # Installs the Debian packages gputaskman builds and tests with, when run as
 # root; otherwise prints the one line that would, and fails.
 set -u
-pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev tmux"
+pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 [ "${1:-}" = "--fuzz" ] && pkgs="$pkgs clang"
 missing=""
 for p in $pkgs; do

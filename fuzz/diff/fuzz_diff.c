@@ -6,18 +6,18 @@
 #include <string.h>
 
 #include "views/diff.h"
-#include "views/diff_load.h"
+#include "snapread/snap_parse.h"
 
-static int load(const char *buf, size_t len, struct diff_snap *s)
+static int load(const char *buf, size_t len, struct snap_rows *s)
 {
 	char err[512];
-	json_t *doc = diff_snapshot_parse(buf, len, err, sizeof err);
+	json_t *doc = snap_json_parse(buf, len, err, sizeof err);
 	int rc;
 
 	memset(s, 0, sizeof *s);
 	if (!doc)
 		return -1;
-	rc = diff_snap_read(doc, s, err, sizeof err);
+	rc = snap_rows_read(doc, s, err, sizeof err);
 	json_decref(doc);
 	return rc;
 }
@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *buf = (const char *)data;
 	const char *ff = memchr(buf, '\f', size);
 	size_t cut = ff ? (size_t)(ff - buf) : size / 2, rest = ff ? cut + 1 : cut;
-	struct diff_snap b, a = {0};
+	struct snap_rows b, a = {0};
 
 	if (load(buf, cut, &b) == 0 && load(buf + rest, size - rest, &a) == 0) {
 		struct diff_result *r = diff_compare(&b, &a, NULL);
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_decref(j);
 		diff_result_free(r);
 	}
-	diff_snap_free(&a);
-	diff_snap_free(&b);
+	snap_rows_free(&a);
+	snap_rows_free(&b);
 	return 0;
 }

@@ -1,4 +1,4 @@
-/* argv → command: live view, --once, --json, --list-gpus, inspect, diff. */
+/* argv → command: live view, --once, --json, --list-gpus, inspect, diff, record, replay. */
 #include "app/app.h"
 
 #include <stdio.h>
@@ -16,6 +16,8 @@
 #include "app/cmd_inspect.h"
 #include "app/cmd_diff.h"
 #include "app/cmd_live.h"
+#include "app/cmd_record.h"
+#include "app/cmd_replay.h"
 
 /* A source that is present but failed (not one that is simply absent). */
 static bool source_failed(const struct gtm_snapshot *s)
@@ -104,6 +106,10 @@ int app_main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "diff")) {
 		return cmd_diff(argc - 1, argv + 1);
 	}
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return cmd_record(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "replay"))
+		return cmd_replay(argc - 1, argv + 1);
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
 		return rc;
@@ -121,7 +127,12 @@ int app_main(int argc, char **argv)
 	}
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
 		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe};
-		return cmd_live(&co, o.interval_s);
+		return cmd_live(&co, o.interval_s, o.record_path);
+	}
+	if (o.record_path) {
+		fprintf(stderr, "gputaskman: --record goes with the live view (a terminal); headless: gputaskman record -o %s\n",
+			o.record_path);
+		return 2;
 	}
 	return run_once(&o);
 }

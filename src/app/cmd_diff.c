@@ -3,10 +3,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "record/rec_lookup.h"
 #include "views/diff.h"
-#include "views/diff_load.h"
+#include "snapread/snap_parse.h"
 #include "views/json_util.h"
 
 struct diff_args {
@@ -19,6 +22,7 @@ static void diff_usage(FILE *out)
 {
 	fprintf(out,
 		"Usage: gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
+		"       gputaskman diff RECORDING@TIME RECORDING@TIME (or a recording against a .json)\n"
 		"Compares two `gputaskman --json` snapshots: which measured memory grew, per GPU and per\n"
 		"process. Runtime-reported and estimated figures are listed beside, never added in.\n"
 		"  --json   the comparison as JSON, every process, with the rule that paired it\n"
@@ -26,6 +30,8 @@ static void diff_usage(FILE *out)
 		"  --force  compare snapshots from different machines (hostnames)\n"
 		"  --       what follows are file names, even when they start with -\n"
 		"  -        reads a snapshot from standard input\n"
+		"  PATH@TIME  the last snapshot of a recording (`gputaskman record`) taken at or before\n"
+		"           TIME (ISO 8601 or local HH:MM[:SS]); a recording without @TIME: its last one\n"
 		"Example: gputaskman --json > before.json; (load a model, send it one request);\n"
 		"         gputaskman --json > after.json; gputaskman diff before.json after.json\n");
 }
@@ -75,17 +81,46 @@ static int parse_args(int argc, char **argv, struct diff_args *a)
 	return 0;
 }
 
-static int load(const char *path, struct diff_snap *s)
+/* A recording's moment: PATH@TIME, or a recording without @TIME (its last
+ * snapshot). NULL with err set, *handled false when path is no recording. */
+static json_t *load_recorded(const char *path, bool *handled, char *err, size_t errn)
+{
+	const char *at = strrchr(path, '@');
+	char *file = at && access(path, F_OK) != 0 ? strndup(path, (size_t)(at - path)) : strdup(path);
+	const char *when = at && access(path, F_OK) != 0 ? at + 1 : NULL;
+	struct rec_file f;
+	json_t *doc = NULL;
+	char *line;
+	size_t len;
+
+	*handled = file && rec_path_is_recording(file);
+	if (*handled && rec_file_open(file, &f, err, errn) == 0) {
+		if (f.idx.torn)
+			fprintf(stderr, "gputaskman diff: %s: %s\n", file, f.idx.note);
+		if (rec_file_line_at(&f, when, &line, &len, err, errn) == 0) {
+			doc = snap_json_parse(line, len, err, errn);
+			free(line);
+		}
+		rec_file_close(&f);
+	}
+	free(file);
+	return doc;
+}
+
+static int load(const char *path, struct snap_rows *s)
 {
 	char err[512];
-	json_t *doc = diff_snapshot_load(path, err, sizeof err);
+	bool recorded;
+	json_t *doc = load_recorded(path, &recorded, err, sizeof err);
 	int rc;
 
+	if (!recorded)
+		doc = snap_json_load(path, err, sizeof err);
 	if (!doc) {
 		fprintf(stderr, "gputaskman diff: %s: %s\n", path, err);
 		return 2;
 	}
-	rc = diff_snap_read(doc, s, err, sizeof err);
+	rc = snap_rows_read(doc, s, err, sizeof err);
 	json_decref(doc);
 	if (rc) {
 		fprintf(stderr, "gputaskman diff: %s: not a valid gputaskman snapshot: %s\n", path, err);
@@ -95,7 +130,7 @@ static int load(const char *path, struct diff_snap *s)
 }
 
 /* PIDs of another machine name other processes: refuse unless asked (issue 6). */
-static int check_hosts(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+static int check_hosts(const struct diff_args *a, const struct snap_rows *b, const struct snap_rows *af)
 {
 	if (a->force || !b->hostname || !af->hostname || !strcmp(b->hostname, af->hostname))
 		return 0;
@@ -105,7 +140,7 @@ static int check_hosts(const struct diff_args *a, const struct diff_snap *b, con
 	return 2;
 }
 
-static int report(const struct diff_args *a, const struct diff_snap *b, const struct diff_snap *af)
+static int report(const struct diff_args *a, const struct snap_rows *b, const struct snap_rows *af)
 {
 	struct diff_result *r = diff_compare(b, af, NULL);
 	int rc = 0;
@@ -127,7 +162,7 @@ static int report(const struct diff_args *a, const struct diff_snap *b, const st
 int cmd_diff(int argc, char **argv)
 {
 	struct diff_args a;
-	struct diff_snap b = {0}, af = {0};
+	struct snap_rows b = {0}, af = {0};
 	int rc = parse_args(argc, argv, &a);
 
 	if (rc)
@@ -143,7 +178,7 @@ int cmd_diff(int argc, char **argv)
 		rc = check_hosts(&a, &b, &af);
 	if (!rc)
 		rc = report(&a, &b, &af);
-	diff_snap_free(&b);
-	diff_snap_free(&af);
+	snap_rows_free(&b);
+	snap_rows_free(&af);
 	return rc;
 }

@@ -1,28 +1,77 @@
 #include "app/cmd_live.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "app/recorder.h"
+#include "core/util.h"
 #include "views/tui/tui_live.h"
+
+/* What the collection thread needs: the collector's options and, with
+ * --record, the recording each finished snapshot is appended to. */
+struct live_arg {
+	struct collector_opts co;
+	struct rec_writer *rec;
+};
+
+struct live_handle {
+	struct collector *c;
+	const struct live_arg *arg;
+	struct rec_writer *rec; /* NULL once a write failed */
+};
 
 /* The collector is created, refreshed and freed on the collection thread. */
 static void *live_open(const void *arg)
 {
-	return collector_new(arg);
+	struct live_handle *h = xcalloc(1, sizeof *h);
+	h->arg = arg;
+	h->c = collector_new(&h->arg->co);
+	h->rec = h->arg->rec;
+	return h;
 }
 
-static struct gtm_snapshot *live_refresh(void *h)
+static struct gtm_snapshot *live_refresh(void *handle)
 {
-	return collector_refresh(h);
+	struct live_handle *h = handle;
+	struct gtm_snapshot *s = collector_refresh(h->c);
+	char err[512];
+
+	if (h->rec && recorder_take(h->rec, s, err, sizeof err) != 0) {
+		h->rec = NULL; /* the view goes on; the note says the recording stopped */
+		snapshot_add_note(s, "recording stopped: %s", err);
+	}
+	return s;
 }
 
-static void live_close(void *h)
+static void live_close(void *handle)
 {
-	collector_free(h);
+	struct live_handle *h = handle;
+	collector_free(h->c);
+	free(h);
 }
 
-int cmd_live(const struct collector_opts *o, double interval_s)
+int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path)
 {
-	struct collector_opts co = *o;
-	struct tui_feed feed = {live_open, live_refresh, live_close, &co};
+	struct live_arg arg = {*o, NULL};
+	struct tui_feed feed = {live_open, live_refresh, live_close, &arg};
+	struct rec_writer_opts wo = {0};
+	char err[512], note[512];
+	int status, rc;
 
-	co.one_shot = false;
-	return tui_live_run(&feed, interval_s);
+	arg.co.one_shot = false;
+	if (record_path) {
+		arg.rec = rec_writer_open(record_path, &wo, &status, err, sizeof err, note, sizeof note);
+		if (!arg.rec) {
+			fprintf(stderr, "gputaskman: --record %s\n", err);
+			return status;
+		}
+		if (note[0])
+			fprintf(stderr, "gputaskman: --record %s\n", note);
+	}
+	rc = tui_live_run(&feed, interval_s);
+	if (arg.rec && rec_writer_close(arg.rec, err, sizeof err) != 0) {
+		fprintf(stderr, "gputaskman: --record %s\n", err);
+		rc = rc ? rc : 1;
+	}
+	return rc;
 }

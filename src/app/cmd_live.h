@@ -4,7 +4,8 @@
 
 #include "collect/collector.h"
 
-/* Runs the live view until q; interval_s is the refresh period (-i). */
-int cmd_live(const struct collector_opts *o, double interval_s);
+/* Runs the live view until q; interval_s is the refresh period (-i). With
+ * record_path (--record), every snapshot is also appended to that recording. */
+int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path);
 
 #endif

@@ -11,6 +11,8 @@ static const char usage_text[] =
 	"       gputaskman inspect [--json] -- llama-server -m MODEL.gguf [FLAGS...]\n"
 	"       gputaskman inspect PID [--json] [--no-probe]\n"
 	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
+	"       gputaskman record [-i SECONDS] [-o PATH] [--max-size SIZE]\n"
+	"       gputaskman replay PATH --json [--at TIME]\n"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
 	"Without options it starts the live view on a terminal, and prints one text\n"
@@ -25,6 +27,7 @@ static const char usage_text[] =
 	"  --gpu N          show only GPU N (see --list-gpus)\n"
 	"  --list-gpus      list GPUs: index, vendor, name, bus id, memory (with --json: the gpus array)\n"
 	"  --no-probe       never query local AI servers' HTTP APIs (loopback only anyway)\n"
+	"  --record PATH    the live view also records what it shows (see gputaskman record)\n"
 	"  --version        print the version and exit\n"
 	"  -h, --help       this help\n"
 	"\n"
@@ -56,6 +59,8 @@ static const char usage_text[] =
 	"                                   a whole llama-server command line (inspect --help)\n"
 	"  gputaskman inspect 4242          everything known about process 4242\n"
 	"  gputaskman diff before.json after.json\n"
+	"  gputaskman record -o gpu.rec     a snapshot a second, kept under 256 MiB\n"
+	"  gputaskman replay gpu.rec --json --at 03:12   what filled the card at 03:12\n"
 	"\n"
 	"Exit status: 0 success, 1 a GPU source failed (the snapshot still printed),\n"
 	"2 bad command line or input. The live view restores the terminal on q, Ctrl-C (130),\n"
@@ -134,6 +139,12 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 			}
 			if (parse_double(v, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600) {
 				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600, got '%s'\n", v);
+				return 2;
+			}
+		} else if (is_opt(a, "--record")) {
+			o->record_path = option_value(argc, argv, &i, "--record");
+			if (!o->record_path || !o->record_path[0]) {
+				fprintf(err, "gputaskman: --record needs a file name (see gputaskman record --help)\n");
 				return 2;
 			}
 		} else if (is_opt(a, "--gpu")) {

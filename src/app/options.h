@@ -9,6 +9,7 @@ struct app_options {
 	bool once, json, list_gpus, all, no_probe, help, version;
 	double interval_s;  /* -i; the live view's refresh interval */
 	int gpu;            /* --gpu N, or -1 */
+	const char *record_path; /* --record PATH: the live view also records */
 };
 
 /* Parses argv. Returns 0, or 2 after printing one line naming the problem. */

@@ -103,3 +103,13 @@ static uint64_t clock_ns(clockid_t id)
 
 uint64_t now_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 uint64_t now_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
+
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}

@@ -28,4 +28,7 @@ uint64_t now_realtime_ns(void);
 #define MIB (1024ull * 1024ull)
 #define GIB (1024ull * MIB)
 
+/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (Howard Hinnant's days_from_civil). */
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
+
 #endif

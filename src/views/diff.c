@@ -43,14 +43,14 @@ static void warn(struct diff_result *r, const char *fmt, ...)
 	r->warnings[r->n_warnings++] = xstrdup(buf);
 }
 
-struct diff_delta diff_delta_of(bool b_listed, struct diff_val b, bool a_listed, struct diff_val a)
+struct diff_delta diff_delta_of(bool b_listed, struct snap_val b, bool a_listed, struct snap_val a)
 {
 	struct diff_delta d = {b_listed, a_listed, b, a, false, 0};
 
 	if (!b_listed)
-		d.b = (struct diff_val){0};
+		d.b = (struct snap_val){0};
 	if (!a_listed)
-		d.a = (struct diff_val){0};
+		d.a = (struct snap_val){0};
 	/* Values come from JSON integers >= 0, so both fit int64 and the difference cannot overflow. */
 	if (b_listed && a_listed && b.known && a.known && b.v <= INT64_MAX && a.v <= INT64_MAX) {
 		d.known = true;
@@ -59,13 +59,13 @@ struct diff_delta diff_delta_of(bool b_listed, struct diff_val b, bool a_listed,
 	return d;
 }
 
-static const struct diff_val NONE;
+static const struct snap_val NONE;
 
 /* --- devices ---------------------------------------------------------------- */
 
 /* UUID first; the PCI address only where a UUID is missing (a different UUID in the
  * same slot is a different GPU); the index only where neither says anything. */
-static const char *dev_match(const struct diff_dev *b, const struct diff_dev *a)
+static const char *dev_match(const struct snap_dev *b, const struct snap_dev *a)
 {
 	if (b->uuid && a->uuid)
 		return strcmp(b->uuid, a->uuid) ? NULL : "uuid";
@@ -76,7 +76,7 @@ static const char *dev_match(const struct diff_dev *b, const struct diff_dev *a)
 
 static void fill_dev_row(struct diff_dev_row *row)
 {
-	const struct diff_dev *b = row->b, *a = row->a;
+	const struct snap_dev *b = row->b, *a = row->a;
 #define DEV_DELTA(f) diff_delta_of(b != NULL, b ? b->f : NONE, a != NULL, a ? a->f : NONE)
 	row->total = DEV_DELTA(total);
 	row->used = DEV_DELTA(used);
@@ -87,7 +87,7 @@ static void fill_dev_row(struct diff_dev_row *row)
 #undef DEV_DELTA
 }
 
-static void dev_label(char *buf, size_t n, const struct diff_dev *d)
+static void dev_label(char *buf, size_t n, const struct snap_dev *d)
 {
 	snprintf(buf, n, "GPU %d (%s, %s)", d->index, d->name ? d->name : "unnamed",
 		 d->uuid ? d->uuid : d->pci_bus_id ? d->pci_bus_id : "no UUID");
@@ -95,7 +95,7 @@ static void dev_label(char *buf, size_t n, const struct diff_dev *d)
 
 static void compare_devices(struct diff_result *r)
 {
-	const struct diff_snap *b = r->before, *a = r->after;
+	const struct snap_rows *b = r->before, *a = r->after;
 	bool *used = xcalloc((size_t)a->n_devs + 1, sizeof *used);
 	char label[256];
 
@@ -126,13 +126,13 @@ static void compare_devices(struct diff_result *r)
 
 /* --- processes: measured ------------------------------------------------------ */
 
-static const struct diff_dev *use_dev(const struct diff_snap *s, const struct diff_use *u)
+static const struct snap_dev *use_dev(const struct snap_rows *s, const struct snap_use *u)
 {
-	return u ? diff_snap_dev(s, u->index) : NULL;
+	return u ? snap_rows_dev(s, u->index) : NULL;
 }
 
 /* The after-snapshot device paired with a before device (NULL when none). */
-static const struct diff_dev *paired_after(const struct diff_result *r, const struct diff_dev *db)
+static const struct snap_dev *paired_after(const struct diff_result *r, const struct snap_dev *db)
 {
 	for (int i = 0; db && i < r->n_devs; i++)
 		if (r->devs[i].b == db)
@@ -140,15 +140,15 @@ static const struct diff_dev *paired_after(const struct diff_result *r, const st
 	return NULL;
 }
 
-static struct diff_val sum_of(const struct diff_proc *p, size_t offset)
+static struct snap_val sum_of(const struct snap_proc *p, size_t offset)
 {
-	struct diff_val s = {0};
+	struct snap_val s = {0};
 	for (int i = 0; p && i < p->n_uses; i++) {
-		const struct diff_val *v = (const struct diff_val *)((const char *)&p->uses[i] + offset);
+		const struct snap_val *v = (const struct snap_val *)((const char *)&p->uses[i] + offset);
 		if (v->known) {
 			/* a sum past what a JSON integer holds is no byte count: N/A */
 			if (v->v > (uint64_t)INT64_MAX - s.v)
-				return (struct diff_val){0};
+				return (struct snap_val){0};
 			s.known = true;
 			s.v += v->v;
 		}
@@ -156,7 +156,7 @@ static struct diff_val sum_of(const struct diff_proc *p, size_t offset)
 	return s;
 }
 
-static void fill_use(struct diff_use_row *u, const struct diff_use *ub, const struct diff_use *ua)
+static void fill_use(struct diff_use_row *u, const struct snap_use *ub, const struct snap_use *ua)
 {
 	u->index_b = ub ? ub->index : -1;
 	u->index_a = ua ? ua->index : -1;
@@ -169,17 +169,17 @@ static void fill_use(struct diff_use_row *u, const struct diff_use *ub, const st
  * neither snapshot describes pair by index. Lookups are made once per use. */
 static void compare_uses(const struct diff_result *r, struct diff_proc_row *row)
 {
-	const struct diff_proc *b = row->b, *a = row->a;
+	const struct snap_proc *b = row->b, *a = row->a;
 	int nb = b ? b->n_uses : 0, na = a ? a->n_uses : 0;
 	bool *used = xcalloc((size_t)na + 1, sizeof *used);
-	const struct diff_dev **dev_a = xcalloc((size_t)na + 1, sizeof *dev_a);
+	const struct snap_dev **dev_a = xcalloc((size_t)na + 1, sizeof *dev_a);
 
 	for (int j = 0; j < na; j++)
 		dev_a[j] = use_dev(r->after, &a->uses[j]);
 	row->uses = xcalloc((size_t)nb + (size_t)na + 1, sizeof *row->uses);
 	for (int i = 0; i < nb; i++) {
-		const struct diff_use *ub = &b->uses[i], *ua = NULL;
-		const struct diff_dev *db = use_dev(r->before, ub), *want = paired_after(r, db);
+		const struct snap_use *ub = &b->uses[i], *ua = NULL;
+		const struct snap_dev *db = use_dev(r->before, ub), *want = paired_after(r, db);
 		for (int j = 0; j < na && !ua; j++)
 			if (!used[j] && (db ? dev_a[j] == want && want : !dev_a[j] && a->uses[j].index == ub->index)) {
 				ua = &a->uses[j];
@@ -202,14 +202,14 @@ static void compare_uses(const struct diff_result *r, struct diff_proc_row *row)
 
 static void compare_measured(const struct diff_result *r, struct diff_proc_row *row)
 {
-	const struct diff_proc *b = row->b, *a = row->a;
+	const struct snap_proc *b = row->b, *a = row->a;
 
 	row->vram_total = diff_delta_of(b != NULL, b ? b->vram_total : NONE, a != NULL, a ? a->vram_total : NONE);
 	row->rss = diff_delta_of(b != NULL, b ? b->rss : NONE, a != NULL, a ? a->rss : NONE);
-	row->spill_total = diff_delta_of(b != NULL, sum_of(b, offsetof(struct diff_use, spill)), a != NULL,
-				    sum_of(a, offsetof(struct diff_use, spill)));
-	row->paged_total = diff_delta_of(b != NULL, sum_of(b, offsetof(struct diff_use, paged)), a != NULL,
-				    sum_of(a, offsetof(struct diff_use, paged)));
+	row->spill_total = diff_delta_of(b != NULL, sum_of(b, offsetof(struct snap_use, spill)), a != NULL,
+				    sum_of(a, offsetof(struct snap_use, spill)));
+	row->paged_total = diff_delta_of(b != NULL, sum_of(b, offsetof(struct snap_use, paged)), a != NULL,
+				    sum_of(a, offsetof(struct snap_use, paged)));
 	compare_uses(r, row);
 }
 
@@ -238,7 +238,7 @@ static void move_by(struct movement *m, const struct diff_delta *d)
 		}
 		return;
 	}
-	const struct diff_val *v = d->b_listed ? &d->b : &d->a;
+	const struct snap_val *v = d->b_listed ? &d->b : &d->a;
 	if (v->known) {
 		m->any = true;
 		m->max = v->v > m->max ? v->v : m->max;
@@ -277,7 +277,7 @@ static int cmp_rows(const void *x, const void *y)
 
 static void check_snapshots(struct diff_result *r)
 {
-	const struct diff_snap *b = r->before, *a = r->after;
+	const struct snap_rows *b = r->before, *a = r->after;
 
 	if (b->taken_at && a->taken_at && strcmp(a->taken_at, b->taken_at) < 0)
 		warn(r, "the after snapshot (%s) was taken before the before snapshot (%s): are the files swapped?",
@@ -291,7 +291,7 @@ static void check_snapshots(struct diff_result *r)
 		     b->extras_truncated ? "before" : "after");
 }
 
-struct diff_result *diff_compare(const struct diff_snap *before, const struct diff_snap *after,
+struct diff_result *diff_compare(const struct snap_rows *before, const struct snap_rows *after,
 				 const struct diff_opts *opts)
 {
 	struct diff_result *r = xcalloc(1, sizeof *r);
@@ -305,7 +305,7 @@ struct diff_result *diff_compare(const struct diff_snap *before, const struct di
 	r->n_procs = diff_pair_processes(before, after, r->procs);
 	for (int i = 0; i < r->n_procs; i++) {
 		compare_measured(r, &r->procs[i]);
-		diff_compare_extras(&r->procs[i]);
+		diff_compare_reported(&r->procs[i]);
 		movement_of(&r->procs[i], r->hide_below);
 		r->n_hidden += r->procs[i].hidden;
 	}

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "views/diff_model.h"
+#include "snapread/snap_rows.h"
 
 /* Text hides processes that moved less than this (issue 6). */
 #define DIFF_HIDE_BELOW_BYTES (16ull * 1024 * 1024)
@@ -34,32 +34,32 @@ bool diff_rule_is_restart(enum diff_rule r);
  * ("not listed"), which is neither null nor zero. delta only when both are known. */
 struct diff_delta {
 	bool b_listed, a_listed;
-	struct diff_val b, a;
+	struct snap_val b, a;
 	bool known;
 	int64_t delta;
 };
 
 struct diff_dev_row {
-	const struct diff_dev *b, *a;   /* NULL: that GPU is not in the snapshot */
+	const struct snap_dev *b, *a;   /* NULL: that GPU is not in the snapshot */
 	const char *paired_by;          /* "uuid", "pci_bus_id", "index" or NULL */
 	struct diff_delta total, used, free, reserved, shared_used, processes_listed;
 };
 
 /* One device's measured use by one process pair. */
 struct diff_use_row {
-	const struct diff_dev *dev_b, *dev_a; /* may be NULL when the snapshot lacks the device */
+	const struct snap_dev *dev_b, *dev_a; /* may be NULL when the snapshot lacks the device */
 	int index_b, index_a;                 /* -1 when not listed */
 	struct diff_delta vram, spill, paged;
 };
 
 struct diff_seg_row {
-	const struct diff_seg *b, *a;   /* NULL: not listed on that side */
+	const struct snap_seg *b, *a;   /* NULL: not listed on that side */
 	struct diff_delta bytes;
 };
 
 enum diff_model_change { DIFF_MODEL_KEPT, DIFF_MODEL_ADDED, DIFF_MODEL_REMOVED };
 struct diff_model_row {
-	const struct diff_model *b, *a;
+	const struct snap_model *b, *a;
 	enum diff_model_change change;
 };
 
@@ -86,12 +86,12 @@ const char *diff_kv_note(enum diff_kv_direction d);
 
 /* A llama.cpp flag whose value differs between the paired processes. */
 struct diff_flag_change {
-	int which;                      /* index into diff_flags[] */
+	int which;                      /* index into snap_flags[] */
 	const json_t *b, *a;            /* NULL: the default */
 };
 
 struct diff_proc_row {
-	const struct diff_proc *b, *a;  /* NULL: not listed on that side */
+	const struct snap_proc *b, *a;  /* NULL: not listed on that side */
 	enum diff_rule rule;
 	struct diff_delta vram_total, spill_total, paged_total, rss;
 	struct diff_use_row *uses;
@@ -100,7 +100,7 @@ struct diff_proc_row {
 	int n_segs;
 	struct diff_model_row *models;
 	int n_models;
-	struct diff_flag_change flags[DIFF_N_FLAGS];
+	struct diff_flag_change flags[SNAP_N_FLAGS];
 	int n_flags;
 	struct diff_kv_check kv;
 	bool movement_known;            /* every counter known on either side has a delta (or the row is one-sided) */
@@ -110,7 +110,7 @@ struct diff_proc_row {
 };
 
 struct diff_result {
-	const struct diff_snap *before, *after;
+	const struct snap_rows *before, *after;
 	struct diff_dev_row *devs;
 	int n_devs;
 	struct diff_proc_row *procs;    /* largest movement first */
@@ -126,12 +126,12 @@ struct diff_opts {
 };
 
 /* Compares two read snapshots. Never fails; the result borrows from both. */
-struct diff_result *diff_compare(const struct diff_snap *before, const struct diff_snap *after,
+struct diff_result *diff_compare(const struct snap_rows *before, const struct snap_rows *after,
 				 const struct diff_opts *opts);
 void diff_result_free(struct diff_result *r);
 
 /* Pairs process rows (diff_pair.c): fills rows[] with before/after/rule, returns the count. */
-int diff_pair_processes(const struct diff_snap *b, const struct diff_snap *a, struct diff_proc_row *rows);
+int diff_pair_processes(const struct snap_rows *b, const struct snap_rows *a, struct diff_proc_row *rows);
 
 /* The text report and the JSON document (diff_text.c, diff_json.c). show_all: no hidden rows. */
 void diff_print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,

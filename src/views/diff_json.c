@@ -8,7 +8,7 @@
 
 #define DIFF_SCHEMA_VERSION 1
 
-static json_t *val(bool listed, struct diff_val v)
+static json_t *val(bool listed, struct snap_val v)
 {
 	return listed && v.known ? json_integer((json_int_t)v.v) : json_null();
 }
@@ -22,7 +22,7 @@ static json_t *delta(const struct diff_delta *d)
 	return j;
 }
 
-static json_t *side_info(const struct diff_snap *s, const char *file)
+static json_t *side_info(const struct snap_rows *s, const char *file)
 {
 	json_t *j = json_object();
 	json_put(j, "file", json_of_str(file));
@@ -33,7 +33,7 @@ static json_t *side_info(const struct diff_snap *s, const char *file)
 	return j;
 }
 
-static json_t *dev_ref(const struct diff_dev *d)
+static json_t *dev_ref(const struct snap_dev *d)
 {
 	json_t *j;
 	if (!d)
@@ -67,7 +67,7 @@ static json_t *devices(const struct diff_result *r)
 	return arr;
 }
 
-static json_t *proc_ref(const struct diff_proc *p)
+static json_t *proc_ref(const struct snap_proc *p)
 {
 	json_t *j, *ports;
 	if (!p)
@@ -103,12 +103,12 @@ static json_t *uses(const struct diff_proc_row *row)
 	return arr;
 }
 
-static json_t *segments(const struct diff_proc_row *row, enum diff_seg_kind kind)
+static json_t *segments(const struct diff_proc_row *row, enum snap_seg_kind kind)
 {
 	json_t *arr = json_array();
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		const struct diff_seg *seg = s->a ? s->a : s->b;
+		const struct snap_seg *seg = s->a ? s->a : s->b;
 		json_t *j;
 		if (seg->kind != kind)
 			continue;
@@ -129,7 +129,7 @@ static json_t *models(const struct diff_proc_row *row)
 	json_t *arr = json_array();
 	for (int i = 0; i < row->n_models; i++) {
 		const struct diff_model_row *m = &row->models[i];
-		const struct diff_model *dm = m->a ? m->a : m->b;
+		const struct snap_model *dm = m->a ? m->a : m->b;
 		json_t *j = json_object();
 		json_put(j, "name", json_of_str(dm->name));
 		json_put(j, "key", json_of_str(dm->key));
@@ -149,8 +149,8 @@ static json_t *flags_changed(const struct diff_proc_row *row)
 	for (int i = 0; i < row->n_flags; i++) {
 		const struct diff_flag_change *f = &row->flags[i];
 		json_t *j = json_object();
-		json_put(j, "flag", json_string(diff_flags[f->which].flag));
-		json_put(j, "key", json_string(diff_flags[f->which].key));
+		json_put(j, "flag", json_string(snap_flags[f->which].flag));
+		json_put(j, "key", json_string(snap_flags[f->which].key));
 		json_put(j, "before", f->b ? json_deep_copy(f->b) : json_null());
 		json_put(j, "after", f->a ? json_deep_copy(f->a) : json_null());
 		json_array_append_new(arr, j);
@@ -197,9 +197,9 @@ static json_t *process(const struct diff_proc_row *row)
 	json_put(m, "rss_bytes", delta(&row->rss));
 	json_put(m, "gpus", uses(row));
 	json_put(j, "measured", m);
-	json_put(j, "reported", segments(row, DIFF_SEG_REPORTED));
-	json_put(j, "estimated", segments(row, DIFF_SEG_ESTIMATED));
-	json_put(j, "other", segments(row, DIFF_SEG_OTHER));
+	json_put(j, "reported", segments(row, SNAP_SEG_REPORTED));
+	json_put(j, "estimated", segments(row, SNAP_SEG_ESTIMATED));
+	json_put(j, "other", segments(row, SNAP_SEG_OTHER));
 	json_put(j, "models", models(row));
 	json_put(j, "llama_flags_changed", flags_changed(row));
 	json_put(j, "kv_check", kv_check(&row->kv));

@@ -14,14 +14,14 @@ struct keyed {
 };
 
 struct pairing {
-	const struct diff_snap *b, *a;
+	const struct snap_rows *b, *a;
 	int *b_to_a;              /* after index, or -1 */
 	enum diff_rule *b_rule;
 	bool *a_used;
 };
 
 /* A row's key under a rule, or false when the rule does not apply to it. */
-typedef bool (*key_fn)(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n);
+typedef bool (*key_fn)(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n);
 /* Pairs what it can in one group of equal keys. */
 typedef void (*group_fn)(struct pairing *pr, enum diff_rule rule, const struct keyed *kb, int nb,
 			 const struct keyed *ka, int na);
@@ -30,14 +30,14 @@ typedef void (*group_fn)(struct pairing *pr, enum diff_rule rule, const struct k
  * must not make pairing quadratic, so only this many of a group are tried. */
 #define GROUP_TRY_MAX 16
 
-static bool is_paired(const struct pairing *pr, const struct diff_snap *s, int i)
+static bool is_paired(const struct pairing *pr, const struct snap_rows *s, int i)
 {
 	return s == pr->b ? pr->b_to_a[i] >= 0 : pr->a_used[i];
 }
 
-static bool key_pid(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
+static bool key_pid(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n)
 {
-	const struct diff_proc *p = &s->procs[i];
+	const struct snap_proc *p = &s->procs[i];
 	if (!p->has_pid || is_paired(pr, s, i))
 		return false;
 	snprintf(buf, n, "%010u", p->pid);
@@ -46,9 +46,9 @@ static bool key_pid(const struct pairing *pr, const struct diff_snap *s, int i, 
 
 /* The driver's PID: an H: row and a row paired with a local process later (*1234,
  * ?1234) are the same process when their host PIDs agree. */
-static bool key_host_pid(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
+static bool key_host_pid(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n)
 {
-	const struct diff_proc *p = &s->procs[i];
+	const struct snap_proc *p = &s->procs[i];
 	if (!p->has_host_pid || is_paired(pr, s, i))
 		return false;
 	snprintf(buf, n, "%010u", p->host_pid);
@@ -56,13 +56,13 @@ static bool key_host_pid(const struct pairing *pr, const struct diff_snap *s, in
 }
 
 /* Unattributed bytes belong to a device, so the device names the row. */
-static bool key_unattributed(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
+static bool key_unattributed(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n)
 {
-	const struct diff_proc *p = &s->procs[i];
-	const struct diff_dev *d;
+	const struct snap_proc *p = &s->procs[i];
+	const struct snap_dev *d;
 	if (p->has_pid || p->has_host_pid || !p->owner || strcmp(p->owner, "unattributed") || is_paired(pr, s, i))
 		return false;
-	d = p->n_uses > 0 ? diff_snap_dev(s, p->uses[0].index) : NULL;
+	d = p->n_uses > 0 ? snap_rows_dev(s, p->uses[0].index) : NULL;
 	if (d && d->uuid)
 		snprintf(buf, n, "uuid %s", d->uuid);
 	else
@@ -70,9 +70,9 @@ static bool key_unattributed(const struct pairing *pr, const struct diff_snap *s
 	return true;
 }
 
-static bool key_name_ports(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
+static bool key_name_ports(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n)
 {
-	const struct diff_proc *p = &s->procs[i];
+	const struct snap_proc *p = &s->procs[i];
 	size_t len;
 	if (!p->name || p->n_ports == 0 || is_paired(pr, s, i))
 		return false;
@@ -83,7 +83,7 @@ static bool key_name_ports(const struct pairing *pr, const struct diff_snap *s, 
 }
 
 /* Every row with a name counts, paired or not: a name is unique only in the whole snapshot. */
-static bool key_name(const struct pairing *pr, const struct diff_snap *s, int i, char *buf, size_t n)
+static bool key_name(const struct pairing *pr, const struct snap_rows *s, int i, char *buf, size_t n)
 {
 	(void)pr;
 	if (!s->procs[i].name)
@@ -105,7 +105,7 @@ static void group_pid(struct pairing *pr, enum diff_rule rule, const struct keye
 {
 	for (int i = 0; i < nb && i < GROUP_TRY_MAX; i++)
 		for (int j = 0; j < na && j < GROUP_TRY_MAX; j++) {
-			const struct diff_proc *b = &pr->b->procs[kb[i].idx], *a = &pr->a->procs[ka[j].idx];
+			const struct snap_proc *b = &pr->b->procs[kb[i].idx], *a = &pr->a->procs[ka[j].idx];
 			bool both = b->has_start && a->has_start;
 			if (pr->a_used[ka[j].idx] || pr->b_to_a[kb[i].idx] >= 0 || (both && b->start_time != a->start_time))
 				continue;
@@ -128,7 +128,7 @@ static int cmp_keyed(const void *x, const void *y)
 	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
-static struct keyed *keys_of(const struct pairing *pr, const struct diff_snap *s, key_fn fn, int *n)
+static struct keyed *keys_of(const struct pairing *pr, const struct snap_rows *s, key_fn fn, int *n)
 {
 	struct keyed *k = xcalloc((size_t)s->n_procs + 1, sizeof *k);
 	char buf[512];
@@ -184,7 +184,7 @@ static const struct {
 	{key_name, group_unique, DIFF_RULE_UNIQUE_NAME},
 };
 
-int diff_pair_processes(const struct diff_snap *b, const struct diff_snap *a, struct diff_proc_row *rows)
+int diff_pair_processes(const struct snap_rows *b, const struct snap_rows *a, struct diff_proc_row *rows)
 {
 	struct pairing pr = {b, a, xcalloc((size_t)b->n_procs + 1, sizeof(int)),
 			     xcalloc((size_t)b->n_procs + 1, sizeof(enum diff_rule)),

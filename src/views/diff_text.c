@@ -11,7 +11,7 @@
 #define MIB_F(x) ((double)(x) / (1024.0 * 1024.0))
 
 /* "1.20 GiB", "N/A" (null), "not listed" (no row on that side). */
-static const char *side(char *buf, size_t n, bool listed, struct diff_val v)
+static const char *side(char *buf, size_t n, bool listed, struct snap_val v)
 {
 	if (!listed)
 		snprintf(buf, n, "not listed");
@@ -70,7 +70,7 @@ static void print_devices(FILE *out, const struct diff_result *r)
 		fprintf(out, "  no GPU in either snapshot\n");
 	for (int i = 0; i < r->n_devs; i++) {
 		const struct diff_dev_row *row = &r->devs[i];
-		const struct diff_dev *d = row->a ? row->a : row->b;
+		const struct snap_dev *d = row->a ? row->a : row->b;
 		fprintf(out, "GPU %d  %s  %s%s\n", d->index, d->name ? d->name : "(unnamed)",
 			d->uuid ? d->uuid : d->pci_bus_id ? d->pci_bus_id : "",
 			!row->b ? "  (after only)" : !row->a ? "  (before only)" : "");
@@ -89,7 +89,7 @@ static void print_devices(FILE *out, const struct diff_result *r)
 /* "llama-server 4242", "llama-server 4242 -> 5151", "H:77". */
 static void proc_title(char *buf, size_t n, const struct diff_proc_row *row)
 {
-	const struct diff_proc *p = row->a ? row->a : row->b;
+	const struct snap_proc *p = row->a ? row->a : row->b;
 	const char *lb = row->b && row->b->label ? row->b->label : "?";
 	const char *la = row->a && row->a->label ? row->a->label : "?";
 
@@ -135,7 +135,7 @@ static void print_segments(FILE *out, const struct diff_proc_row *row)
 	fprintf(out, "    not measured (runtime-reported or estimated; never added to the totals above):\n");
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		const struct diff_seg *seg = s->a ? s->a : s->b;
+		const struct snap_seg *seg = s->a ? s->a : s->b;
 		snprintf(what, sizeof what, "%s [%s]", seg->label, seg->source);
 		fprintf(out, "      %-40s %12s -> %-12s %s\n", what, side(b, sizeof b, s->b != NULL, s->bytes.b),
 			side(a, sizeof a, s->a != NULL, s->bytes.a), change(c, sizeof c, &s->bytes));
@@ -152,7 +152,7 @@ static void print_models(FILE *out, const struct diff_proc_row *row)
 	fprintf(out, "    model files (evidence the process holds them, not GPU growth):\n");
 	for (int i = 0; i < row->n_models; i++) {
 		const struct diff_model_row *m = &row->models[i];
-		const struct diff_model *dm = m->a ? m->a : m->b;
+		const struct snap_model *dm = m->a ? m->a : m->b;
 		fprintf(out, "      %s%s  [%s%s%s]%s\n", mark[m->change], dm->name,
 			dm->evidence ? dm->evidence : "no evidence listed", dm->status ? ", " : "",
 			dm->status ? dm->status : "", word[m->change]);
@@ -180,7 +180,7 @@ static void print_flags(FILE *out, const struct diff_proc_row *row)
 		return;
 	fprintf(out, "    llama.cpp flags:");
 	for (int i = 0; i < row->n_flags; i++)
-		fprintf(out, "%s %s %s -> %s", i ? "," : "", diff_flags[row->flags[i].which].flag,
+		fprintf(out, "%s %s %s -> %s", i ? "," : "", snap_flags[row->flags[i].which].flag,
 			flag_text(b, sizeof b, row->flags[i].b), flag_text(a, sizeof a, row->flags[i].a));
 	fputc('\n', out);
 }
@@ -296,7 +296,7 @@ void diff_print_text(FILE *out, const struct diff_result *r, const char *before_
 static void print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,
 		       bool show_all)
 {
-	const struct diff_snap *b = r->before, *a = r->after;
+	const struct snap_rows *b = r->before, *a = r->after;
 	fprintf(out, "gputaskman diff\n  before: %s  (%s, %s)\n  after:  %s  (%s, %s)\n", before_name,
 		b->taken_at ? b->taken_at : "time N/A", b->hostname ? b->hostname : "host N/A", after_name,
 		a->taken_at ? a->taken_at : "time N/A", a->hostname ? a->hostname : "host N/A");

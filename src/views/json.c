@@ -238,12 +238,18 @@ static void jw_counts(struct jw *w, const struct gtm_snapshot *s)
 
 int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 {
+	return json_write_snapshot(out, s, all, false);
+}
+
+int json_write_snapshot(FILE *out, const struct gtm_snapshot *s, bool all, bool compact)
+{
 	struct jw *w = malloc(sizeof *w);
 	int r;
 
 	if (!w)
 		return -1;
 	jw_init(w, out);
+	w->compact = compact;
 	jw_begin_object(w, NULL);
 	jw_int(w, "schema_version", s->schema_version);
 	jw_str(w, "gputaskman_version", GTM_VERSION);

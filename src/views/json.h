@@ -18,5 +18,8 @@ void jw_process_members(struct jw *w, const struct gtm_process *p);
 int json_print_gpu_list(FILE *out, const struct gtm_snapshot *s);
 /* Prints the snapshot as indented JSON and a newline. Returns 0 or -1. */
 int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all);
+/* The same document; compact: on one line without spaces, then a newline (a
+ * recording's JSON Lines; json_indent() gives back json_print_snapshot's text). */
+int json_write_snapshot(FILE *out, const struct gtm_snapshot *s, bool all, bool compact);
 
 #endif

@@ -147,7 +147,7 @@ static void put_key(struct jw *w, const char *key)
 {
 	putc_(w, '"');
 	put(w, key, strlen(key));
-	put(w, "\": ", 3);
+	put(w, "\": ", w->compact ? 2 : 3);
 }
 
 /* Everything before a value: the separator, the line, the key. */
@@ -156,7 +156,8 @@ static void member(struct jw *w, const char *key)
 	if (w->started) {
 		if (!w->fresh)
 			putc_(w, ',');
-		newline_indent(w, w->depth);
+		if (!w->compact)
+			newline_indent(w, w->depth);
 	}
 	w->started = true;
 	w->fresh = false;
@@ -172,6 +173,7 @@ void jw_init(struct jw *w, FILE *out)
 	w->fresh = false;
 	w->started = false;
 	w->failed = false;
+	w->compact = false;
 }
 
 int jw_finish(struct jw *w)
@@ -192,7 +194,7 @@ static void begin(struct jw *w, const char *key, char open)
 static void end(struct jw *w, char close)
 {
 	w->depth--;
-	if (!w->fresh)
+	if (!w->fresh && !w->compact)
 		newline_indent(w, w->depth);
 	putc_(w, close);
 	w->fresh = false;
@@ -280,7 +282,8 @@ void jw_f64(struct jw *w, const char *key, gtm_f64 r)
 
 void jw_json(struct jw *w, const char *key, json_t *v)
 {
-	char *text = v ? json_dumps_safe(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
+	size_t layout = w->compact ? JSON_COMPACT : JSON_INDENT(2);
+	char *text = v ? json_dumps_safe(v, layout | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY) : NULL;
 
 	json_decref(v);
 	if (!text) {

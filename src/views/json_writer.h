@@ -34,6 +34,7 @@ struct jw {
 	bool fresh;   /* the innermost container has no member yet */
 	bool started; /* the top value has begun */
 	bool failed;  /* a write to out failed */
+	bool compact; /* one line, no spaces (JSON Lines for recordings); set after jw_init */
 	char buf[JW_BUF];
 };
 

@@ -76,13 +76,13 @@ json_t *b_snap(const char *host, const char *taken_at, json_t *gpus, json_t *pro
 	return j;
 }
 
-struct diff_result *b_diff(json_t *before, json_t *after, struct diff_snap *sb, struct diff_snap *sa)
+struct diff_result *b_diff(json_t *before, json_t *after, struct snap_rows *sb, struct snap_rows *sa)
 {
 	char err[256] = "";
-	int rb = diff_snap_read(before, sb, err, sizeof err);
+	int rb = snap_rows_read(before, sb, err, sizeof err);
 	if (rb)
 		fail_msg("before: %s", err);
-	int ra = diff_snap_read(after, sa, err, sizeof err);
+	int ra = snap_rows_read(after, sa, err, sizeof err);
 	if (ra)
 		fail_msg("after: %s", err);
 	json_decref(before);
@@ -90,11 +90,11 @@ struct diff_result *b_diff(json_t *before, json_t *after, struct diff_snap *sb, 
 	return diff_compare(sb, sa, NULL);
 }
 
-void b_free(struct diff_result *r, struct diff_snap *sb, struct diff_snap *sa)
+void b_free(struct diff_result *r, struct snap_rows *sb, struct snap_rows *sa)
 {
 	diff_result_free(r);
-	diff_snap_free(sb);
-	diff_snap_free(sa);
+	snap_rows_free(sb);
+	snap_rows_free(sa);
 }
 
 const struct diff_proc_row *b_row_b(const struct diff_result *r, long long pid)

@@ -26,8 +26,8 @@ json_t *b_proc(struct pspec s);
 json_t *b_snap(const char *host, const char *taken_at, json_t *gpus, json_t *procs);
 
 /* Reads both documents (asserting they are valid) and compares them. */
-struct diff_result *b_diff(json_t *before, json_t *after, struct diff_snap *sb, struct diff_snap *sa);
-void b_free(struct diff_result *r, struct diff_snap *sb, struct diff_snap *sa);
+struct diff_result *b_diff(json_t *before, json_t *after, struct snap_rows *sb, struct snap_rows *sa);
+void b_free(struct diff_result *r, struct snap_rows *sb, struct snap_rows *sa);
 /* The row whose before (or else after) row has this PID, or NULL. */
 const struct diff_proc_row *b_row_b(const struct diff_result *r, long long pid);
 const struct diff_proc_row *b_row_a(const struct diff_result *r, long long pid);

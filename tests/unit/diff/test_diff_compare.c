@@ -35,7 +35,7 @@ static json_t *procs(int n, ...)
 static void test_pid_and_start_time(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(1024 * MiB),
 			   procs(2, P(.pid = 100, .start = 50, .name = "llama-server", .vram = 1000 * MiB),
 				 P(.pid = 200, .name = "python", .vram = 20 * MiB)));
@@ -64,7 +64,7 @@ static void test_pid_and_start_time(void **state)
 static void test_text_escapes_controls(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(1024 * MiB),
 			   procs(1, P(.pid = 100, .start = 50, .name = "evil\x1b]0;pwn\x07", .vram = 100 * MiB)));
 	json_t *a = b_snap("box", NULL, gpus1(1024 * MiB),
@@ -82,7 +82,7 @@ static void test_text_escapes_controls(void **state)
 static void test_reused_pid(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(0), procs(1, P(.pid = 100, .start = 50, .name = "python", .vram = 900 * MiB)));
 	json_t *a = b_snap("box", NULL, gpus1(0), procs(1, P(.pid = 100, .start = 9000, .name = "bash", .vram = 30 * MiB)));
 	struct diff_result *r = b_diff(b, a, &sb, &sa);
@@ -98,7 +98,7 @@ static void test_reused_pid(void **state)
 static void test_restart_by_name_and_ports(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(0),
 			   procs(3, P(.pid = 100, .start = 5, .name = "llama-server", .vram = 1000 * MiB, .ports = {8080}, .n_ports = 1),
 				 P(.pid = 101, .start = 6, .name = "llama-server", .vram = 500 * MiB, .ports = {8081}, .n_ports = 1),
@@ -133,7 +133,7 @@ static void test_restart_by_name_and_ports(void **state)
 static void test_name_not_unique(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(0),
 			   procs(2, P(.pid = 10, .start = 1, .name = "python", .vram = 100 * MiB),
 				 P(.pid = 11, .start = 2, .name = "python", .vram = 200 * MiB)));
@@ -150,7 +150,7 @@ static void test_name_not_unique(void **state)
 static void test_host_and_unattributed_rows(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(0),
 			   procs(2, P(.host_pid = 4242, .owner = "host", .vram = 100 * MiB),
 				 P(.owner = "unattributed", .vram = 64 * MiB)));
@@ -187,7 +187,7 @@ static void test_host_and_unattributed_rows(void **state)
 static void test_null_and_not_listed(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(NUL),
 			   procs(2, P(.pid = 100, .start = 1, .name = "a", .vram = NUL, .rss = 100 * MiB),
 				 P(.pid = 101, .start = 2, .name = "b", .vram = 4000 * MiB)));
@@ -251,7 +251,7 @@ static void test_null_and_not_listed(void **state)
 static void test_hidden_rows(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *pb = json_array(), *pa = json_array();
 	for (int i = 0; i < 5; i++) {
 		json_array_append_new(pb, P(.pid = 10 + i, .start = 1, .name = "small", .vram = 100 * MiB, .rss = 50 * MiB));
@@ -285,7 +285,7 @@ static void test_hidden_rows(void **state)
 static void test_devices_by_uuid(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *gb = json_array(), *ga = json_array();
 	json_array_append_new(gb, b_gpu(0, "GPU-aaaa", 100 * MiB));
 	json_array_append_new(gb, b_gpu(1, "GPU-bbbb", 200 * MiB));
@@ -314,7 +314,7 @@ static void test_devices_by_uuid(void **state)
 static void test_process_uses_follow_uuid(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *gb = json_array(), *ga = json_array();
 	json_array_append_new(gb, b_gpu(0, "GPU-aaaa", 0));
 	json_array_append_new(gb, b_gpu(1, "GPU-bbbb", 0));
@@ -368,7 +368,7 @@ static json_t *with_breakdown(json_t *p, long long kv_est, long long kv_log, con
 static void test_estimates_beside_measured(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", NULL, gpus1(0),
 			   procs(1, with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = 1500 * MiB), 448 * MiB,
 						   448 * MiB, NULL, NULL)));
@@ -385,7 +385,7 @@ static void test_estimates_beside_measured(void **state)
 
 	/* the flags that changed, in table order; unchanged -ctk is not listed */
 	assert_int_equal(row->n_flags, 2);
-	assert_string_equal(diff_flags[row->flags[0].which].flag, "-c");
+	assert_string_equal(snap_flags[row->flags[0].which].flag, "-c");
 	assert_int_equal(json_integer_value(row->flags[0].b), 4096);
 	assert_int_equal(json_integer_value(row->flags[0].a), 8192);
 	assert_null(row->flags[1].b);
@@ -395,8 +395,8 @@ static void test_estimates_beside_measured(void **state)
 	assert_int_equal(row->n_segs, 5);
 	for (int i = 0; i < row->n_segs; i++) {
 		const struct diff_seg_row *s = &row->segs[i];
-		reported += s->a->kind == DIFF_SEG_REPORTED;
-		estimated += s->a->kind == DIFF_SEG_ESTIMATED;
+		reported += s->a->kind == SNAP_SEG_REPORTED;
+		estimated += s->a->kind == SNAP_SEG_ESTIMATED;
 		if (!strcmp(s->a->label, "breakdown kv_cache Host"))
 			assert_int_equal(s->bytes.delta, 224 * MiB);
 		else
@@ -451,7 +451,7 @@ static json_t *kv_twice(long long pid, long long vram, long long kv)
 static void test_kv_not_counted_twice(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	struct diff_result *r = b_diff(b_snap("box", NULL, gpus1(0), procs(1, kv_twice(5, 1000 * MiB, 100 * MiB))),
 				       b_snap("box", NULL, gpus1(0), procs(1, kv_twice(5, 1100 * MiB, 300 * MiB))), &sb, &sa);
 	const struct diff_proc_row *row = b_row_b(r, 5);
@@ -478,7 +478,7 @@ struct kv_case {
 
 static void check_kv_case(const struct kv_case *c)
 {
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *pb = with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = c->vram_b), c->est_b, c->est_b,
 				    NULL, NULL);
 	json_t *pa = with_breakdown(P(.pid = 5, .start = 1, .name = "llama-server", .vram = c->vram_a), c->est_a, c->est_a,
@@ -546,7 +546,7 @@ static void test_kv_ratio_and_note_by_direction(void **state)
 static void test_absent_keys(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = json_pack("{s:i, s:[], s:[{s:i}]}", "schema_version", 1, "gpus", "processes", "pid", 9);
 	json_t *a = json_pack("{s:i, s:[], s:[{s:i, s:I}]}", "schema_version", 1, "gpus", "processes", "pid", 9,
 			      "vram_total_bytes", (json_int_t)(64 * MiB));
@@ -566,7 +566,7 @@ static void test_absent_keys(void **state)
 static void test_warnings(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *b = b_snap("box", "2026-11-30T07:00:00Z", gpus1(0), json_array());
 	json_t *a = b_snap("other", "2026-11-30T06:00:00Z", gpus1(0), json_array());
 	json_object_set_new(a, "mode", json_string("container"));
@@ -586,7 +586,7 @@ static void test_warnings(void **state)
 static void test_many_rows(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	json_t *pb = json_array(), *pa = json_array();
 	for (int i = 0; i < 20000; i++) {
 		json_array_append_new(pb, P(.pid = 1 + i, .start = 1, .name = "w", .vram = MiB));
@@ -627,7 +627,7 @@ static json_t *wide(bool reversed, int n_procs, int per_proc)
 static void test_wide_snapshots(void **state)
 {
 	(void)state;
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 	char err[256];
 	struct diff_result *r = b_diff(wide(false, 1000, 64), wide(true, 1000, 64), &sb, &sa);
 	const struct diff_proc_row *row = b_row_b(r, 7);
@@ -640,9 +640,9 @@ static void test_wide_snapshots(void **state)
 	b_free(r, &sb, &sa);
 
 	json_t *doc = wide(false, 1025, 64);
-	assert_int_equal(diff_snap_read(doc, &sb, err, sizeof err), -1);
+	assert_int_equal(snap_rows_read(doc, &sb, err, sizeof err), -1);
 	assert_non_null(strstr(err, "processes[1024].gpus: more than 65536 per-device process rows"));
-	diff_snap_free(&sb);
+	snap_rows_free(&sb);
 	json_decref(doc);
 }
 

@@ -15,7 +15,7 @@
 #include "core/snapshot.h"
 #include "testutil.h"
 #include "views/diff.h"
-#include "views/diff_load.h"
+#include "snapread/snap_parse.h"
 #include "views/json.h"
 
 /* The keys every snapshot has; the tests add gpus and processes. */
@@ -24,7 +24,7 @@
 static void expect_refused(const char *text, const char *needle)
 {
 	char err[512] = "";
-	json_t *doc = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	json_t *doc = snap_json_parse(text, strlen(text), err, sizeof err);
 	if (doc)
 		fail_msg("accepted: %s", text);
 	if (!strstr(err, needle))
@@ -77,12 +77,12 @@ static void test_refuses_what_lacks_snapshot_keys(void **state)
 	/* the smallest snapshot: no GPU, no process */
 	char err[256];
 	const char *empty = HEAD "\"gpus\":[],\"processes\":[]}";
-	json_t *doc = diff_snapshot_parse(empty, strlen(empty), err, sizeof err);
+	json_t *doc = snap_json_parse(empty, strlen(empty), err, sizeof err);
 	assert_non_null(doc);
 	json_decref(doc);
 	/* a name with a line break cannot split a line of the report */
 	const char *evil = HEAD "\"gpus\":[],\"processes\":[{\"label\":\"1\",\"name\":\"a\\nfake line\\r\"}]}";
-	doc = diff_snapshot_parse(evil, strlen(evil), err, sizeof err);
+	doc = snap_json_parse(evil, strlen(evil), err, sizeof err);
 	assert_non_null(doc);
 	const char *name = json_string_value(json_object_get(json_array_get(json_object_get(doc, "processes"), 0), "name"));
 	assert_string_equal(name, "a\\x0afake line\\x0d");
@@ -90,19 +90,19 @@ static void test_refuses_what_lacks_snapshot_keys(void **state)
 }
 
 /* The typed reader needs a GPU index too, for callers that build the document
- * themselves rather than through diff_snapshot_parse. */
+ * themselves rather than through snap_json_parse. */
 static void test_reader_needs_gpu_index(void **state)
 {
 	(void)state;
 	char err[256] = "";
-	struct diff_snap s;
+	struct snap_rows s;
 	json_t *doc = json_pack("{s:i, s:s, s:[{s:s}], s:[]}", "schema_version", 1, "taken_at", "t", "gpus", "name", "x",
 				"processes");
 
 	assert_non_null(doc);
-	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	assert_int_equal(snap_rows_read(doc, &s, err, sizeof err), -1);
 	assert_string_equal(err, "gpus[0].index: missing, expected an integer");
-	diff_snap_free(&s);
+	snap_rows_free(&s);
 	json_decref(doc);
 }
 
@@ -111,15 +111,15 @@ static void test_reader_refuses_repeated_device(void **state)
 {
 	(void)state;
 	char err[256] = "";
-	struct diff_snap s;
+	struct snap_rows s;
 	json_t *doc = json_pack("{s:i, s:s, s:[{s:i}], s:[{s:s, s:[{s:i, s:I}, {s:i, s:I}]}]}", "schema_version", 1,
 				"taken_at", "t", "gpus", "index", 0, "processes", "label", "1", "gpus", "index", 0,
 				"vram_bytes", (json_int_t)1, "index", 0, "vram_bytes", (json_int_t)2);
 
 	assert_non_null(doc);
-	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	assert_int_equal(snap_rows_read(doc, &s, err, sizeof err), -1);
 	assert_non_null(strstr(err, "listed twice"));
-	diff_snap_free(&s);
+	snap_rows_free(&s);
 	json_decref(doc);
 }
 
@@ -143,11 +143,11 @@ static void test_bounds_nesting_and_size(void **state)
 	memcpy(in_string, start, sizeof start - 1);
 	memset(in_string + sizeof start - 1, '[', 1000);
 	memcpy(in_string + sizeof start - 1 + 1000, "\"}", 3);
-	json_t *ok = diff_snapshot_parse(in_string, strlen(in_string), err, sizeof err);
+	json_t *ok = snap_json_parse(in_string, strlen(in_string), err, sizeof err);
 	assert_non_null(ok);
 	json_decref(ok);
 	/* millions of tiny values: refused before jansson allocates each */
-	n = 2 * (size_t)DIFF_MAX_VALUES + 2;
+	n = 2 * (size_t)SNAP_MAX_VALUES + 2;
 	char *flat = malloc(n + 1);
 	assert_non_null(flat);
 	for (size_t i = 0; i < n; i++)
@@ -158,20 +158,20 @@ static void test_bounds_nesting_and_size(void **state)
 	expect_refused(flat, "more than 4000000 JSON values");
 	free(flat);
 	/* the length check comes before any byte is read */
-	assert_null(diff_snapshot_parse("", (size_t)DIFF_MAX_INPUT_BYTES + 1, err, sizeof err));
+	assert_null(snap_json_parse("", (size_t)SNAP_MAX_INPUT_BYTES + 1, err, sizeof err));
 	assert_non_null(strstr(err, "larger than 64 MiB"));
 }
 
 static void expect_bad_field(const char *text, const char *needle)
 {
 	char err[512] = "";
-	struct diff_snap s;
-	json_t *doc = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	struct snap_rows s;
+	json_t *doc = snap_json_parse(text, strlen(text), err, sizeof err);
 	assert_non_null(doc);
-	assert_int_equal(diff_snap_read(doc, &s, err, sizeof err), -1);
+	assert_int_equal(snap_rows_read(doc, &s, err, sizeof err), -1);
 	if (!strstr(err, needle))
 		fail_msg("error '%s' lacks '%s'", err, needle);
-	diff_snap_free(&s);
+	snap_rows_free(&s);
 	json_decref(doc);
 }
 
@@ -202,18 +202,18 @@ static void test_load_files(void **state)
 	char *dir = tu_tempdir();
 
 	snprintf(path, sizeof path, "%s/none.json", dir);
-	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_null(snap_json_load(path, err, sizeof err));
 	assert_string_equal(err, "no such file");
-	assert_null(diff_snapshot_load(dir, err, sizeof err));
+	assert_null(snap_json_load(dir, err, sizeof err));
 	assert_string_equal(err, "is a directory");
 	/* refused from fstat, before reading (issue 11): a FIFO blocked forever, a device
 	 * was read up to the limit, a 1 GiB file cost 133 MB */
 	alarm(20);
 	snprintf(path, sizeof path, "%s/fifo", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_null(snap_json_load(path, err, sizeof err));
 	assert_string_equal(err, "is a FIFO, not a file");
-	assert_null(diff_snapshot_load("/dev/zero", err, sizeof err));
+	assert_null(snap_json_load("/dev/zero", err, sizeof err));
 	assert_string_equal(err, "is a device, not a file");
 	alarm(0);
 	snprintf(path, sizeof path, "%s/huge.json", dir);
@@ -221,11 +221,11 @@ static void test_load_files(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 1ll << 30), 0);
 	close(fd);
-	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_null(snap_json_load(path, err, sizeof err));
 	assert_string_equal(err, "larger than 64 MiB, not a gputaskman snapshot");
 	snprintf(path, sizeof path, "%s/cut.json", dir);
 	tu_write_file(path, "{\"schema_version\": 1, \"proc", 27);
-	assert_null(diff_snapshot_load(path, err, sizeof err));
+	assert_null(snap_json_load(path, err, sizeof err));
 	assert_non_null(strstr(err, "truncated JSON"));
 	tu_rmrf(dir);
 	free(dir);
@@ -239,7 +239,7 @@ static void test_reads_the_real_writer(void **state)
 	struct gtm_snapshot *s = snapshot_new();
 	struct gtm_device *d = snapshot_add_device(s);
 	char err[256];
-	struct diff_snap sb, sa;
+	struct snap_rows sb, sa;
 
 	s->schema_version = GTM_SCHEMA_VERSION;
 	snprintf(s->hostname, sizeof s->hostname, "box");
@@ -262,13 +262,13 @@ static void test_reads_the_real_writer(void **state)
 	FILE *mem = open_memstream(&text, &text_len);
 	assert_int_equal(json_print_snapshot(mem, s, true), 0);
 	fclose(mem);
-	json_t *j1 = diff_snapshot_parse(text, strlen(text), err, sizeof err);
+	json_t *j1 = snap_json_parse(text, strlen(text), err, sizeof err);
 	if (!j1)
 		fail_msg("the writer's own snapshot is refused: %s", err);
 	json_t *j2 = json_loads(text, 0, NULL);
 	free(text);
-	assert_int_equal(diff_snap_read(j1, &sb, err, sizeof err), 0);
-	assert_int_equal(diff_snap_read(j2, &sa, err, sizeof err), 0);
+	assert_int_equal(snap_rows_read(j1, &sb, err, sizeof err), 0);
+	assert_int_equal(snap_rows_read(j2, &sa, err, sizeof err), 0);
 	struct diff_result *r = diff_compare(&sb, &sa, NULL);
 	assert_int_equal(r->n_procs, 3);
 	assert_int_equal(r->devs[0].used.delta, 0);
@@ -281,8 +281,8 @@ static void test_reads_the_real_writer(void **state)
 			assert_int_equal(r->procs[i].vram_total.delta, 0);
 	}
 	diff_result_free(r);
-	diff_snap_free(&sb);
-	diff_snap_free(&sa);
+	snap_rows_free(&sb);
+	snap_rows_free(&sa);
 	json_decref(j1);
 	json_decref(j2);
 	snapshot_free(s);

@@ -1,4 +1,4 @@
-#include "views/diff_load.h"
+#include "snapread/snap_parse.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -9,7 +9,7 @@
 
 #include "core/file.h"
 #include "core/format.h"
-#include "views/diff_jread.h"
+#include "snapread/json_get.h"
 
 /* The shape of the text before jansson sees it: the deepest [ / { nesting and the
  * number of values (commas and openings outside strings). jansson recurses per
@@ -65,12 +65,12 @@ static json_t *parse_json(const char *buf, size_t len, char *err, size_t errn)
 		return NULL;
 	}
 	struct json_shape sh = json_shape(buf, len);
-	if (sh.depth > DIFF_MAX_DEPTH) {
-		snprintf(err, errn, "JSON nested deeper than %d levels, not a gputaskman snapshot", DIFF_MAX_DEPTH);
+	if (sh.depth > SNAP_MAX_DEPTH) {
+		snprintf(err, errn, "JSON nested deeper than %d levels, not a gputaskman snapshot", SNAP_MAX_DEPTH);
 		return NULL;
 	}
-	if (sh.values > DIFF_MAX_VALUES) {
-		snprintf(err, errn, "more than %u JSON values, not a gputaskman snapshot", DIFF_MAX_VALUES);
+	if (sh.values > SNAP_MAX_VALUES) {
+		snprintf(err, errn, "more than %u JSON values, not a gputaskman snapshot", SNAP_MAX_VALUES);
 		return NULL;
 	}
 	doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
@@ -169,9 +169,9 @@ static bool check_snapshot(const json_t *doc, char *err, size_t errn)
 		snprintf(err, errn, "not a gputaskman snapshot (schema_version is not a positive integer)");
 		return false;
 	}
-	if (json_integer_value(v) > DIFF_SCHEMA_MAX) {
+	if (json_integer_value(v) > SNAP_SCHEMA_MAX) {
 		snprintf(err, errn, "schema_version %lld is newer than this gputaskman reads (%d): use the gputaskman that wrote it",
-			 (long long)json_integer_value(v), DIFF_SCHEMA_MAX);
+			 (long long)json_integer_value(v), SNAP_SCHEMA_MAX);
 		return false;
 	}
 	return require_snapshot_keys(doc, err, errn);
@@ -208,12 +208,12 @@ static void escape_controls(json_t *v)
 	}
 }
 
-json_t *diff_snapshot_parse(const char *buf, size_t len, char *err, size_t errn)
+json_t *snap_json_parse(const char *buf, size_t len, char *err, size_t errn)
 {
 	json_t *doc;
 
-	if (len > DIFF_MAX_INPUT_BYTES) {
-		snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+	if (len > SNAP_MAX_INPUT_BYTES) {
+		snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", SNAP_MAX_INPUT_BYTES >> 20);
 		return NULL;
 	}
 	doc = parse_json(buf, len, err, errn);
@@ -262,7 +262,7 @@ static char *read_bounded(int fd, size_t first, size_t limit, size_t *len, bool 
 	return NULL;
 }
 
-json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
+json_t *snap_json_load(const char *path, char *err, size_t errn)
 {
 	bool stdin_in = !strcmp(path, "-"), too_big;
 	size_t len = 0, first = 64 * 1024;
@@ -271,11 +271,11 @@ json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
 	char *buf;
 	json_t *doc;
 	/* a named file is checked before reading: a FIFO would block, a device act, a huge file cost its size */
-	int fd = stdin_in ? STDIN_FILENO : file_open_regular(path, DIFF_MAX_INPUT_BYTES, &st, &why);
+	int fd = stdin_in ? STDIN_FILENO : file_open_regular(path, SNAP_MAX_INPUT_BYTES, &st, &why);
 
 	if (fd < 0) {
 		if (errno == EFBIG)
-			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", SNAP_MAX_INPUT_BYTES >> 20);
 		else
 			snprintf(err, errn, "%s", why);
 		return NULL;
@@ -283,10 +283,10 @@ json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
 	if (!stdin_in)
 		first = (size_t)st.st_size;
 	errno = 0;
-	buf = read_bounded(fd, first, DIFF_MAX_INPUT_BYTES, &len, &too_big);
+	buf = read_bounded(fd, first, SNAP_MAX_INPUT_BYTES, &len, &too_big);
 	if (!buf) {
 		if (too_big)
-			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", DIFF_MAX_INPUT_BYTES >> 20);
+			snprintf(err, errn, "larger than %u MiB, not a gputaskman snapshot", SNAP_MAX_INPUT_BYTES >> 20);
 		else
 			snprintf(err, errn, "cannot read: %s", errno ? strerror(errno) : "read error");
 	}
@@ -294,7 +294,7 @@ json_t *diff_snapshot_load(const char *path, char *err, size_t errn)
 		close(fd);
 	if (!buf)
 		return NULL;
-	doc = diff_snapshot_parse(buf, len, err, errn);
+	doc = snap_json_parse(buf, len, err, errn);
 	free(buf);
 	return doc;
 }

@@ -1,12 +1,12 @@
-#include "views/diff_model.h"
+#include "snapread/snap_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/util.h"
-#include "views/diff_extra.h"
-#include "views/diff_jread.h"
+#include "snapread/snap_reported.h"
+#include "snapread/json_get.h"
 
 #define INT_KEY(obj, key, lo, hi, has, val, where) \
 	jr_int(obj, key, lo, hi, has, val, where, err, errn)
@@ -32,7 +32,7 @@ static int read_indexed(const json_t *o, int *index, const char *where, char *er
 	return 0;
 }
 
-static int read_device(const json_t *o, struct diff_dev *d, const char *where, char *err, size_t errn)
+static int read_device(const json_t *o, struct snap_dev *d, const char *where, char *err, size_t errn)
 {
 	const json_t *mem = json_object_get(o, "memory");
 	char mwhere[48];
@@ -46,7 +46,7 @@ static int read_device(const json_t *o, struct diff_dev *d, const char *where, c
 		return -1;
 	if (INT_KEY(o, "processes_listed", 0, 1 << 30, &has, &v, where))
 		return -1;
-	d->processes_listed = (struct diff_val){has, (uint64_t)v};
+	d->processes_listed = (struct snap_val){has, (uint64_t)v};
 	if (!mem || json_is_null(mem))
 		return 0;
 	snprintf(mwhere, sizeof mwhere, "%s.memory", where);
@@ -62,7 +62,7 @@ static int read_device(const json_t *o, struct diff_dev *d, const char *where, c
 	       jr_bytes(mem, "shared_used_bytes", &d->shared_used, mwhere, err, errn) ? -1 : 0;
 }
 
-static int read_use(const json_t *o, struct diff_use *u, const char *where, char *err, size_t errn)
+static int read_use(const json_t *o, struct snap_use *u, const char *where, char *err, size_t errn)
 {
 	return read_indexed(o, &u->index, where, err, errn) || jr_bytes(o, "vram_bytes", &u->vram, where, err, errn) ||
 	       jr_bytes(o, "spill_bytes", &u->spill, where, err, errn) ||
@@ -75,13 +75,13 @@ static int cmp_int(const void *a, const void *b)
 }
 
 /* Listening ports as a sorted set, so two snapshots compare them directly. */
-static int read_ports(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn)
+static int read_ports(const json_t *o, struct snap_proc *p, const char *where, char *err, size_t errn)
 {
 	const json_t *arr;
 	size_t i;
 	json_t *v;
 
-	if (jr_array(o, "listening_ports", DIFF_MAX_PORTS, &arr, where, err, errn))
+	if (jr_array(o, "listening_ports", SNAP_MAX_PORTS, &arr, where, err, errn))
 		return -1;
 	json_array_foreach(arr, i, v) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 65535) {
@@ -99,7 +99,7 @@ static int read_ports(const json_t *o, struct diff_proc *p, const char *where, c
 	return 0;
 }
 
-static int read_identity(const json_t *o, struct diff_proc *p, const char *where, char *err, size_t errn)
+static int read_identity(const json_t *o, struct snap_proc *p, const char *where, char *err, size_t errn)
 {
 	bool has;
 	long long v;
@@ -120,7 +120,7 @@ static int read_identity(const json_t *o, struct diff_proc *p, const char *where
 	return read_ports(o, p, where, err, errn);
 }
 
-static int read_process(const json_t *o, struct diff_snap *s, struct diff_proc *p, const char *where, char *err,
+static int read_process(const json_t *o, struct snap_rows *s, struct snap_proc *p, const char *where, char *err,
 			size_t errn)
 {
 	const json_t *uses;
@@ -134,11 +134,11 @@ static int read_process(const json_t *o, struct diff_snap *s, struct diff_proc *
 	}
 	if (read_identity(o, p, where, err, errn) || jr_bytes(o, "vram_total_bytes", &p->vram_total, where, err, errn) ||
 	    jr_bytes(o, "rss_bytes", &p->rss, where, err, errn) ||
-	    jr_array(o, "gpus", DIFF_MAX_DEVICES, &uses, where, err, errn))
+	    jr_array(o, "gpus", SNAP_MAX_DEVICES, &uses, where, err, errn))
 		return -1;
-	if (json_array_size(uses) > (size_t)(DIFF_MAX_USES_TOTAL - s->n_uses)) {
+	if (json_array_size(uses) > (size_t)(SNAP_MAX_USES_TOTAL - s->n_uses)) {
 		snprintf(err, errn, "%s.gpus: more than %d per-device process rows in all, more than a snapshot holds",
-			 where, DIFF_MAX_USES_TOTAL);
+			 where, SNAP_MAX_USES_TOTAL);
 		return -1;
 	}
 	s->n_uses += (int)json_array_size(uses);
@@ -155,11 +155,11 @@ static int read_process(const json_t *o, struct diff_snap *s, struct diff_proc *
 				return -1;
 			}
 	}
-	diff_extra_read(o, s, p);
+	snap_reported_read(o, s, p);
 	return 0;
 }
 
-static int read_top(json_t *doc, struct diff_snap *s, char *err, size_t errn)
+static int read_top(json_t *doc, struct snap_rows *s, char *err, size_t errn)
 {
 	s->schema_version = (int)json_integer_value(json_object_get(doc, "schema_version"));
 	return jr_str(doc, "taken_at", &s->taken_at, "", err, errn) || jr_str(doc, "hostname", &s->hostname, "", err, errn) ||
@@ -167,7 +167,7 @@ static int read_top(json_t *doc, struct diff_snap *s, char *err, size_t errn)
 	       jr_str(doc, "mode", &s->mode, "", err, errn) ? -1 : 0;
 }
 
-int diff_snap_read(json_t *doc, struct diff_snap *s, char *err, size_t errn)
+int snap_rows_read(json_t *doc, struct snap_rows *s, char *err, size_t errn)
 {
 	const json_t *gpus, *procs;
 	char where[48];
@@ -176,8 +176,8 @@ int diff_snap_read(json_t *doc, struct diff_snap *s, char *err, size_t errn)
 
 	memset(s, 0, sizeof *s);
 	s->doc = json_incref(doc);
-	if (read_top(doc, s, err, errn) || jr_array(doc, "gpus", DIFF_MAX_DEVICES, &gpus, "", err, errn) ||
-	    jr_array(doc, "processes", DIFF_MAX_PROCESSES, &procs, "", err, errn))
+	if (read_top(doc, s, err, errn) || jr_array(doc, "gpus", SNAP_MAX_DEVICES, &gpus, "", err, errn) ||
+	    jr_array(doc, "processes", SNAP_MAX_PROCESSES, &procs, "", err, errn))
 		return -1;
 	s->devs = xcalloc(json_array_size(gpus) + 1, sizeof *s->devs);
 	json_array_foreach(gpus, i, v) {
@@ -194,11 +194,11 @@ int diff_snap_read(json_t *doc, struct diff_snap *s, char *err, size_t errn)
 	return 0;
 }
 
-void diff_snap_free(struct diff_snap *s)
+void snap_rows_free(struct snap_rows *s)
 {
 	for (int i = 0; i < s->n_procs; i++) {
 		free(s->procs[i].uses);
-		diff_extra_free(&s->procs[i]);
+		snap_reported_free(&s->procs[i]);
 	}
 	free(s->procs);
 	free(s->devs);
@@ -206,7 +206,7 @@ void diff_snap_free(struct diff_snap *s)
 	memset(s, 0, sizeof *s);
 }
 
-const struct diff_dev *diff_snap_dev(const struct diff_snap *s, int index)
+const struct snap_dev *snap_rows_dev(const struct snap_rows *s, int index)
 {
 	for (int i = 0; i < s->n_devs; i++)
 		if (s->devs[i].index == index)

@@ -1,4 +1,4 @@
-#include "views/diff_jread.h"
+#include "snapread/json_get.h"
 
 #include <stdio.h>
 
@@ -20,16 +20,16 @@ static int wrong(const json_t *v, const char *key, const char *want, const char 
 	return -1;
 }
 
-int jr_bytes(const json_t *obj, const char *key, struct diff_val *out, const char *where, char *err, size_t errn)
+int jr_bytes(const json_t *obj, const char *key, struct snap_val *out, const char *where, char *err, size_t errn)
 {
 	const json_t *v = json_object_get(obj, key);
 
-	*out = (struct diff_val){0};
+	*out = (struct snap_val){0};
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return wrong(v, key, "a byte count (an integer >= 0) or null", where, err, errn);
-	*out = (struct diff_val){true, (uint64_t)json_integer_value(v)};
+	*out = (struct snap_val){true, (uint64_t)json_integer_value(v)};
 	return 0;
 }
 

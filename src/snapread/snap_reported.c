@@ -1,4 +1,4 @@
-#include "views/diff_extra.h"
+#include "snapread/snap_reported.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -19,10 +19,10 @@ static const char *const core_keys[] = {
 /* Source names as the explain writer spells them, and their kind. */
 static const struct {
 	const char *prefix;
-	enum diff_seg_kind kind;
+	enum snap_seg_kind kind;
 } source_kinds[] = {
-	{"log", DIFF_SEG_REPORTED}, {"api", DIFF_SEG_REPORTED}, {"reported", DIFF_SEG_REPORTED},
-	{"estimate", DIFF_SEG_ESTIMATED}, {"estimated", DIFF_SEG_ESTIMATED},
+	{"log", SNAP_SEG_REPORTED}, {"api", SNAP_SEG_REPORTED}, {"reported", SNAP_SEG_REPORTED},
+	{"estimate", SNAP_SEG_ESTIMATED}, {"estimated", SNAP_SEG_ESTIMATED},
 };
 
 /* Objects under these keys inherit a source when they carry none of their own. */
@@ -43,31 +43,31 @@ static const char *const skipped_keys[] = {"history"};
 /* Fields that name an array element, so a segment keeps its label when the order changes. */
 static const char *const name_keys[] = {"name", "segment", "kind", "buffer", "type", "device"};
 
-const struct diff_flag_table diff_flags[DIFF_N_FLAGS] = {
+const struct snap_flag_table snap_flags[SNAP_N_FLAGS] = {
 	{"ctx_size", "-c"}, {"n_gpu_layers", "-ngl"}, {"parallel", "-np"},
 	{"cache_type_k", "-ctk"}, {"cache_type_v", "-ctv"}, {"flash_attn", "-fa"},
 };
 
-static void read_flags(const json_t *o, struct diff_proc *p)
+static void read_flags(const json_t *o, struct snap_proc *p)
 {
 	const json_t *f = json_object_get(o, "llama_flags");
 
 	if (!json_is_object(f))
 		return;
 	p->has_flags = true;
-	for (size_t i = 0; i < DIFF_N_FLAGS; i++) {
-		const json_t *v = json_object_get(f, diff_flags[i].key);
+	for (size_t i = 0; i < SNAP_N_FLAGS; i++) {
+		const json_t *v = json_object_get(f, snap_flags[i].key);
 		/* Scalars only: anything else from a newer writer is left out, not misread. */
 		p->flags[i] = v && (json_is_integer(v) || json_is_string(v) || json_is_boolean(v)) ? v : NULL;
 	}
 }
 
-enum diff_seg_kind diff_seg_kind_of(const char *source)
+enum snap_seg_kind snap_seg_kind_of(const char *source)
 {
 	for (size_t i = 0; source && i < ARRAY_LEN(source_kinds); i++)
 		if (str_starts(source, source_kinds[i].prefix))
 			return source_kinds[i].kind;
-	return DIFF_SEG_OTHER;
+	return SNAP_SEG_OTHER;
 }
 
 static bool in_table(const char *const *table, size_t n, const char *k)
@@ -116,14 +116,14 @@ static bool same_base(const char *label, const char *base)
 
 /* One process's walk, and the snapshot's budget for what it lists. */
 struct walk {
-	struct diff_snap *snap;
-	struct diff_proc *p;
+	struct snap_rows *snap;
+	struct snap_proc *p;
 };
 
 /* Takes one from the snapshot's budget of listed extras; false (and truncated noted) when spent. */
-static bool take_budget(struct diff_snap *s)
+static bool take_budget(struct snap_rows *s)
 {
-	if (s->n_extras >= DIFF_MAX_EXTRAS_TOTAL) {
+	if (s->n_extras >= SNAP_MAX_EXTRAS_TOTAL) {
 		s->extras_truncated = true;
 		return false;
 	}
@@ -133,11 +133,11 @@ static bool take_budget(struct diff_snap *s)
 
 static void add_seg(struct walk *w, const char *label, const char *source, bool host, const json_t *v, uint64_t unit)
 {
-	struct diff_proc *p = w->p;
-	struct diff_seg *s;
+	struct snap_proc *p = w->p;
+	struct snap_seg *s;
 	int same = 0;
 
-	if (p->n_segs >= DIFF_MAX_SEGMENTS) {
+	if (p->n_segs >= SNAP_MAX_SEGMENTS) {
 		w->snap->extras_truncated = true;
 		return;
 	}
@@ -157,12 +157,12 @@ static void add_seg(struct walk *w, const char *label, const char *source, bool 
 		s->label = xstrdup(label);
 	}
 	s->source = xstrdup(source);
-	s->kind = diff_seg_kind_of(source);
+	s->kind = snap_seg_kind_of(source);
 	s->host = host;
-	s->is_kv = s->kind == DIFF_SEG_ESTIMATED && label_is_kv(label);
+	s->is_kv = s->kind == SNAP_SEG_ESTIMATED && label_is_kv(label);
 	/* A count beyond int64 / unit is not a size any snapshot holds: left unknown. */
 	if (json_is_integer(v) && json_integer_value(v) >= 0 && (uint64_t)json_integer_value(v) <= INT64_MAX / unit)
-		s->bytes = (struct diff_val){true, (uint64_t)json_integer_value(v) * unit};
+		s->bytes = (struct snap_val){true, (uint64_t)json_integer_value(v) * unit};
 }
 
 /* Size keys and their unit: "bytes" → the object's own label; "kv_bytes" →
@@ -273,7 +273,7 @@ static char *evidence_text(const json_t *ev)
 	return buf[0] ? xstrdup(buf) : NULL;
 }
 
-static void read_models(const json_t *o, struct diff_snap *snap, struct diff_proc *p)
+static void read_models(const json_t *o, struct snap_rows *snap, struct snap_proc *p)
 {
 	const json_t *models = json_object_get(o, "models");
 	size_t i;
@@ -285,11 +285,11 @@ static void read_models(const json_t *o, struct diff_snap *snap, struct diff_pro
 		const json_t *path = json_object_get(m, "path"), *name = json_object_get(m, "name");
 		const char *ps = json_is_string(path) ? json_string_value(path) : NULL;
 		const char *ns = json_is_string(name) ? json_string_value(name) : NULL;
-		struct diff_model *dm;
+		struct snap_model *dm;
 
 		if (!json_is_object(m) || (!ps && !ns))
 			continue;
-		if (p->n_models >= DIFF_MAX_MODELS || !take_budget(snap)) {
+		if (p->n_models >= SNAP_MAX_MODELS || !take_budget(snap)) {
 			snap->extras_truncated = true;
 			break;
 		}
@@ -304,7 +304,7 @@ static void read_models(const json_t *o, struct diff_snap *snap, struct diff_pro
 	}
 }
 
-void diff_extra_read(const json_t *o, struct diff_snap *snap, struct diff_proc *p)
+void snap_reported_read(const json_t *o, struct snap_rows *snap, struct snap_proc *p)
 {
 	struct walk w = {snap, p};
 
@@ -313,7 +313,7 @@ void diff_extra_read(const json_t *o, struct diff_snap *snap, struct diff_proc *
 	walk(o, "", NULL, 0, &w);
 }
 
-void diff_extra_free(struct diff_proc *p)
+void snap_reported_free(struct snap_proc *p)
 {
 	for (int i = 0; i < p->n_segs; i++) {
 		free(p->segs[i].label);

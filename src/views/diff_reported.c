@@ -6,11 +6,11 @@
 #include "core/util.h"
 #include "views/diff_internal.h"
 
-static const struct diff_val NONE;
+static const struct snap_val NONE;
 
 static void compare_segments(struct diff_proc_row *row)
 {
-	const struct diff_proc *b = row->b, *a = row->a;
+	const struct snap_proc *b = row->b, *a = row->a;
 	int nb = b ? b->n_segs : 0, na = a ? a->n_segs : 0;
 	bool *used = xcalloc((size_t)na + 1, sizeof *used);
 
@@ -37,7 +37,7 @@ static void compare_segments(struct diff_proc_row *row)
 
 static void compare_models(struct diff_proc_row *row)
 {
-	const struct diff_proc *b = row->b, *a = row->a;
+	const struct snap_proc *b = row->b, *a = row->a;
 	int nb = b ? b->n_models : 0, na = a ? a->n_models : 0;
 	bool *used = xcalloc((size_t)na + 1, sizeof *used);
 
@@ -116,7 +116,7 @@ static void compare_flags(struct diff_proc_row *row)
 {
 	if (!row->b || !row->a || !row->b->has_flags || !row->a->has_flags)
 		return;
-	for (int i = 0; i < DIFF_N_FLAGS; i++) {
+	for (int i = 0; i < SNAP_N_FLAGS; i++) {
 		const json_t *b = row->b->flags[i], *a = row->a->flags[i];
 		if ((!b && !a) || (b && a && json_equal((json_t *)b, (json_t *)a)))
 			continue;
@@ -124,7 +124,7 @@ static void compare_flags(struct diff_proc_row *row)
 	}
 }
 
-void diff_compare_extras(struct diff_proc_row *row)
+void diff_compare_reported(struct diff_proc_row *row)
 {
 	compare_segments(row);
 	compare_models(row);
