@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/sysroot_resolve.h"
+#include "sysroot_resolve.h"
 
 static char root[4096];
 static int rootfd = -1; /* the root folder (O_PATH): every path is resolved from it */
@@ -74,7 +74,7 @@ static int close_keep_errno(int fd, int r)
 
 /* The one place a path of the observed system becomes a file: under "/" a
  * plain open (the live scan pays nothing), under a root resolved inside it
- * (core/sysroot_resolve.c). A relative path counts from the root too, never
+ * (platform/linux/sysroot_resolve.c). A relative path counts from the root too, never
  * from this process's working folder. */
 static int open_abs(const char *abs, int flags)
 {
