@@ -1,4 +1,5 @@
 #include "core/sysroot.h"
+#include "portable.h"
 
 #include <errno.h>
 #include <fcntl.h>
