@@ -12,6 +12,14 @@
 
 #include "core/sysroot_os.h"
 
+int sysroot_close_keep_errno(int fd, int r)
+{
+	int err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
 ssize_t read_fd_bounded(int fd, char *buf, size_t cap, bool short_is_end)
 {
 	size_t got = 0;

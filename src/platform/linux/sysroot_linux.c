@@ -65,14 +65,6 @@ const char *sysroot_prefix(void)
 	return root;
 }
 
-int sysroot_close_keep_errno(int fd, int r)
-{
-	int err = errno;
-	close(fd);
-	errno = err;
-	return r;
-}
-
 /* The one place a path of the observed system becomes a file: under "/" a
  * plain open (the live scan pays nothing), under a root resolved inside it
  * (platform/linux/sysroot_resolve.c). A relative path counts from the root too, never

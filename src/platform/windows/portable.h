@@ -37,9 +37,33 @@ static inline void os_clear_nonblock(int fd)
 }
 int os_usable_cpus(void);
 
-/* GNU/POSIX string functions the Windows C runtime lacks. */
+#include <stdio.h>
+#include <time.h>
+
+/* GNU/POSIX functions the Windows C runtime lacks (portable.c). The Windows
+ * build includes this header in every file (-include, see meson.build), as
+ * a config.h would be, so the layers above compile unchanged. */
 char *strndup(const char *s, size_t n);
 void *memmem(const void *hay, size_t hn, const void *needle, size_t nn);
+void *memrchr(const void *s, int c, size_t n);
+char *strcasestr(const char *hay, const char *needle);
+/* winsock2.h has its own, needing WSAStartup: ours asks the computer name */
+#define gethostname gtm_gethostname
+int gtm_gethostname(char *name, int len);
+FILE *open_memstream(char **buf, size_t *size);
+#define S_ISSOCK(m) 0
+#define S_ISLNK(m) 0
+/* Start times are FILETIMEs: "clock ticks" are 100 ns. */
+#define _SC_CLK_TCK 2
+long sysconf(int name);
+static inline struct tm *localtime_r(const time_t *t, struct tm *out)
+{
+	return localtime_s(out, t) == 0 ? out : NULL;
+}
+static inline struct tm *gmtime_r(const time_t *t, struct tm *out)
+{
+	return gmtime_s(out, t) == 0 ? out : NULL;
+}
 
 /* UTF-8 <-> UTF-16 at the boundary: malloc'd, NULL on invalid input. */
 wchar_t *utf8_to_wide(const char *s);
