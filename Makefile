@@ -5,10 +5,12 @@ DESTDIR ?=
 BUILD ?= build
 CHECK_BUILD ?= build-check
 FUZZ_BUILD ?= build-fuzz
+WIN_BUILD ?= build-win
+VERSION := $(shell sed -n "s/^  version : '\\(.*\\)',/\\1/p" meson.build)
 FUZZ_SECONDS ?= 30
 ARGS ?=
 
-.PHONY: all run build check install fuzz bench deps clean
+.PHONY: all run build check install fuzz bench deps clean windows dist-windows
 
 all: build
 
@@ -44,5 +46,20 @@ fuzz:
 bench: build
 	@sh bench/run.sh $(BUILD)
 
+# Windows x64, cross-built with mingw-w64 (cross/x86_64-w64-mingw32.txt);
+# jansson and cmocka come from Debian's source packages, built into
+# $(WIN_BUILD)/sysroot by scripts/mingw-sysroot.sh. Wine runs its tests.
+$(WIN_BUILD)/build.ninja:
+	sh scripts/mingw-sysroot.sh $(WIN_BUILD)
+	sh scripts/win-machine.sh $(WIN_BUILD) > $(WIN_BUILD)/machine.txt
+	meson setup $(WIN_BUILD) --cross-file cross/x86_64-w64-mingw32.txt --cross-file $(WIN_BUILD)/machine.txt \
+		-Dbuildtype=release -Dwerror=true -Dtests=false >/dev/null
+
+windows: $(WIN_BUILD)/build.ninja
+	ninja -C $(WIN_BUILD) src/gputaskman.exe
+
+dist-windows: windows
+	sh scripts/dist-windows.sh $(WIN_BUILD) $(VERSION)
+
 clean:
-	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD)

@@ -20,7 +20,7 @@
 #include "app/cmd_inspect.h"
 #include "core/util.h"
 #include "identify/ident.h"
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 
 #define RUNS 21
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "core/snapshot.h"
-#include "proc/proc.h"
+#include "proc.h"
 
 static double cpu_ms(void)
 {

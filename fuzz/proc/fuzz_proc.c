@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc/proc.h"
-#include "proc/proc_internal.h"
+#include "proc.h"
+#include "proc_internal.h"
 
 static void fuzz_stat(const char *b, size_t n)
 {

@@ -13,7 +13,7 @@
 #include "collect/collector.h"
 #include "core/format.h"
 #include "identify/ident.h"
-#include "proc/proc.h"
+#include "platform.h"
 #include "views/ident_json.h"
 #include "views/explain_text.h"
 #include "views/ident_text.h"

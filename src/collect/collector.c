@@ -13,20 +13,14 @@
 #include "core/util.h"
 #include "explain/explain.h"
 #include "identify/ident.h"
-#include "proc/proc.h"
-#include "sources/drm.h"
-#include "sources/nvml.h"
+#include "platform.h"
 #include "sources/source.h"
 
-/* The sources, in the order their devices are listed before devices_order
- * sorts them (NVIDIA first). */
-static const struct gtm_source_ops *const source_table[] = {
-	&nvml_source_ops,
-	&drm_source_ops,
-	NULL,
-};
+/* The platform's sources (platform.h), in the order their devices are listed
+ * before devices_order sorts them (NVIDIA first). */
+static const struct gtm_source_ops *const *const source_table = platform_sources;
 
-#define N_SOURCES (ARRAY_LEN(source_table) - 1)
+#define N_SOURCES PLATFORM_MAX_SOURCES
 
 struct source_slot {
 	const struct gtm_source_ops *ops;

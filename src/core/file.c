@@ -1,4 +1,5 @@
 #include "core/file.h"
+#include "portable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@ int file_open_regular(const char *path, uint64_t max_bytes, struct stat *st, con
 {
 	/* O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer;
 	 * O_NOCTTY: a terminal device must not become our controlling one. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int fd = os_open_read(path);
 	if (fd < 0) {
 		*why = errno == ENOENT ? "no such file" : strerror(errno);
 		return -1;
@@ -54,8 +55,6 @@ int file_open_regular(const char *path, uint64_t max_bytes, struct stat *st, con
 		errno = e;
 		return -1;
 	}
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	os_clear_nonblock(fd);
 	return fd;
 }

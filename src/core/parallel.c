@@ -1,7 +1,7 @@
 #include "core/parallel.h"
+#include "portable.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -20,20 +20,11 @@ struct worker {
 	pthread_t thread;
 };
 
-static int usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return 1;
-	return CPU_COUNT(&set);
-}
-
 int parallel_workers(size_t n, size_t min_per_worker)
 {
 	const char *set = getenv("GPUTASKMAN_THREADS");
 	long v = set && *set ? strtol(set, NULL, 10) : 0;
-	int w = v >= 1 && v <= PARALLEL_MAX_WORKERS ? (int)v : usable_cpus();
+	int w = v >= 1 && v <= PARALLEL_MAX_WORKERS ? (int)v : os_usable_cpus();
 
 	if (w > PARALLEL_MAX_WORKERS)
 		w = PARALLEL_MAX_WORKERS;

@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 #include "core/reading.h"
+#include "portable.h"
 
 #define GTM_SCHEMA_VERSION 1
 #define GTM_MAX_ENGINES 16

@@ -21,7 +21,7 @@ const char *sysroot_problem(void);
 
 /* The paths below are absolute paths of the observed system, formatted
  * printf-style. Under "/" they are opened as they are. Under a root they are
- * resolved inside it (core/sysroot_resolve.h): every symbolic link, absolute
+ * resolved inside it (platform/linux/sysroot_resolve.h): every symbolic link, absolute
  * or relative, is followed inside the tree, ".." stops at its top, and more
  * than 40 links is ELOOP, so nothing outside the tree is ever read. The same
  * holds for every string a replay hands over that names a file (a model on

@@ -1,4 +1,5 @@
 #include "explain/logfile.h"
+#include "portable.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,7 @@ static ssize_t pread_all(int fd, char *buf, size_t n, off_t off)
 {
 	size_t got = 0;
 	while (got < n) {
-		ssize_t r = pread(fd, buf + got, n - got, off + (off_t)got);
+		ssize_t r = os_pread(fd, buf + got, n - got, (uint64_t)off + got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -76,7 +77,7 @@ int tail_read(struct tail_file *t, const char *path, size_t max)
 		errno = EINVAL;
 		return -1;
 	}
-	int64_t mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	int64_t mt = stat_mtime_ns(&st);
 	if (t->valid && strcmp(t->path, path) == 0 && t->dev == st.st_dev && t->ino == st.st_ino &&
 	    t->size == st.st_size && t->mtime_ns == mt) {
 		close(fd);

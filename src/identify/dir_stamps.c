@@ -1,4 +1,5 @@
 #include "identify/dir_stamps.h"
+#include "portable.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,7 +12,7 @@ static int64_t dir_mtime(const char *path)
 	struct stat st;
 	if (sysroot_stat(&st, "%s", path) != 0)
 		return -1;
-	return (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	return stat_mtime_ns(&st);
 }
 
 void dir_stamps_add(struct dir_stamps *s, const char *path)

@@ -2,6 +2,7 @@
  * detects a replaced or rewritten file; the 4-byte read happens once per
  * file version. */
 #include "identify/magic_cache.h"
+#include "portable.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -58,7 +59,7 @@ static uint32_t fnv1a(const char *s)
 static bool same_version(const struct magic_slot *e, const struct stat *st)
 {
 	return e->dev == (uint64_t)st->st_dev && e->ino == (uint64_t)st->st_ino && e->size == (uint64_t)st->st_size &&
-	       e->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	       e->mtime_ns == stat_mtime_ns(st);
 }
 
 void magic_cache_next_refresh(struct magic_cache *mc)
@@ -105,7 +106,7 @@ bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *
 	e->dev = (uint64_t)st.st_dev;
 	e->ino = (uint64_t)st.st_ino;
 	e->size = (uint64_t)st.st_size;
-	e->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	e->mtime_ns = stat_mtime_ns(&st);
 	e->gguf = gguf_file_is_gguf(path);
 	return e->gguf;
 }

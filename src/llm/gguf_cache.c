@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/sysroot.h"
+#include "portable.h"
 #include "llm/gguf.h"
 
 #define GGUF_CACHE_SLOTS 64
@@ -27,7 +28,7 @@ static bool same_file(const struct gguf_header *h, const struct stat *st)
 {
 	return h->dev == (uint64_t)st->st_dev && h->ino == (uint64_t)st->st_ino &&
 	       h->file_size == (uint64_t)st->st_size &&
-	       h->mtime_ns == (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	       h->mtime_ns == stat_mtime_ns(st);
 }
 
 static struct gguf_header *cache_lookup(const struct stat *st)
@@ -69,7 +70,7 @@ struct gguf_header *gguf_cache_get(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	struct gguf_header *h;
-	if (stat(path, &st) != 0) {
+	if (os_stat(path, &st) != 0) {
 		snprintf(err, errlen, "cannot stat: %m");
 		return NULL;
 	}

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/sysroot.h"
+#include "portable.h"
 #include "core/util.h"
 #include "llm/gguf.h"
 #include "llm/gguf_internal.h"
@@ -42,7 +43,7 @@ static void file_fill(void *vctx, uint64_t upto, const uint8_t **buf, size_t *le
 		c->cap = cap;
 	}
 	while (c->len < want && !c->short_read) {
-		ssize_t n = pread(c->fd, c->buf + c->len, (size_t)(want - c->len), (off_t)c->len);
+		ssize_t n = os_pread(c->fd, c->buf + c->len, (size_t)(want - c->len), c->len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -58,7 +59,7 @@ static void file_fill(void *vctx, uint64_t upto, const uint8_t **buf, size_t *le
 
 static int64_t mtime_ns(const struct stat *st)
 {
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	return stat_mtime_ns(st);
 }
 
 static enum gguf_status io_error(char *err, size_t n, const char *what, int e)
@@ -70,7 +71,7 @@ static enum gguf_status io_error(char *err, size_t n, const char *what, int e)
 enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char *err, size_t errlen)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int fd = os_open_read(path);
 	if (fd < 0)
 		return io_error(err, errlen, "cannot open", errno);
 	enum gguf_status st = gguf_read_fd(fd, path, out, err, errlen);
@@ -120,7 +121,7 @@ bool gguf_file_is_gguf(const char *path)
 	int fd = sysroot_open(O_RDONLY | O_NOCTTY | O_NONBLOCK, "%s", path);
 	if (fd < 0)
 		return false;
-	ssize_t n = pread(fd, m, 4, 0);
+	ssize_t n = os_pread(fd, m, 4, 0);
 	close(fd);
 	return n == 4 && gguf_is_gguf_magic(m, 4);
 }

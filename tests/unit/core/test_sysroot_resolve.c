@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/sysroot.h"
-#include "core/sysroot_resolve.h"
+#include "sysroot_resolve.h"
 #include "testutil.h"
 
 #define SECRET "SECRET-OUTSIDE-THE-ROOT"

@@ -15,7 +15,7 @@
 #include "core/util.h"
 #include "ident_fixture.h"
 #include "identify/runtimes.h"
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 #include "testutil.h"
 
 /* One mapped library → the runtime it names. */

@@ -19,7 +19,7 @@
 #include "collect/attribute.h"
 #include "core/sysroot.h"
 #include "nvml_test_util.h"
-#include "proc/proc.h"
+#include "platform.h"
 #include "sources/nvml.h"
 #include "proc_capture.h"
 #include "testutil.h"

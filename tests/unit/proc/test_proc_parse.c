@@ -16,8 +16,8 @@
 #include <netinet/tcp.h>
 
 #include "core/util.h"
-#include "proc/proc.h"
-#include "proc/proc_internal.h"
+#include "proc.h"
+#include "proc_internal.h"
 #include "testutil.h"
 
 #define S(lit) lit, sizeof(lit) - 1

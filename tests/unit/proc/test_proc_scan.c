@@ -20,8 +20,8 @@
 
 #include "core/snapshot.h"
 #include "core/sysroot.h"
-#include "proc/proc.h"
-#include "proc/proc_internal.h"
+#include "proc.h"
+#include "proc_internal.h"
 #include "testutil.h"
 
 #define KTHREAD_FLAGS 0x00208040u

@@ -1,4 +1,4 @@
-/* Shared between the files of src/proc; not part of its public surface. */
+/* Shared between the files of src/platform/linux; not part of its public surface. */
 #ifndef GTM_PROC_INTERNAL_H
 #define GTM_PROC_INTERNAL_H
 
@@ -9,7 +9,7 @@
 
 #include "core/parallel.h"
 #include "core/snapshot.h"
-#include "proc/proc.h"
+#include "proc.h"
 
 #define PROC_MAX_PORTS ((int)(sizeof(((struct gtm_process *)0)->ports) / sizeof(uint16_t)))
 #define PROC_IO_BUF (PROC_CMDLINE_MAX + 1u) /* holds a whole bounded cmdline */

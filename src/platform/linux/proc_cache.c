@@ -8,7 +8,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 struct proc_cache *proc_cache_new(void)
 {

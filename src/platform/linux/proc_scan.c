@@ -14,7 +14,7 @@
 #include "core/parallel.h"
 #include "core/sysroot.h"
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 /* A scan runs in phases over the PIDs readdir listed (scan_items): the
  * system calls (stat, then the due details) side by side on several threads

@@ -1,11 +1,11 @@
 /* /proc/net/tcp and tcp6 line parser (kernel Documentation/networking/
  * proc_net_tcp.rst; net/ipv4/tcp_ipv4.c get_tcp4_sock(), net/ipv6/tcp_ipv6.c
  * get_tcp6_sock()): "sl: local rem st tx:rx tr:when retrnsmt uid timeout inode". */
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 
 #include <string.h>
 
-#include "proc/proc_lex.h"
+#include "proc_lex.h"
 
 /* The kernel prints each 32-bit address word with %08X of the in-memory
  * (network order) bytes read as a host integer; captures come from

@@ -10,7 +10,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 #define PASSWD_MAX (4u * 1024u * 1024u)
 

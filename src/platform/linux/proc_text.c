@@ -1,11 +1,11 @@
 /* NUL-separated lists (/proc/PID/cmdline, /proc/PID/environ: proc(5)) and
  * /etc/passwd lines (passwd(5)). */
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 
 #include <string.h>
 
 #include "core/util.h"
-#include "proc/proc_lex.h"
+#include "proc_lex.h"
 
 char **proc_split_nul(const char *buf, size_t len, int max_items, int *n)
 {

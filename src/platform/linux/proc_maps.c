@@ -1,7 +1,7 @@
 /* /proc/PID/maps line parser (proc(5): "/proc/pid/maps"; fs/proc/task_mmu.c
  * show_map_vma(): the path is padded to a fixed column and runs to the end of
  * the line, with " (deleted)" appended for an unlinked file). */
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 
 #include <string.h>
 

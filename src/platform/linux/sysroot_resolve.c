@@ -1,4 +1,4 @@
-#include "core/sysroot_resolve.h"
+#include "sysroot_resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -47,20 +47,9 @@
 #include <stdint.h>
 
 #include "core/snapshot.h"
-#include "proc/proc_parse.h"
+#include "platform/platform_api.h"
+#include "proc_parse.h"
 
-struct proc_cache;
-
-struct proc_scan_opts {
-	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
-	uint32_t only_pid;  /* scan just this PID and its parent (inspect PID); 0 = every process */
-	const uint32_t *priority_pids; /* sorted: PIDs whose details are read even past the budget */
-	size_t n_priority;             /* (the PIDs a GPU driver lists: they are the rows shown first) */
-	bool ports_on_demand; /* list no process's fds for ports while scanning: the caller asks
-	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
-	bool defer_environ;   /* read no environ while scanning: the caller asks
-	                       * proc_detail_load_environ for the rows that need it */
-};
 
 /* A steady refresh of the real /proc re-reads a known process's stat (RSS,
  * state) only every 2-3.75 s, staggered by PID: the inode of /proc/PID, which
@@ -83,40 +72,5 @@ struct proc_scan_opts {
 #define PROC_ENVIRON_MAX (64u * 1024u)
 #define PROC_CMDLINE_MAX (128u * 1024u)
 #define PROC_MAPS_MAX_PATHS 8192
-
-struct proc_cache *proc_cache_new(void);
-void proc_cache_free(struct proc_cache *c);
-
-/* Scans /proc under GPUTASKMAN_ROOT. Appends one struct gtm_process per
- * listed process: pid, label (decimal pid), owner = GTM_OWNER_NONE,
- * start_time, ppid, uid, user, name (comm), rss (measured bytes), detail (a
- * new reference to the cached detail, or NULL), ports. Adds to
- * n_procs_total and n_procs_uninspectable; sets partial_scan when the budget
- * cut the detail reads short. o may be NULL (no budget).
- * Returns 0, or -1 when /proc itself cannot be listed (nothing appended). */
-int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o);
-
-/* Re-reads the listening loopback TCP ports of one process now (the collector
- * calls it every refresh for GPU and AI processes, since servers start
- * listening after loading a model). Reads the listening table at most once
- * per scan. Updates p->ports/n_ports and the cache. Returns 0, or -1 when the
- * process's fds cannot be read (exited, refused); p is then left as it was. */
-int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
-
-/* Whether a PID is a process in this /proc (root-prefixed): its folder exists
- * and, where status is readable, its Tgid is itself (/proc/TID of a thread
- * resolves too, though readdir never lists it). */
-bool proc_pid_exists(uint32_t pid);
-/* proc_refresh_ports, unless this process's ports were read less than
- * max_age_ns ago (the live view refreshes GPU and AI rows' ports every
- * couple of seconds, not at every frame). Returns 1 when it kept them. */
-int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns);
-
-/* Reads the environment a scan deferred (proc_scan_opts.defer_environ) into
- * p's detail, once: kept only if the PID's start time is still the row's
- * afterwards (an exited or reused PID leaves it empty). Does nothing when the
- * environment is already there. On the collector's thread only (the cache's
- * buffer); readers elsewhere see it appear atomically. */
-void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p);
 
 #endif

@@ -2,7 +2,7 @@
  * replay (GPUTASKMAN_ROOT) inside its tree. Symbolic links, absolute or
  * relative, are followed inside the folder, ".." stops at it, and at most
  * RESOLVE_MAX_LINKS links are followed (then ELOOP), as the kernel does.
- * core/sysroot.c is the one caller outside the tests. */
+ * platform/linux/sysroot_linux.c is the one caller outside the tests. */
 #ifndef GTM_SYSROOT_RESOLVE_H
 #define GTM_SYSROOT_RESOLVE_H
 

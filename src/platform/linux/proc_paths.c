@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 /* FNV-1a, 32-bit (http://www.isthe.com/chongo/tech/comp/fnv/). */
 static uint32_t hash_bytes(const char *s, size_t n)

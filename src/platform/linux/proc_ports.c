@@ -12,7 +12,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 /* fds looked at per process: listeners are opened early, so low fds. */
 #define MAX_FDS_READ 65536

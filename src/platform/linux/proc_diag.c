@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 /* A dump of a few listeners takes microseconds; never let one hold a refresh. */
 #define DIAG_DEADLINE_NS (250ull * 1000000ull)

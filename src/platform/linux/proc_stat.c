@@ -1,10 +1,10 @@
 /* /proc/PID/stat and /proc/PID/status parsers (proc(5): "/proc/pid/stat",
  * fs/proc/array.c do_task_stat()). */
-#include "proc/proc_parse.h"
+#include "proc_parse.h"
 
 #include <string.h>
 
-#include "proc/proc_lex.h"
+#include "proc_lex.h"
 
 /* Copies comm, replacing control bytes so a hostile name cannot drive a
  * terminal (a process may name itself "\033[2J"). */

@@ -12,7 +12,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 static bool is_gone_errno(int e) { return e == ENOENT || e == ESRCH; }
 static bool is_denied_errno(int e) { return e == EACCES || e == EPERM; }

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "proc/proc_internal.h"
+#include "proc_internal.h"
 
 void proc_for_each_line(const char *buf, size_t len, proc_line_fn fn, void *ctx)
 {

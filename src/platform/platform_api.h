@@ -1,0 +1,76 @@
+/* The platform layer's interface: what gputaskman asks the operating system
+ * about processes. Every OS folder (src/platform/linux/, src/platform/windows/)
+ * implements these functions and has a platform.h that includes this header,
+ * in the manner of htop's linux/Platform.h, darwin/Platform.h: generic code
+ * includes "platform.h" and never asks which OS it runs on.
+ *
+ * A scan lists every process it can see as one struct gtm_process: pid, label,
+ * start time (with the PID, the process's identity), parent, user, name,
+ * resident memory, a cached detail (command line, exe, cwd, mapped files,
+ * environment) and its listening loopback TCP ports. What the OS refuses
+ * (another user's or a protected process) is counted in
+ * n_procs_uninspectable and left empty, never guessed. */
+#ifndef GTM_PLATFORM_API_H
+#define GTM_PLATFORM_API_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/snapshot.h"
+#include "sources/source.h"
+
+struct proc_cache;
+
+struct proc_scan_opts {
+	uint64_t budget_ns; /* 0 = no budget: one-shot output scans fully */
+	uint32_t only_pid;  /* scan just this PID and its parent (inspect PID); 0 = every process */
+	const uint32_t *priority_pids; /* sorted: PIDs whose details are read even past the budget */
+	size_t n_priority;             /* (the PIDs a GPU driver lists: they are the rows shown first) */
+	bool ports_on_demand; /* list no process's fds for ports while scanning: the caller asks
+	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
+	bool defer_environ;   /* read no environ while scanning: the caller asks
+	                       * proc_detail_load_environ for the rows that need it */
+};
+
+struct proc_cache *proc_cache_new(void);
+void proc_cache_free(struct proc_cache *c);
+
+/* Scans /proc under GPUTASKMAN_ROOT. Appends one struct gtm_process per
+ * listed process: pid, label (decimal pid), owner = GTM_OWNER_NONE,
+ * start_time, ppid, uid, user, name (comm), rss (measured bytes), detail (a
+ * new reference to the cached detail, or NULL), ports. Adds to
+ * n_procs_total and n_procs_uninspectable; sets partial_scan when the budget
+ * cut the detail reads short. o may be NULL (no budget).
+ * Returns 0, or -1 when /proc itself cannot be listed (nothing appended). */
+int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o);
+
+/* Re-reads the listening loopback TCP ports of one process now (the collector
+ * calls it every refresh for GPU and AI processes, since servers start
+ * listening after loading a model). Reads the listening table at most once
+ * per scan. Updates p->ports/n_ports and the cache. Returns 0, or -1 when the
+ * process's fds cannot be read (exited, refused); p is then left as it was. */
+int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
+
+/* Whether a PID is a process in this /proc (root-prefixed): its folder exists
+ * and, where status is readable, its Tgid is itself (/proc/TID of a thread
+ * resolves too, though readdir never lists it). */
+bool proc_pid_exists(uint32_t pid);
+/* proc_refresh_ports, unless this process's ports were read less than
+ * max_age_ns ago (the live view refreshes GPU and AI rows' ports every
+ * couple of seconds, not at every frame). Returns 1 when it kept them. */
+int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns);
+
+/* Reads the environment a scan deferred (proc_scan_opts.defer_environ) into
+ * p's detail, once: kept only if the PID's start time is still the row's
+ * afterwards (an exited or reused PID leaves it empty). Does nothing when the
+ * environment is already there. On the collector's thread only (the cache's
+ * buffer); readers elsewhere see it appear atomically. */
+void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p);
+
+/* The GPU sources this platform samples, in the collector's order (NVIDIA
+ * first), NULL-terminated, at most PLATFORM_MAX_SOURCES of them. */
+#define PLATFORM_MAX_SOURCES 4
+extern const struct gtm_source_ops *const platform_sources[PLATFORM_MAX_SOURCES + 1];
+
+#endif

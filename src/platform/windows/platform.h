@@ -1,0 +1,39 @@
+/* The Windows platform: processes through the Win32 process API (Toolhelp,
+ * OpenProcess with limited rights, QueryFullProcessImageNameW, the PEB's
+ * command line, EnumProcessModulesEx, VirtualQueryEx + GetMappedFileNameW)
+ * and listening ports through GetExtendedTcpTable. What a process refuses
+ * (another user's, a protected one) leaves its fields empty and counts it
+ * as not inspectable. GPU sources (PDH, DXGI, NVML's nvml.dll) are part 2. */
+#ifndef GTM_PLATFORM_H
+#define GTM_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "platform/platform_api.h"
+
+/* A FILETIME (100 ns ticks since 1601) as the start time of a process. */
+#define WIN_TICKS_PER_SECOND 10000000ull
+
+/* Turns an NT device path ("\Device\HarddiskVolume3\models\x.gguf") into a
+ * drive-letter path ("C:\models\x.gguf") with a table of (device, drive)
+ * pairs as QueryDosDeviceW gives them; the result is written into out.
+ * Returns 0, or -1 when no device of the table is a prefix. */
+struct win_dos_device {
+	char device[96]; /* "\Device\HarddiskVolume3" */
+	char drive[4];   /* "C:" */
+};
+int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab, size_t n, char *out, size_t cap);
+
+/* One row of GetExtendedTcpTable's listening table, reduced to what the
+ * join needs. */
+struct win_tcp_listener {
+	uint32_t pid;
+	uint16_t port;
+	bool loopback; /* 127.0.0.0/8 or ::1 */
+};
+/* The loopback ports of pid among the rows (distinct, in row order), at most
+ * cap. Wine reports PID 0 for every listener: such rows join no process. */
+int win_ports_of(const struct win_tcp_listener *rows, size_t n, uint32_t pid, uint16_t *ports, int cap);
+
+#endif

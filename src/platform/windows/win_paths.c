@@ -1,0 +1,38 @@
+/* The pure parts of the Windows platform, tested on every OS's build of the
+ * unit tests through platform.h's declarations. */
+#include "platform.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab, size_t n, char *out, size_t cap)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(tab[i].device);
+		/* the device must end at a separator: HarddiskVolume1 is no prefix of HarddiskVolume12\x */
+		if (k && strncmp(nt_path, tab[i].device, k) == 0 && (nt_path[k] == '\\' || nt_path[k] == '\0')) {
+			if ((size_t)snprintf(out, cap, "%s%s", tab[i].drive, nt_path + k) >= cap)
+				return -1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int win_ports_of(const struct win_tcp_listener *rows, size_t n, uint32_t pid, uint16_t *ports, int cap)
+{
+	int k = 0;
+
+	if (pid == 0)
+		return 0; /* the System Idle Process owns nothing; Wine's rows all say 0 */
+	for (size_t i = 0; i < n && k < cap; i++) {
+		if (rows[i].pid != pid || !rows[i].loopback)
+			continue;
+		bool seen = false;
+		for (int j = 0; j < k; j++)
+			seen = seen || ports[j] == rows[i].port;
+		if (!seen)
+			ports[k++] = rows[i].port;
+	}
+	return k;
+}
