@@ -16,6 +16,7 @@
 #include "app/cmd_inspect.h"
 #include "app/cmd_diff.h"
 #include "app/cmd_live.h"
+#include "app/cmd_serve.h"
 
 /* A source that is present but failed (not one that is simply absent). */
 static bool source_failed(const struct gtm_snapshot *s)
@@ -104,6 +105,8 @@ int app_main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "diff")) {
 		return cmd_diff(argc - 1, argv + 1);
 	}
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
 		return rc;
