@@ -102,6 +102,10 @@ void prom_escape_help(struct prom_buf *b, const char *text)
 
 const char *prom_format_double(char *buf, size_t n, double v)
 {
+	if (v == floor(v) && fabs(v) < 9007199254740992.0) { /* a whole number below 2^53: its digits */
+		snprintf(buf, n, "%.0f", v);
+		return buf;
+	}
 	for (int prec = 1; prec <= 17; prec++) {
 		snprintf(buf, n, "%.*g", prec, v);
 		if (strtod(buf, NULL) == v)
