@@ -300,6 +300,7 @@ static struct gtm_snapshot *golden_snapshot(void)
 	x->servers[0].slots_total = gtm_u64_of(4, GTM_REPORTED);
 	x->servers[0].slots_busy = gtm_u64_of(1, GTM_REPORTED);
 	x->servers[0].gen.tps = gtm_f64_of(87.5, GTM_REPORTED);
+	x->servers[0].kv_usage = gtm_f64_of(0.375, GTM_REPORTED); /* llamacpp:kv_cache_usage_ratio */
 	x->servers[0].requests_running = gtm_u64_of(1, GTM_REPORTED);
 	x->servers[0].requests_waiting = gtm_u64_of(0, GTM_REPORTED);
 	ex_server_init(&x->servers[1], 8081); /* nothing answered there: no series */
