@@ -18,6 +18,7 @@
 #include "app/cmd_live.h"
 #include "app/cmd_record.h"
 #include "app/cmd_replay.h"
+#include "app/cmd_serve.h"
 
 /* A source that is present but failed (not one that is simply absent). */
 static bool source_failed(const struct gtm_snapshot *s)
@@ -110,6 +111,8 @@ int app_main(int argc, char **argv)
 		return cmd_record(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "replay"))
 		return cmd_replay(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "serve"))
+		return cmd_serve(argc - 1, argv + 1);
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
 		return rc;

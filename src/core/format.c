@@ -48,7 +48,7 @@ char *fmt_f64(char *buf, size_t n, gtm_f64 r, int decimals, const char *suffix)
 /* Length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no
  * overlongs, no surrogates, nothing past U+10FFFF), or 0. Reads no byte past
  * the first one that fails, so a NUL ends it. */
-static size_t utf8_seq_len(const unsigned char *s, size_t len)
+size_t fmt_utf8_seq_len(const unsigned char *s, size_t len)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
 	size_t n;
@@ -77,7 +77,7 @@ static size_t utf8_seq_len(const unsigned char *s, size_t len)
  * control (U+0080-U+009F, ECMA-48 section 5.2: 0x9B is a one-byte CSI). */
 static size_t safe_seq_len(const unsigned char *s, size_t len)
 {
-	size_t n = utf8_seq_len(s, len);
+	size_t n = fmt_utf8_seq_len(s, len);
 	if (n == 1 && (s[0] < 0x20 || s[0] == 0x7F))
 		return 0;
 	if (n == 2 && s[0] == 0xC2 && s[1] <= 0x9F)
@@ -100,7 +100,7 @@ size_t fmt_safe_copy(char *dst, const char *src, size_t len)
 			continue;
 		}
 		/* a C1 control escapes as its two bytes; anything else byte by byte */
-		k = utf8_seq_len(s + i, len - i);
+		k = fmt_utf8_seq_len(s + i, len - i);
 		for (size_t j = 0; j < (k ? k : 1); j++) {
 			dst[o++] = '\\';
 			dst[o++] = 'x';
@@ -138,7 +138,7 @@ const char *fmt_safe(char *buf, size_t n, const char *s)
 		const unsigned char *u = (const unsigned char *)s + i;
 		size_t k = safe_seq_len(u, len - i);
 		if (!k)
-			k = utf8_seq_len(u, len - i);
+			k = fmt_utf8_seq_len(u, len - i);
 		if (!k)
 			k = 1;
 		size_t w = fmt_safe_copy(tmp, s + i, k);

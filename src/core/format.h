@@ -29,5 +29,9 @@ const char *fmt_safe(char *buf, size_t n, const char *s);
 size_t fmt_safe_copy(char *dst, const char *src, size_t len);
 /* Whether len bytes of src would print unchanged. */
 bool fmt_is_safe(const char *src, size_t len);
+/* Length of the well-formed UTF-8 sequence at s (RFC 3629 section 4: no
+ * overlongs, no surrogates, nothing past U+10FFFF), or 0; reads no byte past
+ * the first that fails. */
+size_t fmt_utf8_seq_len(const unsigned char *s, size_t len);
 
 #endif

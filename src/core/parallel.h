@@ -5,6 +5,8 @@
 #ifndef GTM_PARALLEL_H
 #define GTM_PARALLEL_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define PARALLEL_MAX_WORKERS 4 /* more gains little: the reads share /proc's locks */
@@ -25,5 +27,10 @@ int parallel_workers(size_t n, size_t min_per_worker);
  * Returns when all are done. A thread that cannot be created leaves its
  * share to the others. */
 void parallel_for(size_t n, int workers, parallel_fn fn, void *ctx);
+
+/* Joins t, waiting at most `seconds`: a thread still running then (a refresh
+ * stuck in a slow probe) is detached and the caller leaves without it.
+ * Returns whether it joined. */
+bool thread_join_within(pthread_t t, unsigned seconds);
 
 #endif

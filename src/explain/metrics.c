@@ -139,6 +139,7 @@ bool prom_label(const struct prom_sample *s, const char *key, char *out, size_t 
 /* Gauges and counters we keep, by metric name. */
 enum mkey {
 	MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_GEN_SECONDS, MK_PROMPT_SECONDS, MK_REQ_PROCESSING, MK_REQ_DEFERRED,
+	MK_LLAMA_KV,
 	MK_VLLM_KV, MK_VLLM_KV_OLD, MK_VLLM_RUNNING, MK_VLLM_WAITING, MK_VLLM_CACHE_CFG,
 	MK_VLLM_GEN, MK_VLLM_PROMPT,
 	MK_SG_USAGE, MK_SG_USED, MK_SG_MAX, MK_SG_RUNNING, MK_SG_QUEUE, MK_SG_GEN, MK_SG_PROMPT, MK_SG_GEN_TPUT,
@@ -157,6 +158,8 @@ static const struct {
 	{"llamacpp:prompt_seconds_total", MK_PROMPT_SECONDS, "llama-server"},
 	{"llamacpp:requests_processing", MK_REQ_PROCESSING, "llama-server"},
 	{"llamacpp:requests_deferred", MK_REQ_DEFERRED, "llama-server"},
+	/* builds before the KV-cache refactor (2025) export it; current ones do not */
+	{"llamacpp:kv_cache_usage_ratio", MK_LLAMA_KV, "llama-server"},
 	{"vllm:kv_cache_usage_perc", MK_VLLM_KV, "vllm"},
 	{"vllm:gpu_cache_usage_perc", MK_VLLM_KV_OLD, "vllm"}, /* deprecated in 0.9 */
 	{"vllm:num_requests_running", MK_VLLM_RUNNING, "vllm"},
@@ -265,6 +268,8 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 		apply_rates(s, &c, MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_GEN_SECONDS, MK_PROMPT_SECONDS, now_ns);
 		s->requests_running = count_of(&c, MK_REQ_PROCESSING);
 		s->requests_waiting = count_of(&c, MK_REQ_DEFERRED);
+		if (c.have[MK_LLAMA_KV] && c.v[MK_LLAMA_KV] >= 0 && c.v[MK_LLAMA_KV] <= 1.0)
+			s->kv_usage = gtm_f64_of(c.v[MK_LLAMA_KV], GTM_REPORTED);
 	} else if (strcmp(c.kind, "vllm") == 0) {
 		enum mkey kv = c.have[MK_VLLM_KV] ? MK_VLLM_KV : MK_VLLM_KV_OLD;
 		if (c.have[kv] && c.v[kv] >= 0 && c.v[kv] <= 1.0)

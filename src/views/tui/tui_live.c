@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/parallel.h"
 #include "core/util.h"
 #include "views/tui/tui_crash_guard.h"
 #include "views/tui/tui_view.h"
@@ -176,18 +177,11 @@ static int start_collector(struct live *l, pthread_t *t)
  * seconds, then the process leaves without it. Returns whether it joined. */
 static bool stop_collector(struct live *l, pthread_t t)
 {
-	struct timespec ts;
-
 	pthread_mutex_lock(&l->mu);
 	l->quit = true;
 	pthread_cond_broadcast(&l->cv);
 	pthread_mutex_unlock(&l->mu);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += 3;
-	if (pthread_timedjoin_np(t, NULL, &ts) == 0)
-		return true;
-	pthread_detach(t);
-	return false;
+	return thread_join_within(t, 3);
 }
 
 static bool terminal_utf8(void)

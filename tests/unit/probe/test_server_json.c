@@ -129,6 +129,7 @@ static void test_real_metrics_delta(void **state)
 	assert_true(near(s.prompt.tps, 5.0 / 0.001435));
 	assert_int_equal(s.requests_running.v, 0);
 	assert_string_equal(s.kind, "llama-server");
+	assert_false(gtm_f64_ok(s.kv_usage)); /* a current build exports no KV-cache ratio */
 	/* the same counters 10 s later: nothing generated in between, so no
 	 * current speed; the wall rate is a true 0; the average stays */
 	assert_true(server_apply_metrics(b, n2, 13000000000ull, &s));
@@ -141,6 +142,24 @@ static void test_real_metrics_delta(void **state)
 	assert_false(gtm_f64_ok(s.gen.wall_tps));
 	free(a);
 	free(b);
+}
+
+/* An older llama-server's llamacpp:kv_cache_usage_ratio is the KV-cache
+ * usage; a value outside 0..1 is not one. */
+static void test_llama_kv_ratio(void **state)
+{
+	static const char good[] = "# TYPE llamacpp:tokens_predicted_total counter\nllamacpp:tokens_predicted_total 10\n"
+				   "llamacpp:kv_cache_usage_ratio 0.25\n";
+	static const char bad[] = "llamacpp:tokens_predicted_total 10\nllamacpp:kv_cache_usage_ratio 1.5\n";
+	struct ex_server s;
+	(void)state;
+	ex_server_init(&s, 1);
+	assert_true(server_apply_metrics(good, sizeof good - 1, 1, &s));
+	assert_true(near(s.kv_usage, 0.25));
+	assert_int_equal(s.kv_usage.prov, GTM_REPORTED);
+	ex_server_init(&s, 1);
+	assert_true(server_apply_metrics(bad, sizeof bad - 1, 1, &s));
+	assert_false(gtm_f64_ok(s.kv_usage));
 }
 
 /* A one-shot snapshot probes once: the server's average since it started is
@@ -333,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_real_props_slots_models),
 		cmocka_unit_test(test_real_alias_and_disabled),
 		cmocka_unit_test(test_real_metrics_delta),
+		cmocka_unit_test(test_llama_kv_ratio),
 		cmocka_unit_test(test_real_metrics_first_sample_avg),
 		cmocka_unit_test(test_sglang_gen_throughput),
 		cmocka_unit_test(test_ollama_ps),

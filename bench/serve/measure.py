@@ -1,0 +1,109 @@
+"""serve benchmark: 500 stand-in processes listed on 2 GPUs by the fake
+libnvidia-ml.so.1; gputaskman serve -i 1 scraped over loopback. Figures:
+scrape latency seen by the client (an upper bound of the server's time),
+the collection thread's CPU per interval against the live view's refresh
+(bench/snapshot's bench_refresh), serve's RSS, and the libraries --once maps."""
+import os, socket, statistics, subprocess, sys, tempfile, time
+
+build = sys.argv[1]
+NPROC = int(os.environ.get("NPROC", "500"))
+binary = os.path.join(build, "src", "gputaskman")
+fake = os.path.join(build, "tests", "fakes", "nvml")
+if not os.path.exists(os.path.join(fake, "libnvidia-ml.so.1")):
+    sys.exit("bench: the NVML test double is not built (configure with -Dtests=true)")
+
+
+def status(pid, key):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+
+
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+procs = [subprocess.Popen(["sleep", "600"]) for _ in range(NPROC)]
+srv = None
+try:
+    tmp = tempfile.mkdtemp(prefix="gtm-bench-serve-")
+    scn = os.path.join(tmp, "scenario.txt")
+    with open(scn, "w") as f:
+        for g in range(2):
+            f.write('device name="NVIDIA H200" uuid=GPU-%d bus=00000000:%d0:00.0 mem_total=150754820096 '
+                    'mem_used=21474836480 util_gpu=50 util_mem=20 temp=60 power_mw=300000 clock_sm=1980\n' % (g, g + 1))
+        for i, p in enumerate(procs):
+            f.write("process dev=%d pid=%d list=compute mem=%d sm=%d\n" % (i % 2, p.pid, (i + 1) * 1048576, i % 100))
+    env = dict(os.environ, LD_LIBRARY_PATH=fake, GTM_FAKE_NVML_SCENARIO=scn)
+    time.sleep(1)
+    err = open(os.path.join(tmp, "err"), "w+")
+    srv = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "-i", "1", "--no-probe"], env=env, stderr=err)
+    port = None
+    for _ in range(100):
+        err.seek(0)
+        t = err.read()
+        if "/metrics" in t:
+            port = int(t.split("127.0.0.1:")[1].split("/")[0])
+            break
+        time.sleep(0.05)
+    def scrape():
+        """One GET on a new connection, read to its end: (seconds, head, body)."""
+        t0 = time.perf_counter()
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(1 << 20)
+            if not b:
+                break
+            data += b
+        s.close()
+        head, _, body = data.partition(b"\r\n\r\n")
+        return time.perf_counter() - t0, head, body
+
+    for _ in range(50):
+        _, head, body = scrape()
+        if head.startswith(b"HTTP/1.1 200"):
+            break
+        time.sleep(0.1)
+    time.sleep(2)
+    c0, t0 = cpu_s(srv.pid), time.monotonic()
+    time.sleep(10)
+    idle_cpu = (cpu_s(srv.pid) - c0) / (time.monotonic() - t0) * 1e3
+    c0, t0 = cpu_s(srv.pid), time.monotonic()
+    lat = []
+    for _ in range(10):
+        for _ in range(20):
+            lat.append(scrape()[0] * 1e3)
+        time.sleep(1)
+    intervals = time.monotonic() - t0
+    cpu_per_interval = (cpu_s(srv.pid) - c0) / intervals * 1e3
+    _, _, body = scrape()
+    lat.sort()
+    print("scrape (client-side, new connection each): median %.3f ms, p99 %.3f ms, %d bytes, %d series" % (
+        statistics.median(lat), lat[int(len(lat) * 0.99) - 1], len(body),
+        sum(1 for l in body.split(b"\n") if l and not l.startswith(b"#"))))
+    print("serve CPU per 1 s interval: %.2f ms unscraped (collection + render), %.2f ms with 20 scrapes a second"
+          % (idle_cpu, cpu_per_interval))
+    print("serve RSS %d KiB, peak %d KiB" % (status(srv.pid, "VmRSS"), status(srv.pid, "VmHWM")))
+    srv.terminate()
+    srv.wait(5)
+    srv = None
+    r = subprocess.run([os.path.join(build, "bench", "serve", "bench_render"), "30"], env=env,
+                       capture_output=True, text=True)
+    print("collection thread per interval (CPU, median of 30):", r.stdout.strip())
+    r = subprocess.run([os.path.join(build, "bench", "snapshot", "bench_refresh"), "30"], env=env,
+                       capture_output=True, text=True)
+    print("live view's refresh (bench_refresh):", r.stdout.strip().replace("\n", "; "))
+    libs = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    print("--once maps %d shared objects (ldd); libmicrohttpd among them: %s" % (
+        len(libs.strip().splitlines()), "yes" if "microhttpd" in libs else "no"))
+finally:
+    if srv:
+        srv.kill()
+    for p in procs:
+        p.kill()
+        p.wait()

@@ -1,0 +1,121 @@
+#include "app/cmd_serve.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/sysroot.h"
+#include "views/prom/prom_render.h"
+
+static const char usage_text[] =
+	"Usage: gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
+	"\n"
+	"Serves GET /metrics in the Prometheus text format 0.0.4: devices, per-process GPU\n"
+	"memory, and per-model memory by segment (weights, KV cache, compute) with the\n"
+	"source of every figure. Metrics and example PromQL: docs/exporter.md.\n"
+	"\n"
+	"Options:\n"
+	"  --listen ADDR:PORT  where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only);\n"
+	"                      [::1]:PORT for IPv6, 0.0.0.0:PORT for every interface (process,\n"
+	"                      model and runtime names become visible to whoever reaches it)\n"
+	"  -i SECONDS          collection interval (default 5, 0.1 to 3600); a scrape serves the\n"
+	"                      latest finished collection and never waits for one\n"
+	"  --max-processes N   processes with their own series (default 32); the rest are\n"
+	"                      summed into one pid=\"other\" series per GPU and counted\n"
+	"  --no-probe          never query local AI servers' HTTP APIs\n"
+	"  -h, --help          this help\n"
+	"\n"
+	"SIGINT or SIGTERM stop it (exit status 0). Command lines, paths and users are never\n"
+	"exported.\n";
+
+static bool number(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* "--opt V" or "--opt=V"; NULL when the value is missing. */
+static const char *value_of(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	return *i + 1 < argc ? argv[++*i] : NULL;
+}
+
+static bool named(const char *arg, const char *name)
+{
+	size_t n = strlen(name);
+	return !strncmp(arg, name, n) && (arg[n] == 0 || arg[n] == '=');
+}
+
+int cmd_serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *err)
+{
+	const char *listen = SERVE_DEFAULT_LISTEN, *v;
+	char why[200];
+	double x;
+
+	memset(o, 0, sizeof *o);
+	o->interval_s = 5;
+	o->max_processes = PROM_MAX_PROCESSES_DEFAULT;
+	o->collect.gpu_filter = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage_text, out);
+			return 1;
+		} else if (!strcmp(a, "--no-probe")) {
+			o->collect.no_probe = true;
+		} else if (named(a, "--listen")) {
+			if (!(listen = value_of(argc, argv, &i, "--listen"))) {
+				fprintf(err, "gputaskman serve: --listen needs ADDR:PORT\n");
+				return 2;
+			}
+		} else if (!strcmp(a, "-i") || named(a, "--interval")) {
+			v = value_of(argc, argv, &i, strcmp(a, "-i") ? "--interval" : "-i");
+			if (!v || !number(v, 0.1, 3600, &o->interval_s)) {
+				fprintf(err, "gputaskman serve: -i needs a number of seconds from 0.1 to 3600%s%s%s\n",
+					v ? ", got '" : "", v ? v : "", v ? "'" : "");
+				return 2;
+			}
+		} else if (named(a, "--max-processes")) {
+			v = value_of(argc, argv, &i, "--max-processes");
+			if (!v || !number(v, 0, 100000, &x) || x != floor(x)) {
+				fprintf(err, "gputaskman serve: --max-processes needs a whole number from 0 to 100000\n");
+				return 2;
+			}
+			o->max_processes = (int)x;
+		} else {
+			fprintf(err, "gputaskman serve: unknown option '%s' (see serve --help)\n", a);
+			return 2;
+		}
+	}
+	if (!serve_addr_parse(listen, &o->listen, why, sizeof why)) {
+		fprintf(err, "gputaskman serve: --listen %s\n", why);
+		return 2;
+	}
+	return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_opts o;
+	int rc = cmd_serve_parse(argc, argv, &o, stdout, stderr);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (sysroot_problem()) {
+		fprintf(stderr, "gputaskman: %s\n", sysroot_problem());
+		return 2;
+	}
+	if (!serve_addr_is_loopback(&o.listen))
+		fprintf(stderr, "gputaskman serve: warning: listening beyond loopback: process, model and runtime names "
+				"become visible to whoever reaches the port (command lines, paths and users are never "
+				"exported)\n");
+	return serve_run(&o);
+}

@@ -1,0 +1,23 @@
+/* `gputaskman serve`: a collection thread refreshes the snapshot at the
+ * interval and renders it; the HTTP thread answers each scrape with a copy
+ * of the latest finished text, never collecting inside a request. */
+#ifndef GTM_SERVE_H
+#define GTM_SERVE_H
+
+#include <stdbool.h>
+
+#include "collect/collector.h"
+#include "serve/serve_net.h"
+
+struct serve_opts {
+	struct serve_addr listen;
+	double interval_s;
+	int max_processes;
+	struct collector_opts collect;
+};
+
+/* Runs until SIGINT or SIGTERM. Returns the exit status: 0 after a clean
+ * stop, 1 when the server could not start. */
+int serve_run(const struct serve_opts *o);
+
+#endif

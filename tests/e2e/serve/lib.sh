@@ -1,0 +1,42 @@
+# Shared by the serve e2e scripts (sourced): $t is a temp folder, $fake the
+# fake libnvidia-ml.so.1's folder, $bin gputaskman.
+fail=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fail=1; }
+need() { command -v "$1" >/dev/null 2>&1 || { echo "SKIP: $1 is not installed ($2)"; exit 77; }; }
+# scenario TEXT: replaces the NVML scenario atomically.
+scenario() { printf '%s\n' "$1" >"$t/scenario.tmp" && mv "$t/scenario.tmp" "$t/scenario"; }
+# free_port: a loopback port nothing listens on now.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# start_serve ARGS...: gputaskman serve on a free loopback port; sets $serve (PID) and $port.
+start_serve() {
+	GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" "$bin" serve --listen 127.0.0.1:0 "$@" \
+		2>"$t/serve.err" &
+	serve=$!
+	port=
+	for _ in $(seq 100); do
+		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$t/serve.err")
+		[ -n "$port" ] && break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { echo "FAIL serve did not start:"; cat "$t/serve.err"; exit 1; }
+}
+# stop_serve: SIGTERM; it must leave with status 0 within 5 s.
+stop_serve() {
+	kill -TERM "$serve"
+	for _ in $(seq 50); do kill -0 "$serve" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$serve" 2>/dev/null; then bad "serve still running 5 s after SIGTERM"; kill -KILL "$serve"; fi
+	wait "$serve"
+	rc=$?
+	if [ $rc -eq 0 ]; then ok "SIGTERM stops serve cleanly (exit 0)"; else bad "serve exit $rc after SIGTERM:"; cat "$t/serve.err"; fi
+}
+# scrape_until PATTERN: polls /metrics (bounded, 10 s) until a line matches.
+scrape_until() {
+	for _ in $(seq 100); do
+		curl -sf "http://127.0.0.1:$port/metrics" >"$t/m" 2>/dev/null && grep -q -- "$1" "$t/m" && return 0
+		sleep 0.1
+	done
+	return 1
+}

@@ -1,0 +1,111 @@
+#!/bin/sh
+# gputaskman serve scraped by a real Prometheus (Debian's prometheus, 1 s
+# scrape interval, loopback only) while it runs on the NVML test double with a
+# stand-in llama-server: promtool finds nothing in /metrics; Prometheus' API
+# shows a device's used bytes, the stand-in's VRAM with its pid label and its
+# model's kv_cache segment with source="log"; when the scenario drops the
+# process, its series go away (stale). Then SIGTERM stops serve with status 0.
+# Args: gputaskman fake-nvml-dir llama-server-stand-in libllama libggml-cuda ident-stand-in
+bin=$(realpath "$1") fake=$(realpath "$2") standin=$(realpath "$3") libllama=$(realpath "$4")
+libcuda=$(realpath "$5") writer=$(realpath "$6")
+here=$(dirname "$(realpath "$0")")
+. "$here/lib.sh"
+need prometheus "Debian package prometheus"
+need promtool "Debian package prometheus"
+need curl "Debian package curl"
+t=$(mktemp -d /tmp/gtm-e2e-serve-XXXXXX)
+cleanup() {
+	for p in ${serve:-} ${prom:-} ${llama:-}; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	rm -rf "$t"
+}
+trap cleanup EXIT
+
+# the stand-in llama-server: maps a generated GGUF and libraries named like llama.cpp's, writes a CUDA log
+"$writer" --write-gguf "$t/tiny.gguf" || { echo "FAIL cannot write a GGUF"; exit 1; }
+mkdir "$t/a"
+(cd "$t/a" && exec "$standin" -m "$t/tiny.gguf" -c 4096 --log-file server.log -lv 4 --lib "$libllama" --lib "$libcuda" \
+	--log-source "$here/cuda.log.src" --ready ready) >"$t/a.out" 2>&1 &
+llama=$!
+for _ in $(seq 200); do [ -s "$t/a/ready" ] && break; sleep 0.05; done
+[ -s "$t/a/ready" ] || { echo "FAIL stand-in did not start:"; cat "$t/a.out"; exit 1; }
+
+device='device name="Fake GPU" uuid=GPU-e2e-serve bus=00000000:01:00.0 mem_total=8589934592 mem_used=1073741824 util_gpu=40 temp=55'
+scenario "$device
+process dev=0 pid=$llama mem=209715200 sm=25"
+start_serve -i 1
+ok "serve listening on 127.0.0.1:$port"
+
+if scrape_until 'gputaskman_model_memory_bytes.*segment="kv_cache",source="log"'; then
+	ok "/metrics shows the stand-in's log segments"
+else
+	bad "no log kv_cache segment in /metrics:"; cat "$t/m"; cat "$t/serve.err"
+fi
+curl -s -D "$t/h" -o /dev/null "http://127.0.0.1:$port/metrics"
+if grep -qi '^Content-Type: text/plain; version=0.0.4; charset=utf-8' "$t/h"; then ok "Content-Type is text 0.0.4"
+else bad "Content-Type:"; cat "$t/h"; fi
+lint=$(promtool check metrics <"$t/m" 2>&1); lrc=$?
+if [ $lrc -eq 0 ] && [ -z "$lint" ]; then ok "promtool check metrics finds nothing"; else bad "promtool (exit $lrc): $lint"; fi
+for path in /metrics /; do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -I "http://127.0.0.1:$port$path")
+	[ "$code" = 200 ] && ok "HEAD $path: 200" || bad "HEAD $path: $code"
+done
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -d x=1 "http://127.0.0.1:$port/metrics")
+[ "$code" = 405 ] && ok "POST: 405" || bad "POST: $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/nope")
+[ "$code" = 404 ] && ok "unknown path: 404" || bad "unknown path: $code"
+curl -s "http://127.0.0.1:$port/" | grep -q 'href="/metrics"' && ok "/ links to /metrics" || bad "/ has no link to /metrics"
+
+# a real Prometheus on loopback, scraping every second
+pport=$(free_port)
+cat >"$t/prometheus.yml" <<YML
+global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: gputaskman
+    static_configs: [{targets: ['127.0.0.1:$port']}]
+YML
+promtool check config "$t/prometheus.yml" >/dev/null 2>&1 || { bad "promtool check config"; exit 1; }
+prometheus --config.file="$t/prometheus.yml" --storage.tsdb.path="$t/tsdb" --web.listen-address="127.0.0.1:$pport" \
+	--log.level=warn >"$t/prom.log" 2>&1 &
+prom=$!
+# query PROMQL: prints "labels value" per series of the instant query's result
+query() {
+	python3 - "$pport" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
+try:
+    d = json.load(urllib.request.urlopen(url, timeout=2))
+except Exception:
+    sys.exit(1)
+for r in d["data"]["result"]:
+    print(json.dumps(r["metric"], sort_keys=True), r["value"][1])
+PY
+}
+# expect NAME PROMQL VALUE: polls (bounded, 30 s) until the query gives one series of VALUE
+expect() {
+	for _ in $(seq 60); do
+		out=$(query "$2")
+		if [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && [ "${out##* }" = "$3" ]; then ok "$1 ($out)"; return; fi
+		sleep 0.5
+	done
+	bad "$1: $2 gave '${out:-nothing}', expected one series of $3"
+	cat "$t/prom.log"
+}
+expect "Prometheus scrapes serve" 'up{job="gputaskman"}' 1
+expect "a device's used bytes" 'gputaskman_gpu_memory_used_bytes{gpu="0",pool="device"}' 1073741824
+expect "the stand-in's VRAM by pid" "gputaskman_process_gpu_memory_bytes{pid=\"$llama\",pool=\"device\",process=\"llama-server\"}" 209715200
+expect "its model's kv_cache from the log" "gputaskman_model_memory_bytes{pid=\"$llama\",segment=\"kv_cache\",source=\"log\"}" 8388608
+expect "one source per segment: sum by (segment) is the log's" 'sum by (segment) (gputaskman_model_memory_bytes{segment="weights"})' 14449377
+expect "its process_info" "count(gputaskman_process_info{pid=\"$llama\",runtime=\"llama.cpp\",owner=\"local\"})" 1
+
+# the process goes from the driver's list: its series go stale
+scenario "$device"
+gone=
+for _ in $(seq 60); do
+	out=$(query "gputaskman_process_gpu_memory_bytes{pid=\"$llama\"}")
+	[ $? -eq 0 ] && [ -z "$out" ] && { gone=1; break; }
+	sleep 0.5
+done
+[ -n "$gone" ] && ok "the dropped process's series went away" || bad "series of pid $llama still present: $out"
+expect "the device stays" 'count(gputaskman_gpu_info{uuid="GPU-e2e-serve"})' 1
+stop_serve
+exit $fail
