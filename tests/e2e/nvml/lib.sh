@@ -27,6 +27,11 @@ make_root() {
 	root=$1
 }
 view_add() { "$GTM_CAPTURE_PROC" "$root" "$1" || exit 1; }
+# view_stage PID / view_commit PID: the copy made beside the root, then
+# renamed into it, so a process and a scenario change (written just before
+# view_commit) reach a live view in the same refresh however slow the copy.
+view_stage() { mkdir -p "$root.stage/proc"; "$GTM_CAPTURE_PROC" "$root.stage" "$1" || exit 1; }
+view_commit() { mv "$root.stage/proc/$1" "$root/proc/$1"; }
 # view_drop PID: the copy goes, as the folder of an exited process does.
 view_drop() { rm -rf "$root/proc/$1"; }
 # absent_pid FROM: a PID at or above FROM that is no process here.

@@ -74,7 +74,7 @@ assert h['owner_reason'], h
 command -v tmux >/dev/null 2>&1 || { echo "skip live part: tmux is not installed"; exit $fail; }
 screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
 wait_for() { # name, pattern, [absent]
-	for _ in $(seq 150); do
+	for _ in $(seq 300); do # 15 s: a loaded CI machine is slow
 		if screen | grep -q -- "$2"; then [ "${3:-}" = absent ] || { ok "$1"; return 0; }
 		elif [ "${3:-}" = absent ]; then ok "$1"; return 0; fi
 		sleep 0.05
@@ -86,12 +86,13 @@ tmux -L "$sock" -f /dev/null new-session -d -s gtm -x 200 -y 50 \
 wait_for "live view shows the guessed rows" "?$A" || { sed 's/^/     | /' "$t/err"; exit 1; }
 wait_for "live view shows the host row" "H:$h3"
 start_standin C
-view_add "$C"
+view_stage "$C"
 scenario "$dev
 process dev=0 pid=$h1 mem=1073741824
 process dev=0 pid=$h2 mem=2147483648
 process dev=0 pid=$h3 mem=4096
 process dev=0 pid=$h4 mem=8192"
+view_commit "$C"
 wait_for "a process started while watched is pinned: *PID" "\\*$C"
 wait_for "the earlier pairings hold" "?$B"
 wait_for "the unpaired host PID stays H:" "H:$h3"
