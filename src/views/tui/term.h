@@ -43,7 +43,7 @@ struct term_info {
 	bool utf8;       /* the terminal shows UTF-8 (box drawing, blocks) */
 };
 
-/* An input event: a key (printable, or enum tui_key from tui_state.h), or a
+/* An input event: a key (printable, or enum tui_key from tui_keys.h), or a
  * mouse event (mouse >= 0: enum tui_mouse at cell y, x). */
 struct term_event {
 	int key;

@@ -42,7 +42,6 @@ void tui_view_take(struct tui_view *v, struct gtm_snapshot *s);
 /* Applies a key (printable or enum tui_key); returns tui_action bits. */
 int tui_view_key(struct tui_view *v, int key);
 /* A mouse event at (y, x): button 1 press, or wheel (dir -1 up, +1 down). */
-enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN };
 int tui_view_mouse(struct tui_view *v, int y, int x, enum tui_mouse kind);
 /* The process under the selection, or NULL. */
 const struct gtm_process *tui_view_selected(const struct tui_view *v);

@@ -16,8 +16,7 @@
 #include <unistd.h>
 
 #include "views/tui/backend/curses/crash_guard.h"
-#include "views/tui/tui_state.h"
-#include "views/tui/tui_view.h"
+#include "views/tui/tui_keys.h"
 
 static int wake_fd[2] = {-1, -1};
 /* The handler records the signal and wakes the UI through the pipe; after
