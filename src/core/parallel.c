@@ -74,15 +74,3 @@ void parallel_for(size_t n, int workers, parallel_fn fn, void *ctx)
 	for (int k = 0; k < started; k++)
 		pthread_join(w[k].thread, NULL);
 }
-
-bool thread_join_within(pthread_t t, unsigned seconds)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)seconds;
-	if (pthread_timedjoin_np(t, NULL, &ts) == 0)
-		return true;
-	pthread_detach(t);
-	return false;
-}

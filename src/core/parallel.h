@@ -28,9 +28,4 @@ int parallel_workers(size_t n, size_t min_per_worker);
  * share to the others. */
 void parallel_for(size_t n, int workers, parallel_fn fn, void *ctx);
 
-/* Joins t, waiting at most `seconds`: a thread still running then (a refresh
- * stuck in a slow probe) is detached and the caller leaves without it.
- * Returns whether it joined. */
-bool thread_join_within(pthread_t t, unsigned seconds);
-
 #endif

@@ -1,7 +1,8 @@
-/* Loopback HTTP GETs to local inference servers, through libcurl loaded with
- * dlopen("libcurl.so.4") at the first probe (a snapshot that probes nothing
- * never loads it). Only 127.0.0.1 and ::1, only the known read-only paths,
- * GET only, no redirects, no proxy, bounded time and size. */
+/* Loopback HTTP GETs to local inference servers, through the host OS's
+ * backend (probe_backend.h): libcurl loaded with dlopen("libcurl.so.4") at the
+ * first probe (a snapshot that probes nothing never loads it), or WinHTTP on
+ * Windows. Only 127.0.0.1 and ::1, only the known read-only paths, GET only,
+ * no redirects, no proxy, bounded time and size. */
 #ifndef GTM_PROBE_H
 #define GTM_PROBE_H
 
@@ -20,7 +21,7 @@ struct probe_result {
 	char error[96];      /* transport error text, or "" */
 };
 
-/* Whether libcurl could be loaded (loads it on the first call). message says why not. */
+/* Whether the HTTP library could be loaded (loads it on the first call). message says why not. */
 bool probe_available(char *message, size_t n);
 
 /* GET http://HOST:PORT/PATH. host must be "127.0.0.1" or "::1" and path one of
@@ -31,6 +32,8 @@ enum ex_ep_state probe_get(const char *host, uint16_t port, const char *path, ui
 void probe_result_clear(struct probe_result *r);
 /* Whether a path is one of the allowed GET endpoints. */
 bool probe_path_allowed(const char *path);
+/* An allowed path's bit (1 << its index in the allowed list), 0 for any other. */
+size_t probe_path_bit(const char *path);
 
 /* Probes one server port: the endpoints that fit kind_hint ("llama-server",
  * "ollama", "lmstudio", "vllm", "sglang", or NULL for all), stopping when

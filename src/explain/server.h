@@ -28,7 +28,7 @@ enum ex_ep_state {
 	EP_GARBAGE,      /* 200 but not the expected format */
 	EP_TOO_LARGE,
 	EP_REDIRECT,     /* 3xx: never followed */
-	EP_ERROR,        /* libcurl unavailable or another transport error */
+	EP_ERROR,        /* the HTTP library unavailable or another transport error */
 	EP_STATE_COUNT
 };
 const char *ex_ep_state_name(enum ex_ep_state s); /* "ok", "absent", "disabled", ... */

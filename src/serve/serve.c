@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/parallel.h"
 #include "core/util.h"
 #include "serve/http.h"
 #include "serve/serve_signal.h"
@@ -113,6 +112,21 @@ static unsigned env_unsigned(const char *name, unsigned def, unsigned lo, unsign
 		return def;
 	unsigned long x = strtoul(v, &end, 10);
 	return *end || x < lo || x > hi ? def : (unsigned)x;
+}
+
+/* Joins t within a few seconds, else detaches it: a thread stuck (in a slow
+ * probe) is left behind. pthread_timedjoin_np is glibc's: this POSIX serve
+ * has it; the live view, which Windows builds too, waits on a done flag. */
+static bool thread_join_within(pthread_t t, unsigned seconds)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += (time_t)seconds;
+	if (pthread_timedjoin_np(t, NULL, &ts) == 0)
+		return true;
+	pthread_detach(t);
+	return false;
 }
 
 /* Asks the collection thread to stop; a refresh stuck in a slow probe gets

@@ -56,9 +56,9 @@ static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const
 	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s  %s", d->index, d->name, drv,
 		 d->cuda_version[0] ? "  CUDA " : "",
 		 d->cuda_version, gtm_mode_name(v->snap->mode), d->source);
-	attron(tui_attr(v, TP_HEAD));
+	term_attr_on(tui_attr(v, TP_HEAD));
 	tui_put(y, x, w, line);
-	attroff(tui_attr(v, TP_HEAD));
+	term_attr_off(tui_attr(v, TP_HEAD));
 }
 
 static const char cat_ascii[TUI_CAT_COUNT] = {'A', 'C', 'B', 'o', 'u'};
@@ -85,14 +85,14 @@ static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct
 	cx = x + 6;
 	for (int c = 0; c < TUI_CAT_COUNT; c++) {
 		char ch[2] = {cat_ascii[c], 0};
-		attron(tui_cat_attr(v, (enum tui_cat)c));
+		term_attr_on(tui_cat_attr(v, (enum tui_cat)c));
 		for (int i = 0; i < cells[c]; i++, cx++)
-			mvaddstr(y, cx, v->utf8 && v->color ? "\u2588" : ch);
-		attroff(tui_cat_attr(v, (enum tui_cat)c));
+			term_put(y, cx, v->utf8 && v->color ? "\u2588" : ch, -1);
+		term_attr_off(tui_cat_attr(v, (enum tui_cat)c));
 	}
 	for (int i = used_cells; i < bw; i++, cx++)
-		mvaddstr(y, cx, v->utf8 ? "\u00b7" : ".");
-	mvaddstr(y, cx, "]");
+		term_put(y, cx, v->utf8 ? "\u00b7" : ".", -1);
+	term_put(y, cx, "]", -1);
 	tui_put(y, cx + 1, x + w - cx - 1, tail);
 }
 
@@ -121,17 +121,17 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	if (norm) {
 		/* First, so a narrow terminal still says why the bar is full. */
 		snprintf(item, sizeof item, "normalised: rows %s > total  ", fmt_bytes_raw(b, sizeof b, sum));
-		attron(tui_attr(v, TP_WARN));
+		term_attr_on(tui_attr(v, TP_WARN));
 		tui_put(y, cx, w, item);
-		attroff(tui_attr(v, TP_WARN));
+		term_attr_off(tui_attr(v, TP_WARN));
 		cx += (int)strlen(item);
 	} else if (gtm_u64_ok(d->mem_used) && sum > d->mem_used.v) {
 		/* The bar is drawn from the rows, which may count shared buffers
 		 * more than once: say when it shows more than the device's "used". */
 		snprintf(item, sizeof item, "rows %s > used (shared buffers count twice)  ", fmt_bytes_raw(b, sizeof b, sum));
-		attron(tui_attr(v, TP_WARN));
+		term_attr_on(tui_attr(v, TP_WARN));
 		tui_put(y, cx, w, item);
-		attroff(tui_attr(v, TP_WARN));
+		term_attr_off(tui_attr(v, TP_WARN));
 		cx += (int)strlen(item);
 	}
 	for (int c = 0; c < TUI_CAT_COUNT && cx < x + w; c++) {
@@ -139,9 +139,9 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 			continue;
 		snprintf(item, sizeof item, "%c %s %s  ", cat_ascii[c], tui_cat_name((enum tui_cat)c),
 			 fmt_bytes_raw(b, sizeof b, cat[c]));
-		attron(tui_cat_attr(v, (enum tui_cat)c));
+		term_attr_on(tui_cat_attr(v, (enum tui_cat)c));
 		tui_put(y, cx, x + w - cx, item);
-		attroff(tui_cat_attr(v, (enum tui_cat)c));
+		term_attr_off(tui_cat_attr(v, (enum tui_cat)c));
 		cx += (int)strlen(item);
 	}
 }
@@ -195,24 +195,46 @@ static char *metric_text(char *buf, size_t n, enum tui_metric m, gtm_f64 r, bool
 static const char *const eighths_utf8[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
 					     "\u2585", "\u2586", "\u2587", "\u2588"};
 
-static void draw_plot_cell(const struct tui_view *v, int y, int x, int level, int row)
+/* The glyph of one plot cell (one column). */
+static const char *plot_glyph(const struct tui_view *v, int level, int row)
 {
 	int e = tui_chart_cell_eighths(level, row);
 	if (level < 0)
-		mvaddstr(y, x, " ");
-	else if (level == 0)
-		mvaddstr(y, x, row == 0 ? "_" : " ");
-	else if (v->utf8)
-		mvaddstr(y, x, eighths_utf8[e]);
-	else
-		mvaddstr(y, x, e >= 4 ? "#" : e > 0 ? "." : " ");
+		return " ";
+	if (level == 0)
+		return row == 0 ? "_" : " ";
+	if (v->utf8)
+		return eighths_utf8[e];
+	return e >= 4 ? "#" : e > 0 ? "." : " ";
+}
+
+/* One row of a plot, oldest sample first, written a run of cells at a time. */
+static void draw_plot_row(struct tui_view *v, const struct tui_dev_history *dh, enum tui_metric m, double max,
+			  int y, int x, int plot_w, int row)
+{
+	char run[512];
+	int len = 0, cells = 0;
+
+	for (int col = 0; col < plot_w; col++) {
+		double val = 0;
+		bool ok = tui_history_sample(&v->hist, dh, m, plot_w - 1 - col, &val);
+		const char *g = plot_glyph(v, tui_chart_level(ok, val, max, TUI_CHART_H - 1), row);
+		while (*g)
+			run[len++] = *g++;
+		cells++;
+		if (len + 4 > (int)sizeof run || col == plot_w - 1) {
+			term_put(y, x, run, len);
+			x += cells;
+			len = cells = 0;
+		}
+	}
 }
 
 static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, int x, int w,
 		       const struct gtm_device *d, enum tui_metric m)
 {
 	const struct tui_dev_history *dh = tui_history_find(&v->hist, d);
-	char cur[32], top[32], title[96];
+	char cur[32], top[32], title[96], axis[40];
 	bool from_limit;
 	double max = tui_metric_scale(d, dh, v->hist.count, m, &from_limit);
 	int plot_h = TUI_CHART_H - 1, plot_w = w - 8, y;
@@ -221,26 +243,22 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 		 max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false) : "?",
 		 from_limit ? "" : " (max seen)");
 	if ((y = tui_clip_y(c, vline)) >= 0) {
-		attron(tui_attr(v, TP_HEAD));
+		term_attr_on(tui_attr(v, TP_HEAD));
 		tui_put(y, x, w - 1, title);
-		attroff(tui_attr(v, TP_HEAD));
+		term_attr_off(tui_attr(v, TP_HEAD));
 	}
 	for (int r = 0; r < plot_h; r++) {
 		int row = plot_h - 1 - r; /* 0 = bottom */
 		if ((y = tui_clip_y(c, vline + 1 + r)) < 0)
 			continue;
-		attron(tui_attr(v, TP_DIM));
-		mvprintw(y, x, "%6s|", r > 0 ? (row == 0 ? "0" : "")
+		term_attr_on(tui_attr(v, TP_DIM));
+		snprintf(axis, sizeof axis, "%6s|", r > 0 ? (row == 0 ? "0" : "")
 				       : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
-		attroff(tui_attr(v, TP_DIM));
-		attron(tui_attr(v, TP_CHART));
-		for (int col = 0; col < plot_w; col++) {
-			double val = 0;
-			int age = plot_w - 1 - col;
-			bool ok = tui_history_sample(&v->hist, dh, m, age, &val);
-			draw_plot_cell(v, y, x + 7 + col, tui_chart_level(ok, val, max, plot_h), row);
-		}
-		attroff(tui_attr(v, TP_CHART));
+		term_put(y, x, axis, -1);
+		term_attr_off(tui_attr(v, TP_DIM));
+		term_attr_on(tui_attr(v, TP_CHART));
+		draw_plot_row(v, dh, m, max, y, x + 7, plot_w, row);
+		term_attr_off(tui_attr(v, TP_CHART));
 	}
 }
 
@@ -274,9 +292,9 @@ static void draw_no_gpu(struct tui_view *v, const struct tui_clip *c)
 	int y;
 
 	if ((y = tui_clip_y(c, 0)) >= 0) {
-		attron(tui_attr(v, TP_WARN));
+		term_attr_on(tui_attr(v, TP_WARN));
 		tui_put(y, c->x0, c->w, "No GPU is shown:");
-		attroff(tui_attr(v, TP_WARN));
+		term_attr_off(tui_attr(v, TP_WARN));
 	}
 	for (int i = 0; i < s->n_sources; i++) {
 		char line[300];

@@ -11,29 +11,29 @@ static bool have_colors;
 
 void tui_view_colors(bool use_default_bg)
 {
-	short bg = use_default_bg ? -1 : COLOR_BLACK;
-	static const struct { short pair, fg; } pairs[] = {
-		{TP_BAR, COLOR_CYAN}, {TP_AI, COLOR_MAGENTA}, {TP_COMP, COLOR_BLUE}, {TP_BROWSER, COLOR_YELLOW},
-		{TP_OTHER, COLOR_GREEN}, {TP_UNATTR, COLOR_RED}, {TP_HEAD, COLOR_CYAN}, {TP_DIM, -1},
-		{TP_WARN, COLOR_YELLOW}, {TP_CHART, COLOR_GREEN},
+	enum term_color bg = use_default_bg ? TERM_DEFAULT : TERM_BLACK;
+	static const struct { enum tui_pair pair; enum term_color fg; } pairs[] = {
+		{TP_BAR, TERM_CYAN}, {TP_AI, TERM_MAGENTA}, {TP_COMP, TERM_BLUE}, {TP_BROWSER, TERM_YELLOW},
+		{TP_OTHER, TERM_GREEN}, {TP_UNATTR, TERM_RED}, {TP_HEAD, TERM_CYAN}, {TP_DIM, TERM_DEFAULT},
+		{TP_WARN, TERM_YELLOW}, {TP_CHART, TERM_GREEN},
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
-		init_pair(pairs[i].pair, pairs[i].fg, bg);
+		term_color_pair(pairs[i].pair, pairs[i].fg, bg);
 	have_colors = true;
 }
 
-attr_t tui_attr(const struct tui_view *v, enum tui_pair p)
+term_attr tui_attr(const struct tui_view *v, enum tui_pair p)
 {
-	attr_t extra = p == TP_HEAD ? A_BOLD : p == TP_BAR ? A_REVERSE : p == TP_DIM ? A_DIM : A_NORMAL;
+	term_attr extra = p == TP_HEAD ? TERM_BOLD : p == TP_BAR ? TERM_REVERSE : p == TP_DIM ? TERM_DIM : TERM_NORMAL;
 	if (!v->color || !have_colors)
-		return p == TP_WARN ? A_BOLD : extra;
-	return COLOR_PAIR(p) | extra;
+		return p == TP_WARN ? TERM_BOLD : extra;
+	return TERM_PAIR(p) | extra;
 }
 
-attr_t tui_cat_attr(const struct tui_view *v, enum tui_cat c)
+term_attr tui_cat_attr(const struct tui_view *v, enum tui_cat c)
 {
 	static const enum tui_pair pair[TUI_CAT_COUNT] = {TP_AI, TP_COMP, TP_BROWSER, TP_OTHER, TP_UNATTR};
-	return (unsigned)c < TUI_CAT_COUNT && v->color && have_colors ? COLOR_PAIR(pair[c]) : (attr_t)A_NORMAL;
+	return (unsigned)c < TUI_CAT_COUNT && v->color && have_colors ? TERM_PAIR(pair[c]) : (term_attr)TERM_NORMAL;
 }
 
 void tui_put(int y, int x, int w, const char *s)
@@ -54,13 +54,13 @@ void tui_put(int y, int x, int w, const char *s)
 			n++;
 		cols++;
 	}
-	mvaddnstr(y, x, s, n);
+	term_put(y, x, s, n);
 }
 
 void tui_blank(int y, int x, int w)
 {
 	if (w > 0)
-		mvhline(y, x, ' ', w);
+		term_hline(y, x, ' ', w);
 }
 
 static void draw_status(struct tui_view *v, int w)
@@ -75,15 +75,15 @@ static void draw_status(struct tui_view *v, int w)
 		 v->st.all ? "all processes" : "GPU processes", n);
 	snprintf(charts, sizeof charts, "[Charts: %s %s]", v->st.chart >= TUI_M_COUNT ? "all" : tui_metric_title((enum tui_metric)v->st.chart),
 		 v->utf8 ? "\u25be" : "v");
-	attron(tui_attr(v, TP_BAR));
+	term_attr_on(tui_attr(v, TP_BAR));
 	tui_blank(0, 0, w);
 	tui_put(0, 0, w, left);
 	if (v->st.paused) {
 		/* PAUSED stands out: it explains why nothing moves. */
 		x = (int)(strstr(left, "PAUSED") - left);
-		attron(A_BOLD | A_BLINK);
+		term_attr_on(TERM_BOLD | TERM_BLINK);
 		tui_put(0, x, w - x, "PAUSED");
-		attroff(A_BOLD | A_BLINK);
+		term_attr_off(TERM_BOLD | TERM_BLINK);
 	}
 	v->menu_x = (int)strlen(left);
 	v->menu_w = (int)strlen(charts) - (v->utf8 ? 2 : 0);
@@ -97,7 +97,7 @@ static void draw_status(struct tui_view *v, int w)
 		tui_put(0, w - 14, 14, " ]:more below");
 	else if (w - x >= 28)
 		tui_put(0, w - 28, 28, " ?:help  p:pause  q:quit");
-	attroff(tui_attr(v, TP_BAR));
+	term_attr_off(tui_attr(v, TP_BAR));
 }
 
 static void draw_text(const struct tui_view *v, const struct tui_text *t, const struct tui_clip *c)
@@ -106,13 +106,13 @@ static void draw_text(const struct tui_view *v, const struct tui_text *t, const 
 	for (int r = 0; r < c->h; r++) {
 		enum tui_style st;
 		const char *line = tui_text_line(t, (size_t)(c->scroll + r), &st);
-		attr_t a;
+		term_attr a;
 		if (!line)
 			break;
-		a = style_pair[st] ? tui_attr(v, style_pair[st]) : (attr_t)A_NORMAL;
-		attron(a);
+		a = style_pair[st] ? tui_attr(v, style_pair[st]) : (term_attr)TERM_NORMAL;
+		term_attr_on(a);
 		tui_put(c->y0 + r, c->x0, c->w, line);
-		attroff(a);
+		term_attr_off(a);
 	}
 }
 
@@ -122,9 +122,9 @@ static void draw_menu(struct tui_view *v)
 		char item[32];
 		bool cur = (e == 0 && v->st.chart >= TUI_M_COUNT) || e - 1 == v->st.chart;
 		snprintf(item, sizeof item, "%c %-18s", cur ? '*' : ' ', e == 0 ? "All charts" : tui_metric_title((enum tui_metric)(e - 1)));
-		attron(e == v->st.menu_sel ? A_REVERSE : tui_attr(v, TP_BAR));
+		term_attr_on(e == v->st.menu_sel ? TERM_REVERSE : tui_attr(v, TP_BAR));
 		tui_put(1 + e, v->menu_x, 21, item);
-		attroff(e == v->st.menu_sel ? A_REVERSE : tui_attr(v, TP_BAR));
+		term_attr_off(e == v->st.menu_sel ? TERM_REVERSE : tui_attr(v, TP_BAR));
 	}
 }
 
@@ -164,14 +164,14 @@ static void draw_inspector(struct tui_view *v)
 	if (r->insp_h <= 0)
 		return;
 	if (r->side_inspector)
-		mvvline(r->insp_y, r->insp_x - 1, v->utf8 ? ACS_VLINE : '|', r->insp_h);
+		term_vline(r->insp_y, r->insp_x - 1, v->utf8 ? TERM_GLYPH_VLINE : '|', r->insp_h);
 	v->st.insp_scroll = tui_scroll_clamp(v->st.insp_scroll, c.h, (int)v->insp.n);
 	c.scroll = v->st.insp_scroll;
 	snprintf(title, sizeof title, " Inspector%s ", (int)v->insp.n > c.h ? "  PgUp/PgDn scroll" : "");
-	attron(tui_attr(v, TP_HEAD));
-	mvhline(r->insp_y, r->insp_x, v->utf8 ? ACS_HLINE : '-', r->insp_w);
+	term_attr_on(tui_attr(v, TP_HEAD));
+	term_hline(r->insp_y, r->insp_x, v->utf8 ? TERM_GLYPH_HLINE : '-', r->insp_w);
 	tui_put(r->insp_y, r->insp_x + 1, r->insp_w - 1, title);
-	attroff(tui_attr(v, TP_HEAD));
+	term_attr_off(tui_attr(v, TP_HEAD));
 	draw_text(v, &v->insp, &c);
 }
 
@@ -179,8 +179,8 @@ void tui_view_draw(struct tui_view *v)
 {
 	struct tui_clip dash;
 
-	getmaxyx(stdscr, v->lines, v->cols);
-	erase();
+	term_size(&v->lines, &v->cols);
+	term_erase();
 	v->frames++;
 	if (v->st.overlay == TUI_OVL_HELP) {
 		draw_status(v, v->cols);

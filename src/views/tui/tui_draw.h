@@ -2,7 +2,7 @@
 #ifndef GTM_TUI_DRAW_H
 #define GTM_TUI_DRAW_H
 
-#include <curses.h>
+#include "views/tui/term.h"
 
 #include "views/tui/tui_ident.h"
 #include "views/tui/tui_view.h"
@@ -23,8 +23,8 @@ static inline int tui_clip_y(const struct tui_clip *c, int vline)
 	return y >= 0 && y < c->h ? c->y0 + y : -1;
 }
 
-attr_t tui_attr(const struct tui_view *v, enum tui_pair p);
-attr_t tui_cat_attr(const struct tui_view *v, enum tui_cat c);
+term_attr tui_attr(const struct tui_view *v, enum tui_pair p);
+term_attr tui_cat_attr(const struct tui_view *v, enum tui_cat c);
 /* Writes at most w columns of s at (y, x); ASCII-exact, UTF-8 safe. */
 void tui_put(int y, int x, int w, const char *s);
 /* Blanks w columns at (y, x). */

@@ -7,16 +7,10 @@
 #include <stdint.h>
 
 #include "views/tui/tui_history.h"
+#include "views/tui/tui_keys.h"
 #include "views/tui/tui_rows.h"
 
 enum tui_overlay { TUI_OVL_NONE, TUI_OVL_HELP, TUI_OVL_MENU };
-
-/* Key codes the state understands besides printable ones (curses values are
- * mapped to these by the loop, so this file needs no curses header). */
-enum tui_key {
-	TUI_KEY_UP = 0x101, TUI_KEY_DOWN, TUI_KEY_PGUP, TUI_KEY_PGDN, TUI_KEY_HOME, TUI_KEY_END,
-	TUI_KEY_ENTER, TUI_KEY_ESC, TUI_KEY_RESIZE,
-};
 
 /* What the loop must do after a key. */
 enum tui_action { TUI_ACT_NONE = 0, TUI_ACT_REDRAW = 1, TUI_ACT_RESORT = 2, TUI_ACT_PAUSE = 4, TUI_ACT_QUIT = 8,

@@ -27,7 +27,7 @@ static void put_cell(int y, int x, int w, const char *s, bool right)
 static void draw_title(struct tui_view *v, int y, int w)
 {
 	char t[40];
-	attron(tui_attr(v, TP_BAR));
+	term_attr_on(tui_attr(v, TP_BAR));
 	tui_blank(y, 0, w);
 	for (int i = 0; i < v->tcols.n; i++) {
 		const struct tui_col_spec *sp = tui_col_spec(v->tcols.id[i]);
@@ -41,7 +41,7 @@ static void draw_title(struct tui_view *v, int y, int w)
 			 sorted && !sp->right ? (v->utf8 ? "\u25bc" : "v") : "");
 		put_cell(y, v->tcols.x[i], v->tcols.w[i], t, sp->right);
 	}
-	attroff(tui_attr(v, TP_BAR));
+	term_attr_off(tui_attr(v, TP_BAR));
 }
 
 void tui_table_draw(struct tui_view *v, int y, int h, int w)
@@ -63,16 +63,16 @@ void tui_table_draw(struct tui_view *v, int y, int h, int w)
 		int row = v->st.table_top + r;
 		const struct gtm_process *p = &v->snap->processes[v->rows[row]];
 		struct tui_row_metrics m;
-		attr_t a = row == v->st.sel ? A_REVERSE : (attr_t)A_NORMAL;
+		term_attr a = row == v->st.sel ? TERM_REVERSE : (term_attr)TERM_NORMAL;
 
 		tui_row_metrics(p, &m);
-		attron(a);
+		term_attr_on(a);
 		if (row == v->st.sel)
 			tui_blank(y + 1 + r, 0, w);
 		for (int i = 0; i < v->tcols.n; i++) {
 			tui_row_cell_text(p, &m, v->tcols.id[i], buf, sizeof buf);
 			put_cell(y + 1 + r, v->tcols.x[i], v->tcols.w[i], buf, tui_col_spec(v->tcols.id[i])->right);
 		}
-		attroff(a);
+		term_attr_off(a);
 	}
 }

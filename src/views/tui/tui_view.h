@@ -42,14 +42,13 @@ void tui_view_take(struct tui_view *v, struct gtm_snapshot *s);
 /* Applies a key (printable or enum tui_key); returns tui_action bits. */
 int tui_view_key(struct tui_view *v, int key);
 /* A mouse event at (y, x): button 1 press, or wheel (dir -1 up, +1 down). */
-enum tui_mouse { TUI_MOUSE_CLICK, TUI_MOUSE_WHEEL_UP, TUI_MOUSE_WHEEL_DOWN };
 int tui_view_mouse(struct tui_view *v, int y, int x, enum tui_mouse kind);
 /* The process under the selection, or NULL. */
 const struct gtm_process *tui_view_selected(const struct tui_view *v);
 
-/* Curses: draws the whole frame into stdscr (the caller refreshes). */
+/* Draws the whole frame through term.h (the caller refreshes). */
 void tui_view_draw(struct tui_view *v);
-/* Curses: sets up colour pairs (after start_color). */
+/* Sets up the colour pairs (when term_start says they work). */
 void tui_view_colors(bool use_default_bg);
 
 #endif

@@ -1,4 +1,4 @@
-#include "views/tui/tui_crash_guard.h"
+#include "views/tui/backend/curses/crash_guard.h"
 
 #include <curses.h>
 #include <signal.h>
@@ -19,7 +19,7 @@ static char restore_seq[256];
 static size_t restore_len;
 static volatile sig_atomic_t armed;
 
-void tui_crash_guard_save(void)
+void crash_guard_save(void)
 {
 	have_tty = tcgetattr(STDIN_FILENO, &saved_tty) == 0;
 }
@@ -62,14 +62,14 @@ static void on_fatal_signal(int sig)
 	raise(sig);
 }
 
-void tui_crash_guard_arm(void)
+void crash_guard_arm(void)
 {
 	static char alt_stack[64 * 1024];
 	stack_t ss = {.ss_sp = alt_stack, .ss_size = sizeof alt_stack, .ss_flags = 0};
 	struct sigaction sa;
 
 	restore_len = 0;
-	/* what curses_start turned on, turned off: mouse reports (X10, button
+	/* what term_start turned on, turned off: mouse reports (X10, button
 	 * motion, any motion, SGR), keypad transmit mode, attributes, the hidden
 	 * cursor, and the alternate screen last so the shell's screen comes back */
 	append_text("\033[?1000l\033[?1002l\033[?1003l\033[?1006l");
@@ -88,7 +88,7 @@ void tui_crash_guard_arm(void)
 		sigaction(fatal_signals[i], &sa, NULL);
 }
 
-void tui_crash_guard_disarm(void)
+void crash_guard_disarm(void)
 {
 	armed = 0;
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
