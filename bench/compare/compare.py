@@ -5,7 +5,9 @@ NPROC idle stand-ins (default 300), NCUDA of them (default 40) cuda_standin
 processes that map the test libcuda.so.1 and are listed as CUDA compute
 processes on 2 GPUs of the NVML test double.
 
-usage: python3 bench/compare/compare.py BUILD [once|live|all]
+usage: python3 bench/compare/compare.py BUILD [once|live|all|hold]
+(hold: starts the stand-ins, writes their environment to HOLD_ENV and waits
+for stdin to close, for strace or callgrind by hand)
 environment: RUNS (one-shot rounds, default 15), LIVE_RUNS (default 3), NPROC, NCUDA, SECONDS (live window,
 default 30), NVTOP (path of an nvtop binary; skipped when unset or absent),
 GTM_ARGS (extra gputaskman arguments, default --no-probe).
@@ -182,6 +184,11 @@ def main():
             once(env)
         if what in ("live", "all"):
             live(env, tmp)
+        if what == "hold":  # for strace, callgrind, perf by hand: source the file, then press Enter
+            with open(os.environ.get("HOLD_ENV", "/tmp/gtm-bench-compare.env"), "w") as f:
+                f.write(f"export LD_LIBRARY_PATH='{fake}' GTM_FAKE_NVML_SCENARIO='{scn}'\n")
+            print("stand-ins held; environment in", os.environ.get("HOLD_ENV", "/tmp/gtm-bench-compare.env"), flush=True)
+            sys.stdin.read()
     finally:
         for p in procs:
             p.kill()

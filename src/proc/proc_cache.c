@@ -47,6 +47,7 @@ void proc_cache_free(struct proc_cache *c)
 		free(c->worker_io[k]);
 	free(c->io);
 	free(c->items);
+	free(c->parents);
 	free(c);
 }
 

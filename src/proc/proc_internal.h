@@ -47,6 +47,7 @@ struct proc_listeners {
 	struct proc_listener *v; /* sorted by inode after proc_listeners_finish */
 	size_t n, cap;
 	uint64_t gen;            /* the scan generation they were read in */
+	uint64_t sig;            /* a hash of the (inode, port) set: unchanged, so is every port */
 	bool loaded;
 };
 /* Adds one /proc/net/tcp(6) line when it is a loopback listener. */
@@ -95,7 +96,9 @@ struct proc_entry {
 	bool has_status_uid;
 	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
 	ino_t ino;               /* inode of /proc/PID at the last stat read (0 unknown) */
-	uint64_t ports_at_ns;    /* when proc_refresh_ports last read them (the cache's clock) */
+	uint64_t ports_at_ns;    /* when proc_refresh_ports last checked them (the cache's clock) */
+	uint64_t ports_fds_at_ns; /* when it last read the fds for them */
+	uint64_t ports_sig;      /* the listeners' sig at that read */
 	bool ports_read;         /* ports[] holds a reading (at a detail read or a refresh) */
 	bool have_stat;
 	uint64_t stat_at_ns;     /* when last_stat was read (the cache's clock) */
@@ -130,6 +133,8 @@ struct proc_cache {
 	char *worker_io[PARALLEL_MAX_WORKERS]; /* the same, one per scan worker ([0] is io) */
 	struct scan_item *items; /* the scan's PIDs, kept between scans */
 	size_t n_items, items_cap;
+	uint32_t *parents;       /* a scan's scratch: its priority PIDs' parents */
+	size_t parents_cap;
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
