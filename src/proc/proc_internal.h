@@ -135,6 +135,8 @@ struct proc_cache {
 	size_t n_items, items_cap;
 	uint32_t *parents;       /* a scan's scratch: its priority PIDs' parents */
 	size_t parents_cap;
+	uint64_t listed_at_ns;   /* the last full listing of /proc by a live priority-only scan */
+	int listed_total;        /* the processes it saw */
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */

@@ -39,6 +39,7 @@ struct scan_state {
 	size_t n_priority;
 	uint32_t *parents;       /* sorted: the priority PIDs' parents (priority_only) */
 	size_t n_parents;
+	bool parents_known;      /* a later batch of items keeps them */
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -272,6 +273,8 @@ static void detail_item(void *ctx, size_t i, int worker)
  * sorted: they get rows (an Ollama runner serves through its parent). */
 static void collect_parents(struct scan_state *s)
 {
+	if (s->parents_known)
+		return;
 	s->n_parents = 0;
 	if (!s->priority_only)
 		return;
@@ -379,6 +382,40 @@ static void push_item(struct scan_state *s, uint32_t pid, ino_t ino)
 	s->n_items = c->n_items;
 }
 
+/* The inode of /proc/PID, or 0 when it is gone. */
+static ino_t pid_ino(int procfd, uint32_t pid)
+{
+	char name[16];
+	struct stat st;
+	snprintf(name, sizeof name, "%u", pid);
+	return fstatat(procfd, name, &st, 0) == 0 ? st.st_ino : 0;
+}
+
+/* The live view between full listings: the priority PIDs, then their
+ * parents, each found by its /proc inode; everything else keeps its entry
+ * (no eviction) and the count of the last listing. */
+static void scan_targeted(struct scan_state *s)
+{
+	struct proc_cache *c = s->c;
+	ino_t ino;
+
+	for (size_t i = 0; i < s->n_priority; i++)
+		if ((i == 0 || s->priority[i] != s->priority[i - 1]) && (ino = pid_ino(s->procfd, s->priority[i])))
+			push_item(s, s->priority[i], ino);
+	scan_items(s);
+	s->parents_known = true;
+	c->n_items = 0;
+	for (size_t i = 0; i < s->n_parents; i++)
+		if ((i == 0 || s->parents[i] != s->parents[i - 1]) && !is_priority(s, s->parents[i]) &&
+		    (ino = pid_ino(s->procfd, s->parents[i])))
+			push_item(s, s->parents[i], ino);
+	s->n_items = c->n_items;
+	if (c->n_items)
+		scan_items(s);
+	if (s->snap->n_procs_total < c->listed_total)
+		s->snap->n_procs_total = c->listed_total;
+}
+
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0, .parents = c->parents};
@@ -412,11 +449,17 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 			push_item(&s, snap->processes[snap->n_processes - 1].ppid, 0);
 			scan_items(&s);
 		}
+	} else if (s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS) {
+		scan_targeted(&s);
+		closedir(d);
+		return 0;
 	} else {
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))
 				push_item(&s, pid, de->d_ino);
 		scan_items(&s);
+		c->listed_total = snap->n_procs_total;
+		c->listed_at_ns = s.trust_ino && s.priority_only ? (s.now ? s.now : 1) : 0;
 	}
 	closedir(d);
 	proc_cache_evict(c);
