@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "core/util.h"
 #include "views/tui/tui_draw.h"
 
 #define HEADER_LINES 4
@@ -192,20 +193,33 @@ static char *metric_text(char *buf, size_t n, enum tui_metric m, gtm_f64 r, bool
 	return fmt_f64(buf, n, r, 0, short_form ? unit_short[m] : unit[m]);
 }
 
-static const char *const eighths_utf8[9] = {" ", "\u2581", "\u2582", "\u2583", "\u2584",
-					     "\u2585", "\u2586", "\u2587", "\u2588"};
+/* A chart's glyphs as ready cells: a plot row goes to the screen in one
+ * mvadd_wchnstr, with no multibyte conversion per cell (that conversion,
+ * in waddnstr, was most of a redraw's CPU). */
+enum { GLYPH_EIGHTHS = 0, GLYPH_BLANK = 9, GLYPH_BASE, GLYPH_HASH, GLYPH_DOT, GLYPH_COUNT };
 
-static void draw_plot_cell(const struct tui_view *v, int y, int x, int level, int row)
+static void plot_glyphs(const struct tui_view *v, cchar_t *g)
+{
+	static const wchar_t eighths[9] = {L' ', 0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
+	static const wchar_t other[GLYPH_COUNT - GLYPH_BLANK] = {L' ', L'_', L'#', L'.'};
+	attr_t a = tui_attr(v, TP_CHART);
+
+	for (int i = 0; i < GLYPH_COUNT; i++) {
+		wchar_t w[2] = {i < GLYPH_BLANK ? eighths[i] : other[i - GLYPH_BLANK], L'\0'};
+		setcchar(&g[i], w, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
+	}
+}
+
+static int plot_glyph(const struct tui_view *v, int level, int row)
 {
 	int e = tui_chart_cell_eighths(level, row);
 	if (level < 0)
-		mvaddstr(y, x, " ");
-	else if (level == 0)
-		mvaddstr(y, x, row == 0 ? "_" : " ");
-	else if (v->utf8)
-		mvaddstr(y, x, eighths_utf8[e]);
-	else
-		mvaddstr(y, x, e >= 4 ? "#" : e > 0 ? "." : " ");
+		return GLYPH_BLANK;
+	if (level == 0)
+		return row == 0 ? GLYPH_BASE : GLYPH_BLANK;
+	if (v->utf8)
+		return GLYPH_EIGHTHS + e;
+	return e >= 4 ? GLYPH_HASH : e > 0 ? GLYPH_DOT : GLYPH_BLANK;
 }
 
 static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, int x, int w,
@@ -216,6 +230,9 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 	bool from_limit;
 	double max = tui_metric_scale(d, dh, v->hist.count, m, &from_limit);
 	int plot_h = TUI_CHART_H - 1, plot_w = w - 8, y;
+	cchar_t glyphs[GLYPH_COUNT], cells[512];
+
+	plot_glyphs(v, glyphs);
 
 	snprintf(title, sizeof title, "%s %s  0-%s%s", tui_metric_title(m), metric_text(cur, sizeof cur, m, tui_metric_value(d, m), false),
 		 max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false) : "?",
@@ -233,14 +250,15 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 		mvprintw(y, x, "%6s|", r > 0 ? (row == 0 ? "0" : "")
 				       : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
 		attroff(tui_attr(v, TP_DIM));
-		attron(tui_attr(v, TP_CHART));
-		for (int col = 0; col < plot_w; col++) {
+		int n = plot_w < (int)ARRAY_LEN(cells) ? plot_w : (int)ARRAY_LEN(cells);
+		for (int col = 0; col < n; col++) {
 			double val = 0;
 			int age = plot_w - 1 - col;
 			bool ok = tui_history_sample(&v->hist, dh, m, age, &val);
-			draw_plot_cell(v, y, x + 7 + col, tui_chart_level(ok, val, max, plot_h), row);
+			cells[col] = glyphs[plot_glyph(v, tui_chart_level(ok, val, max, plot_h), row)];
 		}
-		attroff(tui_attr(v, TP_CHART));
+		if (n > 0)
+			mvadd_wchnstr(y, x + 7, cells, n);
 	}
 }
 
