@@ -1049,6 +1049,44 @@ static void test_live_ports_follow_listeners(void **state)
 	proc_cache_free(c);
 }
 
+/* Between full listings (PROC_LIST_PERIOD_NS) a live priority-only scan looks
+ * up the priority PIDs alone: a process started since is seen at the next
+ * listing, and the count is the last listing's. */
+static void test_live_targeted_between_listings(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	struct proc_cache *c = proc_cache_new();
+	c->clock = fake_clock;
+	fake_now_ns = 1000 * SEC;
+	uint32_t self = (uint32_t)getpid();
+	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = &self, .n_priority = 1,
+				   .details_priority_only = true};
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	int seen = s->n_procs_total;
+	assert_non_null(find_row(s, self));
+	snapshot_free(s);
+
+	struct child ch = spawn_listener(false);
+	child_port(&ch); /* it runs */
+	fake_now_ns += SEC;
+	s = scan_opts(c, &o);
+	assert_int_equal(s->n_procs_total, seen);
+	assert_non_null(find_row(s, self));
+	assert_non_null(find_row(s, self)->detail);
+	assert_false(proc_cache_listed(c, (uint32_t)ch.pid));
+	snapshot_free(s);
+
+	fake_now_ns += PROC_LIST_PERIOD_NS;
+	s = scan_opts(c, &o);
+	assert_true(proc_cache_listed(c, (uint32_t)ch.pid));
+	assert_null(find_row(s, (uint32_t)ch.pid)); /* counted, no row: it matters to no view */
+	snapshot_free(s);
+	child_end(&ch);
+	proc_cache_free(c);
+}
+
 static bool listeners_have_port(const struct proc_listeners *t, uint16_t port)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -1103,6 +1141,7 @@ int main(void)
 		cmocka_unit_test(test_live_late_listener),
 		cmocka_unit_test(test_live_steady_reuses_stat),
 		cmocka_unit_test(test_live_ports_follow_listeners),
+		cmocka_unit_test(test_live_targeted_between_listings),
 		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
