@@ -915,16 +915,23 @@ static void test_live_listener(void **state)
 	proc_cache_free(c);
 }
 
-/* The live view's steady scan of the real /proc re-reads a known process's
- * stat only when its period is up; a one-PID scan reads one process. */
-static void test_live_steady_reuses_stat(void **state)
+/* A cache over the real /proc on the fake clock, at 1000 s. */
+static struct proc_cache *live_cache(void)
 {
-	(void)state;
 	unsetenv("GPUTASKMAN_ROOT");
 	sysroot_reset();
 	struct proc_cache *c = proc_cache_new();
 	c->clock = fake_clock;
 	fake_now_ns = 1000 * SEC;
+	return c;
+}
+
+/* The live view's steady scan of the real /proc re-reads a known process's
+ * stat only when its period is up; a one-PID scan reads one process. */
+static void test_live_steady_reuses_stat(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
 	struct proc_scan_opts live = {.budget_ns = 10 * SEC};
 	struct gtm_snapshot *s = snapshot_new();
 	assert_int_equal(proc_cache_scan(c, s, &live), 0);
@@ -1055,11 +1062,7 @@ static void test_live_ports_follow_listeners(void **state)
 static void test_live_targeted_between_listings(void **state)
 {
 	(void)state;
-	unsetenv("GPUTASKMAN_ROOT");
-	sysroot_reset();
-	struct proc_cache *c = proc_cache_new();
-	c->clock = fake_clock;
-	fake_now_ns = 1000 * SEC;
+	struct proc_cache *c = live_cache();
 	uint32_t self = (uint32_t)getpid();
 	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = &self, .n_priority = 1,
 				   .details_priority_only = true};
