@@ -64,6 +64,18 @@ static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const
 
 static const char cat_ascii[TUI_CAT_COUNT] = {'A', 'C', 'B', 'o', 'u'};
 
+/* One screen cell: a character in attributes (colour pair included), ready
+ * for mvadd_wchnstr, which copies cells without waddnstr's multibyte
+ * conversion per character (most of a redraw's CPU when bars and charts
+ * were drawn a character at a time). */
+static cchar_t cell_of(wchar_t wc, attr_t a)
+{
+	cchar_t c;
+	wchar_t w[2] = {wc, L'\0'};
+	setcchar(&c, w, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
+	return c;
+}
+
 static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d, const uint64_t *cat)
 {
 	char used[32], total[32], sh[80], sa[32], sb[32], tail[160];
@@ -83,16 +95,22 @@ static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct
 		return;
 	}
 	used_cells = tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, bw, cells, &norm);
-	cx = x + 6;
+	cchar_t row[512];
+	int n = 0;
+	attr_t a;
+	short pair;
+	wattr_get(stdscr, &a, &pair, NULL);
 	for (int c = 0; c < TUI_CAT_COUNT; c++) {
-		char ch[2] = {cat_ascii[c], 0};
-		attron(tui_cat_attr(v, (enum tui_cat)c));
-		for (int i = 0; i < cells[c]; i++, cx++)
-			mvaddstr(y, cx, v->utf8 && v->color ? "\u2588" : ch);
-		attroff(tui_cat_attr(v, (enum tui_cat)c));
+		cchar_t cc = cell_of(v->utf8 && v->color ? 0x2588 : (wchar_t)cat_ascii[c], tui_cat_attr(v, (enum tui_cat)c));
+		for (int i = 0; i < cells[c] && n < (int)ARRAY_LEN(row); i++)
+			row[n++] = cc;
 	}
-	for (int i = used_cells; i < bw; i++, cx++)
-		mvaddstr(y, cx, v->utf8 ? "\u00b7" : ".");
+	cchar_t dot = cell_of(v->utf8 ? 0x00b7 : L'.', (a & ~A_COLOR) | COLOR_PAIR(pair));
+	for (int i = used_cells; i < bw && n < (int)ARRAY_LEN(row); i++)
+		row[n++] = dot;
+	if (n > 0)
+		mvadd_wchnstr(y, x + 6, row, n);
+	cx = x + 6 + n;
 	mvaddstr(y, cx, "]");
 	tui_put(y, cx + 1, x + w - cx - 1, tail);
 }
@@ -194,20 +212,27 @@ static char *metric_text(char *buf, size_t n, enum tui_metric m, gtm_f64 r, bool
 }
 
 /* A chart's glyphs as ready cells: a plot row goes to the screen in one
- * mvadd_wchnstr, with no multibyte conversion per cell (that conversion,
- * in waddnstr, was most of a redraw's CPU). */
+ * mvadd_wchnstr. */
 enum { GLYPH_EIGHTHS = 0, GLYPH_BLANK = 9, GLYPH_BASE, GLYPH_HASH, GLYPH_DOT, GLYPH_COUNT };
 
-static void plot_glyphs(const struct tui_view *v, cchar_t *g)
+/* Set up for the chart attribute they were last made in (setcchar is not
+ * cheap: per chart per frame it was a sixth of drawing the dashboard). */
+static const cchar_t *plot_glyphs(const struct tui_view *v)
 {
 	static const wchar_t eighths[9] = {L' ', 0x2581, 0x2582, 0x2583, 0x2584, 0x2585, 0x2586, 0x2587, 0x2588};
 	static const wchar_t other[GLYPH_COUNT - GLYPH_BLANK] = {L' ', L'_', L'#', L'.'};
+	static cchar_t g[GLYPH_COUNT];
+	static attr_t made_for;
+	static bool made;
 	attr_t a = tui_attr(v, TP_CHART);
 
-	for (int i = 0; i < GLYPH_COUNT; i++) {
-		wchar_t w[2] = {i < GLYPH_BLANK ? eighths[i] : other[i - GLYPH_BLANK], L'\0'};
-		setcchar(&g[i], w, a & ~A_COLOR, (short)PAIR_NUMBER(a), NULL);
-	}
+	if (made && made_for == a)
+		return g;
+	for (int i = 0; i < GLYPH_COUNT; i++)
+		g[i] = cell_of(i < GLYPH_BLANK ? eighths[i] : other[i - GLYPH_BLANK], a);
+	made = true;
+	made_for = a;
+	return g;
 }
 
 static int plot_glyph(const struct tui_view *v, int level, int row)
@@ -230,9 +255,8 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 	bool from_limit;
 	double max = tui_metric_scale(d, dh, v->hist.count, m, &from_limit);
 	int plot_h = TUI_CHART_H - 1, plot_w = w - 8, y;
-	cchar_t glyphs[GLYPH_COUNT], cells[512];
-
-	plot_glyphs(v, glyphs);
+	const cchar_t *glyphs = plot_glyphs(v);
+	cchar_t cells[512];
 
 	snprintf(title, sizeof title, "%s %s  0-%s%s", tui_metric_title(m), metric_text(cur, sizeof cur, m, tui_metric_value(d, m), false),
 		 max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false) : "?",

@@ -48,13 +48,31 @@ void tui_put(int y, int x, int w, const char *s)
 	 * shows C0 as ^X but may pass C1 characters and bad UTF-8 on). */
 	s = fmt_safe(safe, sizeof safe, s);
 	/* Count bytes of at most w columns, treating a UTF-8 sequence as one. */
+	bool ascii = true;
 	while (s[n] && cols < w) {
+		ascii &= (unsigned char)s[n] < 0x80;
 		n++;
 		while ((s[n] & 0xC0) == 0x80)
 			n++;
 		cols++;
 	}
-	mvaddnstr(y, x, s, n);
+	if (!ascii) {
+		mvaddnstr(y, x, s, n);
+		return;
+	}
+	/* ASCII, most of a redraw: cells in the current attributes, without
+	 * waddnstr's multibyte conversion and width lookup per character; the
+	 * cursor ends where waddnstr would leave it */
+	chtype cells[sizeof safe];
+	attr_t a;
+	short pair;
+	wattr_get(stdscr, &a, &pair, NULL);
+	chtype at = (a & ~A_COLOR) | COLOR_PAIR(pair);
+	for (int i = 0; i < n; i++)
+		cells[i] = (chtype)(unsigned char)s[i] | at;
+	if (n > 0)
+		mvaddchnstr(y, x, cells, n);
+	move(y, x + n);
 }
 
 void tui_blank(int y, int x, int w)
