@@ -126,15 +126,20 @@ static void filter_uses(struct gtm_raw_uses *uses, int keep)
 
 
 /* Servers start listening after loading a model: AI rows get their ports
- * (every 2 s in the live view, which also reads GPU rows'), others only with
- * --all; a row whose fds were not read says so. */
+ * (every 2 s in the live view, which also reads other GPU rows' every 10 s:
+ * each look loads the listening sockets, a sock_diag dump), others only
+ * with --all; a row whose fds were not read says so. */
+#define PORTS_AI_EVERY_NS (2ull * 1000000000ull)
+#define PORTS_GPU_EVERY_NS (10ull * 1000000000ull)
+
 static void refresh_ports(struct collector *c, const struct gtm_snapshot *snap, int i)
 {
 	struct gtm_process *p = &snap->processes[i];
-	bool wants_ports = ident_is_ai(p->ident) || (i < snap->n_gpu_processes && !c->opts.one_shot);
+	bool ai = ident_is_ai(p->ident);
 
-	if (wants_ports && !c->opts.all)
-		proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
+	if ((ai || (i < snap->n_gpu_processes && !c->opts.one_shot)) && !c->opts.all)
+		proc_refresh_ports_if_older(c->proc, p,
+					    c->opts.one_shot ? 0 : ai ? PORTS_AI_EVERY_NS : PORTS_GPU_EVERY_NS);
 }
 
 static struct gtm_process *find_pid(struct gtm_snapshot *snap, uint32_t pid, int from)

@@ -83,7 +83,7 @@ struct proc_scan_opts {
  * their parents by their /proc inode, evicts nothing and keeps the last
  * listing's n_procs_total. */
 #define PROC_STAT_PERIOD_NS (2000ull * 1000 * 1000)
-#define PROC_LIST_PERIOD_NS (5ull * 1000000000ull)
+#define PROC_LIST_PERIOD_NS (10ull * 1000000000ull)
 #define PROC_STAT_STAGGER_NS (250ull * 1000 * 1000)
 
 /* Rescan rule (issue 2): resident memory change, or age, since the last read
