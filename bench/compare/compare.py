@@ -10,7 +10,9 @@ usage: python3 bench/compare/compare.py BUILD [once|live|all|hold]
 for stdin to close, for strace or callgrind by hand)
 environment: RUNS (one-shot rounds, default 15), LIVE_RUNS (default 3), NPROC, NCUDA, SECONDS (live window,
 default 30), NVTOP (path of an nvtop binary; skipped when unset or absent),
-GTM_ARGS (extra gputaskman arguments, default --no-probe).
+GTM_ARGS (extra gputaskman arguments, default --no-probe), PROBE=1 (one more
+process on GPU 0: the explain stand-in llama-server on loopback, which a run
+without --no-probe queries over HTTP, loading libcurl: GTM_ARGS= PROBE=1).
 
 once: wall (perf_counter around the run) and CPU (user + system from wait4) of
 each program, median over RUNS rounds; the ratio is computed per round and its
@@ -30,6 +32,7 @@ NCUDA = int(os.environ.get("NCUDA", "40"))
 SECONDS = float(os.environ.get("SECONDS", "30"))
 LIVE_RUNS = int(os.environ.get("LIVE_RUNS", "3"))
 NVTOP = os.environ.get("NVTOP", "")
+PROBE = os.environ.get("PROBE", "") == "1"
 GTM_ARGS = os.environ.get("GTM_ARGS", "--no-probe").split()
 binary = os.path.abspath(os.path.join(build, "src", "gputaskman"))
 fake = os.path.abspath(os.path.join(build, "tests", "fakes", "nvml"))
@@ -156,6 +159,21 @@ def live(env, tmp):
               f"(target <= 1.0x); RSS targets <= 8 MiB without probes, <= 12 MiB with libcurl")
 
 
+def start_server(tmp):
+    """The explain stand-in llama-server on a generated GGUF; returns once it listens."""
+    build_abs = os.path.abspath(build)
+    model, ready = os.path.join(tmp, "tiny.gguf"), os.path.join(tmp, "ready")
+    subprocess.run([os.path.join(build_abs, "tests", "e2e", "identify", "llama-server"), "--write-gguf", model],
+                   check=True)
+    p = subprocess.Popen([os.path.join(build_abs, "tests", "e2e", "explain", "llama-server"), "-m", model,
+                          "-c", "4096", "--ready", ready], cwd=tmp, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline and not (os.path.exists(ready) and os.path.getsize(ready) > 0):
+        time.sleep(0.01)
+    return p
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gtm-bench-compare-")
     procs, cudas = [], []
@@ -166,6 +184,7 @@ def main():
             procs.append(subprocess.Popen(["sleep", "3600"]))
         for c in cudas:
             c.stdout.readline()
+        server = start_server(tmp) if PROBE else None
         scn = os.path.join(tmp, "scenario.txt")
         with open(scn, "w") as f:
             for d in range(2):
@@ -174,10 +193,12 @@ def main():
                         'power_limit_mw=700000 clock_sm=1980 clock_mem=2619 pcie_gen=5 pcie_width=16\n')
             for i, c in enumerate(cudas):
                 f.write(f"process dev={i % 2} pid={c.pid} list=compute mem={(i + 1) * 104857600} sm={i % 100}\n")
+            if server:
+                f.write(f"process dev=0 pid={server.pid} list=compute mem=1073741824 sm=5\n")
         env = dict(os.environ, LD_LIBRARY_PATH=fake, GTM_FAKE_NVML_SCENARIO=scn, HOME=tmp)
         standins.wait_exec(procs)
         nproc = len([d for d in os.listdir("/proc") if d.isdigit()])
-        print(f"{NPROC} stand-ins ({NCUDA} CUDA on 2 GPUs), {nproc} processes in /proc, "
+        print(f"{NPROC} stand-ins ({NCUDA} CUDA on 2 GPUs{', a probed llama-server' if PROBE else ''}), {nproc} processes in /proc, "
               f"load average {os.getloadavg()[0]:.2f}, {len(os.sched_getaffinity(0))} CPUs; "
               f"nvtop: {nvtop_version() if NVTOP else 'not given (NVTOP=path)'}")
         if what in ("once", "all"):
@@ -194,6 +215,9 @@ def main():
             p.kill()
         for c in cudas:
             c.kill()
+        if server:
+            procs.append(server)
+            server.kill()
         for p in procs + cudas:
             p.wait()
         subprocess.run(["rm", "-rf", tmp])
