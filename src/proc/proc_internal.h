@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/types.h>
 
 #include "core/parallel.h"
@@ -107,6 +108,7 @@ struct proc_entry {
 	uint64_t detail_at_ns;
 	uint16_t ports[PROC_MAX_PORTS];
 	int n_ports;
+	int pidfd_slot;          /* a pidfd of this process + 1 (0: none): live priority PIDs only */
 };
 
 /* One PID of a scan (proc_scan.c): what its phases found. */
@@ -137,6 +139,8 @@ struct proc_cache {
 	size_t parents_cap;
 	uint64_t listed_at_ns;   /* the last full listing of /proc by a live priority-only scan */
 	int listed_total;        /* the processes it saw */
+	struct pollfd *pfds;     /* a targeted scan's scratch: the pidfds it polls */
+	size_t pfds_cap;
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
@@ -144,6 +148,8 @@ struct proc_cache {
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
+/* What an entry holds (its detail, its pidfd), let go. */
+void proc_entry_release(struct proc_entry *e);
 struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_t start_time);
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);

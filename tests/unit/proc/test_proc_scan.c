@@ -1090,6 +1090,41 @@ static void test_live_targeted_between_listings(void **state)
 	proc_cache_free(c);
 }
 
+/* Between listings a priority PID is held by a pidfd: while it reports no
+ * exit the process is the one it was (no lookup); once it exits its row goes. */
+static void test_live_targeted_pidfd(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
+	struct child ch = spawn_listener(false);
+	child_port(&ch);
+	uint32_t prio[2] = {(uint32_t)getpid(), (uint32_t)ch.pid};
+	if (prio[0] > prio[1]) {
+		uint32_t t = prio[0];
+		prio[0] = prio[1];
+		prio[1] = t;
+	}
+	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = prio, .n_priority = 2,
+				   .details_priority_only = true};
+	snapshot_free(scan_opts(c, &o)); /* the listing */
+	fake_now_ns += SEC;
+	snapshot_free(scan_opts(c, &o)); /* targeted: the pidfds are taken */
+	assert_true(proc_cache_find(c, (uint32_t)ch.pid)->pidfd_slot > 0);
+	fake_now_ns += SEC;
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	assert_non_null(find_row(s, (uint32_t)ch.pid));
+	snapshot_free(s);
+
+	child_end(&ch); /* exited and reaped */
+	fake_now_ns += SEC;
+	s = scan_opts(c, &o);
+	assert_null(find_row(s, (uint32_t)ch.pid));
+	assert_non_null(find_row(s, (uint32_t)getpid()));
+	assert_int_equal(proc_cache_find(c, (uint32_t)ch.pid)->pidfd_slot, 0);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
 static bool listeners_have_port(const struct proc_listeners *t, uint16_t port)
 {
 	for (size_t i = 0; i < t->n; i++)
@@ -1145,6 +1180,7 @@ int main(void)
 		cmocka_unit_test(test_live_steady_reuses_stat),
 		cmocka_unit_test(test_live_ports_follow_listeners),
 		cmocka_unit_test(test_live_targeted_between_listings),
+		cmocka_unit_test(test_live_targeted_pidfd),
 		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
