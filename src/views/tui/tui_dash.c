@@ -271,8 +271,10 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 		if ((y = tui_clip_y(c, vline + 1 + r)) < 0)
 			continue;
 		attron(tui_attr(v, TP_DIM));
-		mvprintw(y, x, "%6s|", r > 0 ? (row == 0 ? "0" : "")
-				       : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
+		char axis[40];
+		snprintf(axis, sizeof axis, "%6s|", r > 0 ? (row == 0 ? "0" : "")
+			 : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
+		tui_put(y, x, (int)sizeof axis, axis);
 		attroff(tui_attr(v, TP_DIM));
 		int n = plot_w < (int)ARRAY_LEN(cells) ? plot_w : (int)ARRAY_LEN(cells);
 		for (int col = 0; col < n; col++) {
