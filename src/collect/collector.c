@@ -211,10 +211,11 @@ static int cmp_u32(const void *a, const void *b)
  * processes, which takes the whole process list. A PID the last scan listed
  * is ours without a look (a /proc lookup of every driver PID at every
  * refresh cost more than the scan of the processes that matter); any other
- * is looked up. */
-static bool needs_pairing(const struct collector *c)
+ * is looked up, but for the first scan, whose listing says (defer: the scan
+ * is asked to read every process if one is missing, pair_if_missing). */
+static bool needs_pairing(const struct collector *c, bool defer)
 {
-	if (c->mode != GTM_MODE_CONTAINER)
+	if (c->mode != GTM_MODE_CONTAINER || defer)
 		return false;
 	for (size_t i = 0; i < c->uses.n; i++) {
 		uint32_t pid = c->uses.v[i].pid;
@@ -236,7 +237,8 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 		return snap;
 	}
 	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
-	bool pairing = needs_pairing(c);
+	bool defer = !c->opts.only_pid && !proc_cache_scanned(c->proc);
+	bool pairing = needs_pairing(c, defer);
 	if (c->opts.only_pid && !pairing)
 		po.only_pid = c->opts.only_pid;
 	po.ports_on_demand = !c->opts.all;
@@ -245,6 +247,7 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	 * (GPU users), the runners' parents; every local CUDA candidate when host
 	 * PIDs are to be paired; everything with --all */
 	po.details_priority_only = !c->opts.all && !pairing && !po.only_pid;
+	po.pair_if_missing = defer && c->mode == GTM_MODE_CONTAINER;
 	/* the driver's PIDs are the rows shown first: never left undetailed by the budget */
 	size_t n_prio = c->uses.n + c->n_parents;
 	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, n_prio);

@@ -67,6 +67,9 @@ struct proc_scan_opts {
 	                             * parent's row comes from its stat alone, as ps reads it
 	                             * (detail NULL, a cached one dropped): proc_detail_load
 	                             * reads one later */
+	bool pair_if_missing; /* with details_priority_only: a priority PID the listing lacks (a
+	                       * host PID in a container) turns it off for this scan, since
+	                       * pairing looks at every process */
 };
 
 /* A steady refresh of the real /proc re-reads a known process's stat (RSS,
@@ -121,6 +124,8 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
 /* Whether the last scan listed PID (a process of this /proc, not a thread);
  * false before the first scan. */
 bool proc_cache_listed(struct proc_cache *c, uint32_t pid);
+/* Whether any scan ran yet. */
+bool proc_cache_scanned(const struct proc_cache *c);
 
 /* Whether a PID is a process in this /proc (root-prefixed): its folder exists
  * and, where status is readable, its Tgid is itself (/proc/TID of a thread

@@ -383,6 +383,21 @@ static void push_item(struct scan_state *s, uint32_t pid, ino_t ino)
 	s->n_items = c->n_items;
 }
 
+/* Whether a priority PID is missing from the items readdir listed. */
+static bool priority_missing(const struct scan_state *s)
+{
+	uint32_t *pids = xmalloc((s->n_items ? s->n_items : 1) * sizeof *pids);
+	bool missing = false;
+
+	for (size_t i = 0; i < s->n_items; i++)
+		pids[i] = s->items[i].pid;
+	qsort(pids, s->n_items, sizeof *pids, pid_cmp);
+	for (size_t i = 0; i < s->n_priority && !missing; i++)
+		missing = !bsearch(&s->priority[i], pids, s->n_items, sizeof *pids, pid_cmp);
+	free(pids);
+	return missing;
+}
+
 /* The inode of /proc/PID, or 0 when it is gone. */
 static ino_t pid_ino(int procfd, uint32_t pid)
 {
@@ -510,6 +525,8 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))
 				push_item(&s, pid, de->d_ino);
+		if (s.priority_only && o->pair_if_missing && priority_missing(&s))
+			s.priority_only = false;
 		scan_items(&s);
 		c->listed_total = snap->n_procs_total;
 		c->listed_at_ns = s.trust_ino && s.priority_only ? (s.now ? s.now : 1) : 0;
@@ -517,6 +534,11 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	closedir(d);
 	proc_cache_evict(c);
 	return 0;
+}
+
+bool proc_cache_scanned(const struct proc_cache *c)
+{
+	return c->gen > 0;
 }
 
 bool proc_cache_listed(struct proc_cache *c, uint32_t pid)

@@ -501,6 +501,20 @@ static void test_tree_priority_only(void **state)
 	assert_int_equal(s->n_processes, 5);
 	assert_non_null(find_row(s, 301)->detail);
 	snapshot_free(s);
+
+	/* a priority PID the listing lacks (a host PID in a container), with
+	 * pair_if_missing: every process, as pairing needs; one it has: as before */
+	uint32_t host[] = {300, 4000001};
+	struct proc_scan_opts pair = {.priority_pids = host, .n_priority = 2, .details_priority_only = true,
+				      .pair_if_missing = true};
+	s = scan_opts(c, &pair);
+	assert_int_equal(s->n_processes, 5);
+	assert_non_null(find_row(s, 301)->detail);
+	snapshot_free(s);
+	pair.n_priority = 1;
+	s = scan_opts(c, &pair);
+	assert_int_equal(s->n_processes, 2);
+	snapshot_free(s);
 	proc_cache_free(c);
 }
 
