@@ -84,7 +84,7 @@ struct proc_scan_opts {
  * PIDs costs more than the rest of a steady refresh: 0.4 ms, mostly the
  * kernel's dentry lookups); in between it looks up the priority PIDs and
  * their parents by their /proc inode, evicts nothing and keeps the last
- * listing's n_procs_total. */
+ * listing's n_procs_total and n_procs_uninspectable. */
 #define PROC_STAT_PERIOD_NS (2000ull * 1000 * 1000)
 #define PROC_LIST_PERIOD_NS (10ull * 1000000000ull)
 #define PROC_STAT_STAGGER_NS (250ull * 1000 * 1000)

@@ -139,6 +139,7 @@ struct proc_cache {
 	size_t parents_cap;
 	uint64_t listed_at_ns;   /* the last full listing of /proc by a live priority-only scan */
 	int listed_total;        /* the processes it saw */
+	int listed_uninspectable; /* and of those, the uninspectable */
 	struct pollfd *pfds;     /* a targeted scan's scratch: the pidfds it polls */
 	size_t pfds_cap;
 	long page_size;

@@ -482,6 +482,8 @@ static void scan_targeted(struct scan_state *s)
 		scan_items(s);
 	if (s->snap->n_procs_total < c->listed_total)
 		s->snap->n_procs_total = c->listed_total;
+	if (s->snap->n_procs_uninspectable < c->listed_uninspectable)
+		s->snap->n_procs_uninspectable = c->listed_uninspectable;
 }
 
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
@@ -529,6 +531,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 			s.priority_only = false;
 		scan_items(&s);
 		c->listed_total = snap->n_procs_total;
+		c->listed_uninspectable = snap->n_procs_uninspectable;
 		c->listed_at_ns = s.trust_ino && s.priority_only ? (s.now ? s.now : 1) : 0;
 	}
 	closedir(d);

@@ -1081,7 +1081,7 @@ static void test_live_targeted_between_listings(void **state)
 	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = &self, .n_priority = 1,
 				   .details_priority_only = true};
 	struct gtm_snapshot *s = scan_opts(c, &o);
-	int seen = s->n_procs_total;
+	int seen = s->n_procs_total, uninspectable = s->n_procs_uninspectable;
 	assert_non_null(find_row(s, self));
 	snapshot_free(s);
 
@@ -1090,6 +1090,7 @@ static void test_live_targeted_between_listings(void **state)
 	fake_now_ns += SEC;
 	s = scan_opts(c, &o);
 	assert_int_equal(s->n_procs_total, seen);
+	assert_int_equal(s->n_procs_uninspectable, uninspectable);
 	assert_non_null(find_row(s, self));
 	assert_non_null(find_row(s, self)->detail);
 	assert_false(proc_cache_listed(c, (uint32_t)ch.pid));
