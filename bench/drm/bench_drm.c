@@ -2,8 +2,12 @@
  * them DRM clients, and a /sys/class/drm with one amdgpu card. Times the fd
  * scan cold (one-shot: every fd listed), a steady live refresh (cached lists),
  * and the whole source sample (scan + fdinfo reads + attribution).
+ * Each timing is set beside the floor, measured in the same run, in turns:
+ * one readlinkat of every fd (relative to the tree's /proc folder fd, the
+ * paths built beforehand), nothing listed or parsed.
  * Usage: bench_drm [PROCS FDS_PER_PROC DRM_PROCS RUNS]. Prints medians. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,12 +106,50 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static uint64_t median(uint64_t *v, int n)
+{
+	qsort(v, (size_t)n, sizeof *v, cmp_u64);
+	return v[n / 2];
+}
+
+static uint64_t floor_wall_median, floor_cpu_median; /* set after the floor's report */
+
 static void report(const char *what, uint64_t *wall, uint64_t *cpu, int n)
 {
-	qsort(wall, (size_t)n, sizeof *wall, cmp_u64);
-	qsort(cpu, (size_t)n, sizeof *cpu, cmp_u64);
-	printf("%-34s wall median %7.3f ms  min %7.3f ms   cpu median %7.3f ms\n", what, wall[n / 2] / 1e6,
-	       wall[0] / 1e6, cpu[n / 2] / 1e6);
+	uint64_t w = median(wall, n);
+	printf("%-34s wall median %7.3f ms  min %7.3f ms   cpu median %7.3f ms", what, w / 1e6, wall[0] / 1e6,
+	       median(cpu, n) / 1e6);
+	if (floor_wall_median)
+		printf("   %.2fx the floor (CPU %.2fx)", (double)w / (double)floor_wall_median,
+		       (double)median(cpu, n) / (double)floor_cpu_median);
+	printf("\n");
+}
+
+/* The floor: one readlinkat per fd, the paths ready, nothing parsed. */
+struct fd_floor {
+	int procfd;
+	char (*paths)[32];
+	int n;
+};
+
+static void floor_init(struct fd_floor *f, const char *root, int procs, int fds)
+{
+	char p[4096];
+	snprintf(p, sizeof p, "%s/proc", root);
+	f->procfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	f->n = procs * fds;
+	f->paths = xcalloc((size_t)f->n, sizeof *f->paths);
+	for (int i = 0; i < procs; i++)
+		for (int k = 0; k < fds; k++)
+			snprintf(f->paths[i * fds + k], sizeof f->paths[0], "%u/fd/%d", 1000u + (unsigned)i, k);
+}
+
+static void floor_run(const struct fd_floor *f)
+{
+	char target[256];
+	for (int i = 0; i < f->n; i++)
+		if (readlinkat(f->procfd, f->paths[i], target, sizeof target) <= 0)
+			abort();
 }
 
 int main(int argc, char **argv)
@@ -126,28 +168,52 @@ int main(int argc, char **argv)
 	printf("tree %s: %d processes x %d fds = %d fds, %d DRM clients\n", root, procs, fds, procs * fds,
 	       drm_procs * 2);
 
-	for (int r = 0; r < runs; r++) {
-		struct drm_scan s;
-		drm_scan_init(&s);
-		uint64_t w = now_monotonic_ns(), c = cpu_ns();
-		drm_scan_refresh(&s, true, 0);
-		wall[r] = now_monotonic_ns() - w;
-		cpu[r] = cpu_ns() - c;
-		drm_scan_free(&s);
-	}
-	report("fd scan, cold (one-shot)", wall, cpu, runs);
-
+	/* the floor takes turns with the cold and the steady scan, run by run */
+	struct fd_floor fl;
+	floor_init(&fl, root, procs, fds);
+	uint64_t *fwall = xcalloc((size_t)runs * 2, sizeof *fwall), *fcpu = xcalloc((size_t)runs * 2, sizeof *fcpu);
+	uint64_t *swall = xcalloc((size_t)runs, sizeof *swall), *scpu = xcalloc((size_t)runs, sizeof *scpu);
 	struct drm_scan s;
 	drm_scan_init(&s);
 	drm_scan_refresh(&s, false, 50000000);
+	floor_run(&fl); /* warm-up: dentries and inodes of the tree */
 	for (int r = 0; r < runs; r++) {
 		uint64_t w = now_monotonic_ns(), c = cpu_ns();
-		drm_scan_refresh(&s, false, 50000000);
+		floor_run(&fl);
+		fwall[2 * r] = now_monotonic_ns() - w;
+		fcpu[2 * r] = cpu_ns() - c;
+
+		struct drm_scan cold;
+		drm_scan_init(&cold);
+		w = now_monotonic_ns(), c = cpu_ns();
+		drm_scan_refresh(&cold, true, 0);
 		wall[r] = now_monotonic_ns() - w;
 		cpu[r] = cpu_ns() - c;
+		drm_scan_free(&cold);
+
+		w = now_monotonic_ns(), c = cpu_ns();
+		floor_run(&fl);
+		fwall[2 * r + 1] = now_monotonic_ns() - w;
+		fcpu[2 * r + 1] = cpu_ns() - c;
+
+		w = now_monotonic_ns(), c = cpu_ns();
+		drm_scan_refresh(&s, false, 50000000);
+		swall[r] = now_monotonic_ns() - w;
+		scpu[r] = cpu_ns() - c;
 	}
 	drm_scan_free(&s);
-	report("fd scan, steady (live, cached)", wall, cpu, runs);
+	close(fl.procfd);
+	free(fl.paths);
+	report("floor (one readlinkat per fd)", fwall, fcpu, runs * 2);
+	floor_wall_median = median(fwall, runs * 2);
+	floor_cpu_median = median(fcpu, runs * 2);
+	report("fd scan, cold (one-shot)", wall, cpu, runs);
+	report("fd scan, steady (live, cached)", swall, scpu, runs);
+	printf("  targets: cold <= 1.5x the floor, steady <= 0.5x\n");
+	free(fwall);
+	free(fcpu);
+	free(swall);
+	free(scpu);
 
 	struct gtm_source_opts o = {.one_shot = true};
 	struct gtm_source_status st = {0};

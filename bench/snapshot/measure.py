@@ -2,6 +2,8 @@
 a scenario for the fake libnvidia-ml.so.1, and measures gputaskman beside ps.
 Every figure is the median of RUNS runs, all in this one run."""
 import os, resource, statistics, subprocess, sys, tempfile, time
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import standins  # noqa: E402  (bench/standins.py)
 
 build = sys.argv[1]
 RUNS = int(os.environ.get("RUNS", "15"))
@@ -26,18 +28,7 @@ try:
             f.write(f"process dev={i % 2} pid={p.pid} list=compute mem={(i + 1) * 1048576} sm={i % 100}\n")
     env = dict(os.environ, LD_LIBRARY_PATH=fake, GTM_FAKE_NVML_SCENARIO=scn)
 
-    # every stand-in has exec'd sleep before anything is timed: the first
-    # runs would otherwise pay for 500 process start-ups going on beside them
-    deadline = time.time() + 10
-    for p in procs:
-        while time.time() < deadline:
-            try:
-                with open(f"/proc/{p.pid}/comm") as f:
-                    if f.read().strip() == "sleep":
-                        break
-            except OSError:
-                break
-            time.sleep(0.001)
+    standins.wait_exec(procs)
     # one warm-up of each, then the programs take turns run by run, so that
     # a change in the machine's load hits all of them alike
     cmds = {"json": [binary, "--once", "--json", "--no-probe"], "text": [binary, "--once", "--no-probe"],

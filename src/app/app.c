@@ -43,7 +43,7 @@ static int check_gpu_index(const struct gtm_snapshot *s, int gpu)
 
 static int run_once(const struct app_options *o)
 {
-	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all_ports = o->all};
+	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all = o->all};
 	struct collector *c;
 	struct gtm_snapshot *s;
 	int rc = 0;

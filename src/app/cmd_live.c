@@ -50,10 +50,17 @@ static void live_close(void *handle)
 	free(h);
 }
 
+/* The `a` key: the handle is the live_handle live_open gave. */
+static void live_set_all(void *handle, bool all)
+{
+	struct live_handle *h = handle;
+	collector_set_all(h->c, all);
+}
+
 int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path)
 {
 	struct live_arg arg = {*o, NULL};
-	struct tui_feed feed = {live_open, live_refresh, live_close, &arg};
+	struct tui_feed feed = {live_open, live_refresh, live_close, &arg, live_set_all};
 	struct rec_writer_opts wo = {0};
 	char err[512], note[512];
 	int status, rc;

@@ -38,6 +38,8 @@ struct collector {
 	struct proc_cache *proc;
 	uint32_t *prio;          /* the driver's PIDs of this refresh, sorted */
 	size_t cap_prio;
+	uint32_t *parents;       /* the GPU runners' parents of the last refresh */
+	size_t n_parents, cap_parents;
 	struct attribute_state *attribute;
 	struct identify_ctx *identify;
 	struct explain_ctx *explain;
@@ -125,19 +127,75 @@ static void filter_uses(struct gtm_raw_uses *uses, int keep)
 }
 
 
+/* Servers start listening after loading a model: AI rows get their ports
+ * (every 2 s in the live view, which also reads other GPU rows' every 10 s:
+ * each look loads the listening sockets, a sock_diag dump), others only
+ * with --all; a row whose fds were not read says so. */
+#define PORTS_AI_EVERY_NS (2ull * 1000000000ull)
+#define PORTS_GPU_EVERY_NS (10ull * 1000000000ull)
+
+static void refresh_ports(struct collector *c, const struct gtm_snapshot *snap, int i)
+{
+	struct gtm_process *p = &snap->processes[i];
+	bool ai = ident_is_ai(p->ident);
+
+	if ((ai || (i < snap->n_gpu_processes && !c->opts.one_shot)) && !c->opts.all)
+		proc_refresh_ports_if_older(c->proc, p,
+					    c->opts.one_shot ? 0 : ai ? PORTS_AI_EVERY_NS : PORTS_GPU_EVERY_NS);
+}
+
+static struct gtm_process *find_pid(struct gtm_snapshot *snap, uint32_t pid, int from)
+{
+	for (int i = from; i < snap->n_processes; i++)
+		if (snap->processes[i].pid == pid)
+			return &snap->processes[i];
+	return NULL;
+}
+
+/* The parents GPU runners serve through (an Ollama runner's API is `ollama
+ * serve`'s): read now when the scan left them without details, identified,
+ * given their ports before the runner is explained, listed beside the GPU
+ * rows, and detailed by the next refresh's scan. */
+static void runner_parents(struct collector *c, struct gtm_snapshot *snap)
+{
+	c->n_parents = 0;
+	for (int i = 0; i < snap->n_gpu_processes; i++) {
+		const struct gtm_process *g = &snap->processes[i];
+		struct gtm_process *q;
+		if (g->ppid <= 1 || !explain_serves_via_parent(g))
+			continue;
+		q = find_pid(snap, g->ppid, snap->n_gpu_processes);
+		if (!q || q->runner_parent)
+			continue;
+		if (!q->detail && proc_detail_load(c->proc, q) == 1)
+			snap->n_procs_uninspectable++;
+		q->runner_parent = true;
+		c->parents = grow_array(c->parents, sizeof *c->parents, &c->cap_parents, c->n_parents);
+		c->parents[c->n_parents++] = q->pid;
+		if (q->detail)
+			identify_process(c->identify, q);
+		refresh_ports(c, snap, (int)(q - snap->processes));
+	}
+}
+
+/* GPU rows first, then the parents they serve through, then the rest that
+ * has details (every row with --all). */
 static void enrich_processes(struct collector *c, struct gtm_snapshot *snap)
 {
+	for (int i = 0; i < snap->n_gpu_processes && i < snap->n_processes; i++)
+		if (snap->processes[i].detail)
+			identify_process(c->identify, &snap->processes[i]);
+	runner_parents(c, snap);
 	for (int i = 0; i < snap->n_processes; i++) {
 		struct gtm_process *p = &snap->processes[i];
 		if (!p->detail)
 			continue;
-		identify_process(c->identify, p);
-		/* Servers start listening after loading a model: AI rows get their
-		 * ports (every 2 s in the live view, which also reads GPU rows'),
-		 * others only with --all; a row whose fds were not read says so. */
-		bool wants_ports = ident_is_ai(p->ident) || (i < snap->n_gpu_processes && !c->opts.one_shot);
-		if (wants_ports && !c->opts.all_ports)
-			proc_refresh_ports_if_older(c->proc, p, c->opts.one_shot ? 0 : 2000ull * 1000 * 1000);
+		if (i >= snap->n_gpu_processes && !p->runner_parent) {
+			identify_process(c->identify, p);
+			refresh_ports(c, snap, i);
+		} else if (i < snap->n_gpu_processes) {
+			refresh_ports(c, snap, i);
+		}
 		if (explain_uses_environ(p))
 			proc_detail_load_environ(c->proc, p);
 		explain_process(c->explain, snap, p);
@@ -152,14 +210,20 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* In a container, a driver PID that is not ours is paired with local CUDA
- * processes, which takes the whole process list. */
-static bool needs_pairing(const struct collector *c)
+ * processes, which takes the whole process list. A PID the last scan listed
+ * is ours without a look (a /proc lookup of every driver PID at every
+ * refresh cost more than the scan of the processes that matter); any other
+ * is looked up, but for the first scan, whose listing says (defer: the scan
+ * is asked to read every process if one is missing, pair_if_missing). */
+static bool needs_pairing(const struct collector *c, bool defer)
 {
-	if (c->mode != GTM_MODE_CONTAINER)
+	if (c->mode != GTM_MODE_CONTAINER || defer)
 		return false;
-	for (size_t i = 0; i < c->uses.n; i++)
-		if (c->uses.v[i].pid && !proc_pid_exists(c->uses.v[i].pid))
+	for (size_t i = 0; i < c->uses.n; i++) {
+		uint32_t pid = c->uses.v[i].pid;
+		if (pid && !proc_cache_listed(c->proc, pid) && !proc_pid_exists(pid))
 			return true;
+	}
 	return false;
 }
 
@@ -175,17 +239,27 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 		return snap;
 	}
 	struct proc_scan_opts po = {.budget_ns = c->opts.one_shot ? 0 : c->opts.budget_ns};
-	if (c->opts.only_pid && !needs_pairing(c))
+	bool defer = !c->opts.only_pid && !proc_cache_scanned(c->proc);
+	bool pairing = needs_pairing(c, defer);
+	if (c->opts.only_pid && !pairing)
 		po.only_pid = c->opts.only_pid;
-	po.ports_on_demand = !c->opts.all_ports;
+	po.ports_on_demand = !c->opts.all;
 	po.defer_environ = true; /* read for the rows identification finds a runtime in */
+	/* what ps reads is all a process gets unless it matters: the sources' PIDs
+	 * (GPU users), the runners' parents; every local CUDA candidate when host
+	 * PIDs are to be paired; everything with --all */
+	po.details_priority_only = !c->opts.all && !pairing && !po.only_pid;
+	po.pair_if_missing = defer && c->mode == GTM_MODE_CONTAINER;
 	/* the driver's PIDs are the rows shown first: never left undetailed by the budget */
-	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, c->uses.n);
+	size_t n_prio = c->uses.n + c->n_parents;
+	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, n_prio);
 	for (size_t i = 0; i < c->uses.n; i++)
 		c->prio[i] = c->uses.v[i].pid;
-	qsort(c->prio, c->uses.n, sizeof *c->prio, cmp_u32);
+	if (c->n_parents)
+		memcpy(c->prio + c->uses.n, c->parents, c->n_parents * sizeof *c->parents);
+	qsort(c->prio, n_prio, sizeof *c->prio, cmp_u32);
 	po.priority_pids = c->prio;
-	po.n_priority = c->uses.n;
+	po.n_priority = n_prio;
 	if (proc_cache_scan(c->proc, snap, &po) != 0) {
 		snap->procs_unlisted = true;
 		snapshot_add_note(snap, "cannot list /proc: processes are not shown");
@@ -200,6 +274,11 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	return snap;
 }
 
+void collector_set_all(struct collector *c, bool all)
+{
+	c->opts.all = all;
+}
+
 void collector_free(struct collector *c)
 {
 	if (!c)
@@ -209,6 +288,7 @@ void collector_free(struct collector *c)
 			c->sources[i].ops->close(c->sources[i].priv);
 	raw_uses_free(&c->uses);
 	free(c->prio);
+	free(c->parents);
 	proc_cache_free(c->proc);
 	attribute_state_free(c->attribute);
 	identify_ctx_free(c->identify);

@@ -15,7 +15,11 @@ struct collector_opts {
 	int gpu_filter;       /* -1 = all devices; else only this device index */
 	uint64_t budget_ns;   /* per-refresh budget for slow work (maps, fds) in the live view */
 	bool no_probe;        /* never probe local servers */
-	bool all_ports;       /* listening ports for every process (--all), not only GPU and AI ones */
+	bool all;             /* --all: every process's details (command line, executable, maps) and
+	                       * listening ports; by default only the processes that matter get more
+	                       * than ps reads: GPU users (driver-listed, DRM/KFD clients), the parent
+	                       * of a GPU runner, and in a container with host PIDs to pair, every
+	                       * local CUDA candidate */
 	bool devices_only;    /* devices and their readings only: no /proc scan (inspect MODEL's fit check) */
 	uint32_t only_pid;    /* inspect PID: detail just this process (the full scan still runs in a
 	                       * container, where pairing host PIDs needs every CUDA process) */
@@ -26,6 +30,9 @@ struct collector;
 struct collector *collector_new(const struct collector_opts *o);
 /* A new snapshot, owned by the caller (snapshot_free). Never NULL. */
 struct gtm_snapshot *collector_refresh(struct collector *c);
+/* Turns --all on or off for the next refreshes (the live view's `a` key); on
+ * the thread that refreshes. */
+void collector_set_all(struct collector *c, bool all);
 void collector_free(struct collector *c);
 
 #endif

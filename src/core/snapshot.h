@@ -141,7 +141,10 @@ struct gtm_process {
 	int n_ports;
 	bool ports_read;         /* false: not looked at (JSON null), not "none" */
 
-	struct gtm_proc_detail *detail; /* NULL when not inspectable or host-only */
+	struct gtm_proc_detail *detail; /* NULL when not inspectable, host-only, or not read: a process
+	                                 * that uses no GPU gets only what ps reads (--all reads all) */
+	bool runner_parent;      /* the parent of a GPU runner (Ollama's server): listed beside the
+	                          * GPU rows */
 
 	struct gtm_gpu_use *uses;
 	int n_uses;

@@ -219,3 +219,8 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 	ex_adapters_explain(c, p, e);
 	p->explain = e;
 }
+
+bool explain_serves_via_parent(const struct gtm_process *p)
+{
+	return ex_is_ollama_runner(p);
+}

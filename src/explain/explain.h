@@ -151,6 +151,9 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 /* Whether explain_process looks at p's environment (OLLAMA_HOST, OLLAMA_LOGS,
  * an app's HOME): the collector reads a deferred one first. */
 bool explain_uses_environ(const struct gtm_process *p);
+/* Whether p (identified) serves through its parent: an Ollama runner, whose
+ * API is `ollama serve`'s. The collector reads and lists that parent. */
+bool explain_serves_via_parent(const struct gtm_process *p);
 
 void explain_free(struct gtm_explain *e);
 void ex_add_note(struct gtm_explain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -31,6 +31,14 @@ struct proc_scan_opts {
 	                       * proc_refresh_ports for the rows that matter (GPU and AI) */
 	bool defer_environ;   /* read no environ while scanning: the caller asks
 	                       * proc_detail_load_environ for the rows that need it */
+	bool details_priority_only; /* details only for priority_pids, and rows only for them and
+	                             * their parents (the rest only counted in n_procs_total); a
+	                             * parent's row comes from its stat alone, as ps reads it
+	                             * (detail NULL, a cached one dropped): proc_detail_load
+	                             * reads one later */
+	bool pair_if_missing; /* with details_priority_only: a priority PID the listing lacks (a
+	                       * host PID in a container) turns it off for this scan, since
+	                       * pairing looks at every process */
 };
 
 struct proc_cache *proc_cache_new(void);
@@ -52,14 +60,31 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
  * process's fds cannot be read (exited, refused); p is then left as it was. */
 int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p);
 
+/* Whether the last scan listed PID (a process of this /proc, not a thread);
+ * false before the first scan. */
+bool proc_cache_listed(struct proc_cache *c, uint32_t pid);
+/* Whether any scan ran yet. */
+bool proc_cache_scanned(const struct proc_cache *c);
+
 /* Whether a PID is a process in this /proc (root-prefixed): its folder exists
  * and, where status is readable, its Tgid is itself (/proc/TID of a thread
  * resolves too, though readdir never lists it). */
 bool proc_pid_exists(uint32_t pid);
 /* proc_refresh_ports, unless this process's ports were read less than
  * max_age_ns ago (the live view refreshes GPU and AI rows' ports every
- * couple of seconds, not at every frame). Returns 1 when it kept them. */
+ * couple of seconds, not at every frame), or the set of listening loopback
+ * sockets is what it was when its fds were last read, less than
+ * PROC_PORTS_MAX_AGE_NS ago (a process gains or loses a port only with a
+ * listener appearing or going, but for a socket passed to it or inherited:
+ * the age bounds that). Returns 1 when it kept them. */
+#define PROC_PORTS_MAX_AGE_NS (30ull * 1000000000ull)
 int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns);
+
+/* Reads the detail of a row the scan left without one (details_priority_only)
+ * now, and keeps it in the cache. Returns 0 (p->detail set, a new reference),
+ * 1 when the kernel refused part of it (p->detail set too), or -1 when the
+ * process is gone, was reused, or is not in the cache. */
+int proc_detail_load(struct proc_cache *c, struct gtm_process *p);
 
 /* Reads the environment a scan deferred (proc_scan_opts.defer_environ) into
  * p's detail, once: kept only if the PID's start time is still the row's

@@ -186,10 +186,8 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 
 bool view_lists_process(const struct gtm_snapshot *s, int i, bool all)
 {
-	if (all || i < s->n_gpu_processes)
-		return true;
-	/* An AI runtime on the CPU is still what the user asks about. */
-	return s->processes[i].ident && ident_is_ai(s->processes[i].ident);
+	/* an AI runtime that uses no GPU is CPU work: listed with --all only */
+	return all || i < s->n_gpu_processes || s->processes[i].runner_parent;
 }
 
 static void jw_time_ns(struct jw *w, const char *key, uint64_t ns)

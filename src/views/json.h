@@ -8,7 +8,8 @@
 #include "core/snapshot.h"
 #include "views/json_writer.h"
 
-/* Which process rows a view lists: GPU rows (and AI processes), or all. */
+/* Which process rows a view lists: GPU rows and the parents GPU runners serve
+ * through (Ollama's server), or all. */
 bool view_lists_process(const struct gtm_snapshot *s, int i, bool all);
 
 /* A process's members, inside an object the caller has begun (inspect PID

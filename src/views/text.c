@@ -115,7 +115,7 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	char when[32];
 	time_t t = (time_t)(s->taken_at_ns / 1000000000ull);
 	struct tm tm;
-	int listed = 0, hidden = 0;
+	int listed = 0, hidden = 0, local = 0;
 
 	localtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
@@ -133,6 +133,7 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 
 	fprintf(out, "%-10s %-16s %-4s %11s %11s %6s  %s\n", "PID", "NAME", "GPU", "VRAM", "SPILL", "LOAD", "LISTS");
 	for (int i = 0; i < s->n_processes; i++) {
+		local += s->processes[i].pid != 0;
 		if (!view_lists_process(s, i, all)) {
 			hidden++;
 			continue;
@@ -148,6 +149,9 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 		fprintf(out, "\n%d process%s seen, %d not inspectable (other users' processes need root)%s",
 			s->n_procs_total, s->n_procs_total == 1 ? "" : "es", s->n_procs_uninspectable,
 			s->partial_scan ? ", scan cut short (partial)" : "");
+	/* the scan gives no row to a process no view lists (but with --all) */
+	if (!s->procs_unlisted && s->n_procs_total > local)
+		hidden += s->n_procs_total - local;
 	if (hidden)
 		fprintf(out, "; %d without GPU use not listed (--all lists them)", hidden);
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, H:PID host process outside this container;"

@@ -12,7 +12,9 @@
  *   status (for the effective uid of non-dumpable processes, whose /proc
  *   files root owns), maps, environ (first 64 KiB, cut at the last whole
  *   entry; with defer_environ only when asked, which the collector does for
- *   processes in which a runtime was found) and the socket fds. Kernel
+ *   processes in which a runtime was found) and the socket fds; with
+ *   details_priority_only (the collector's default) only for the priority
+ *   PIDs, every other process getting what ps reads, its stat. Kernel
  *   threads get an empty detail without these reads. A cold scan of many
  *   processes spreads these reads over up to 4 threads (core/parallel.h). This slow work stops when the budget
  *   runs out; the rest keep their cached detail (new ones get none yet) and
@@ -56,8 +58,16 @@
  * readdir returns for free, changes when a PID is reused (procfs makes a new
  * inode for a new task), so identity never rests on a stale read. Fixture
  * roots, whose folders keep their inode when a test rewrites them, are always
- * read in full. */
+ * read in full. With details_priority_only a process that is not a priority
+ * PID keeps the stat of its first sight for as long as its inode stays: no
+ * view shows it (--all and the live view's `a` turn the rule off). Such a
+ * scan lists /proc itself only every PROC_LIST_PERIOD_NS (a listing of 400
+ * PIDs costs more than the rest of a steady refresh: 0.4 ms, mostly the
+ * kernel's dentry lookups); in between it looks up the priority PIDs and
+ * their parents by their /proc inode, evicts nothing and keeps the last
+ * listing's n_procs_total and n_procs_uninspectable. */
 #define PROC_STAT_PERIOD_NS (2000ull * 1000 * 1000)
+#define PROC_LIST_PERIOD_NS (10ull * 1000000000ull)
 #define PROC_STAT_STAGGER_NS (250ull * 1000 * 1000)
 
 /* Rescan rule (issue 2): resident memory change, or age, since the last read

@@ -23,10 +23,19 @@ struct proc_cache *proc_cache_new(void)
 	return c;
 }
 
+void proc_entry_release(struct proc_entry *e)
+{
+	proc_detail_unref(e->detail);
+	e->detail = NULL;
+	if (e->pidfd_slot > 0)
+		close(e->pidfd_slot - 1);
+	e->pidfd_slot = 0;
+}
+
 static void entries_clear(struct proc_cache *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		proc_detail_unref(c->entries[i].detail);
+		proc_entry_release(&c->entries[i]);
 	c->n = 0;
 	for (size_t i = 0; i < c->n_index; i++)
 		c->index[i] = -1;
@@ -47,6 +56,8 @@ void proc_cache_free(struct proc_cache *c)
 		free(c->worker_io[k]);
 	free(c->io);
 	free(c->items);
+	free(c->parents);
+	free(c->pfds);
 	free(c);
 }
 
@@ -108,7 +119,7 @@ void proc_entry_reset(struct proc_entry *e, uint64_t start_time)
 {
 	uint32_t pid = e->pid;
 
-	proc_detail_unref(e->detail);
+	proc_entry_release(e);
 	memset(e, 0, sizeof *e);
 	e->pid = pid;
 	e->start_time = start_time;
@@ -121,7 +132,7 @@ void proc_cache_evict(struct proc_cache *c)
 
 	for (size_t i = 0; i < c->n; i++) {
 		if (c->entries[i].gen != c->gen) {
-			proc_detail_unref(c->entries[i].detail);
+			proc_entry_release(&c->entries[i]);
 			continue;
 		}
 		if (k != i)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/types.h>
 
 #include "core/parallel.h"
@@ -47,6 +48,7 @@ struct proc_listeners {
 	struct proc_listener *v; /* sorted by inode after proc_listeners_finish */
 	size_t n, cap;
 	uint64_t gen;            /* the scan generation they were read in */
+	uint64_t sig;            /* a hash of the (inode, port) set: unchanged, so is every port */
 	bool loaded;
 };
 /* Adds one /proc/net/tcp(6) line when it is a loopback listener. */
@@ -95,7 +97,9 @@ struct proc_entry {
 	bool has_status_uid;
 	uid_t status_uid;        /* effective uid from status, read when stat_uid is 0 */
 	ino_t ino;               /* inode of /proc/PID at the last stat read (0 unknown) */
-	uint64_t ports_at_ns;    /* when proc_refresh_ports last read them (the cache's clock) */
+	uint64_t ports_at_ns;    /* when proc_refresh_ports last checked them (the cache's clock) */
+	uint64_t ports_fds_at_ns; /* when it last read the fds for them */
+	uint64_t ports_sig;      /* the listeners' sig at that read */
 	bool ports_read;         /* ports[] holds a reading (at a detail read or a refresh) */
 	bool have_stat;
 	uint64_t stat_at_ns;     /* when last_stat was read (the cache's clock) */
@@ -104,6 +108,7 @@ struct proc_entry {
 	uint64_t detail_at_ns;
 	uint16_t ports[PROC_MAX_PORTS];
 	int n_ports;
+	int pidfd_slot;          /* a pidfd of this process + 1 (0: none): live priority PIDs only */
 };
 
 /* One PID of a scan (proc_scan.c): what its phases found. */
@@ -130,6 +135,13 @@ struct proc_cache {
 	char *worker_io[PARALLEL_MAX_WORKERS]; /* the same, one per scan worker ([0] is io) */
 	struct scan_item *items; /* the scan's PIDs, kept between scans */
 	size_t n_items, items_cap;
+	uint32_t *parents;       /* a scan's scratch: its priority PIDs' parents */
+	size_t parents_cap;
+	uint64_t listed_at_ns;   /* the last full listing of /proc by a live priority-only scan */
+	int listed_total;        /* the processes it saw */
+	int listed_uninspectable; /* and of those, the uninspectable */
+	struct pollfd *pfds;     /* a targeted scan's scratch: the pidfds it polls */
+	size_t pfds_cap;
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
@@ -137,6 +149,8 @@ struct proc_cache {
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
+/* What an entry holds (its detail, its pidfd), let go. */
+void proc_entry_release(struct proc_entry *e);
 struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_t start_time);
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);

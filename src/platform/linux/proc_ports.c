@@ -37,8 +37,13 @@ static int by_inode(const void *a, const void *b)
 
 void proc_listeners_finish(struct proc_listeners *t)
 {
+	uint64_t h = 1469598103934665603ull; /* FNV-1a over the sorted set */
+
 	if (t->n > 1)
 		qsort(t->v, t->n, sizeof *t->v, by_inode);
+	for (size_t i = 0; i < t->n; i++)
+		h = (h ^ (t->v[i].inode * 65537u + t->v[i].port)) * 1099511628211ull;
+	t->sig = h;
 	t->loaded = true;
 }
 

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/parallel.h"
@@ -33,8 +35,13 @@ struct scan_state {
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
 	bool ports_on_demand;
 	bool defer_environ;
+	bool priority_only;      /* details only for the priority PIDs, rows only for them and
+	                          * their parents */
 	const uint32_t *priority;
 	size_t n_priority;
+	uint32_t *parents;       /* sorted: the priority PIDs' parents (priority_only) */
+	size_t n_parents;
+	bool parents_known;      /* a later batch of items keeps them */
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -154,11 +161,14 @@ static void add_row(struct scan_state *s, const struct proc_entry *e, const stru
 }
 
 /* A known process whose /proc inode is unchanged keeps its last stat for a
- * while (proc.h: PROC_STAT_PERIOD_NS). */
+ * while (proc.h: PROC_STAT_PERIOD_NS); one that matters to no view (not a
+ * priority PID, with details_priority_only) for as long as the inode stays. */
 static bool stat_fresh(const struct scan_state *s, const struct proc_entry *e, ino_t ino)
 {
 	if (!s->trust_ino || !e || !e->have_stat || ino == 0 || e->ino != ino)
 		return false;
+	if (s->priority_only && !is_priority(s, e->pid))
+		return true;
 	return s->now - e->stat_at_ns < PROC_STAT_PERIOD_NS + (e->pid % 8) * PROC_STAT_STAGGER_NS;
 }
 
@@ -179,6 +189,19 @@ static void stat_item(void *ctx, size_t i, int worker)
 		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &it->st, &it->uid);
 }
 
+/* Whether this process's details are read at all: with priority_only, what
+ * ps reads (its stat) is all a process that uses no GPU gets, and a detail
+ * read while it mattered is dropped. */
+static bool wants_detail(const struct scan_state *s, struct proc_entry *e)
+{
+	if (!s->priority_only || is_priority(s, e->pid))
+		return true;
+	proc_entry_release(e);
+	e->detailed = false;
+	e->denied = false;
+	return false;
+}
+
 /* Phase 2, in order: the cache takes the stats (inserting moves entries, so
  * items keep an index) and the due details are counted. */
 static size_t apply_stats(struct scan_state *s)
@@ -194,6 +217,12 @@ static size_t apply_stats(struct scan_state *s)
 		if (it->stat == ITEM_FRESH) {
 			e->gen = c->gen;
 			it->entry = (uint32_t)(e - c->entries);
+			/* a known process that just started to matter (a GPU user now) */
+			if (wants_detail(s, e) && !e->detailed) {
+				it->st = e->last_stat;
+				it->detail = DETAIL_DUE;
+				due++;
+			}
 			continue;
 		}
 		c->stat_reads++;
@@ -210,7 +239,7 @@ static size_t apply_stats(struct scan_state *s)
 		e->stat_at_ns = s->now;
 		e->last_stat = it->st;
 		it->entry = (uint32_t)(e - c->entries);
-		if (rescan_due(e, rss_bytes(c, &it->st), s->now)) {
+		if (wants_detail(s, e) && rescan_due(e, rss_bytes(c, &it->st), s->now)) {
 			it->detail = DETAIL_DUE;
 			due++;
 		}
@@ -241,24 +270,56 @@ static void detail_item(void *ctx, size_t i, int worker)
 	e->detail_at_ns = s->now;
 }
 
+/* With priority_only, the parents of the priority PIDs (from their stat),
+ * sorted: they get rows (an Ollama runner serves through its parent). */
+static void collect_parents(struct scan_state *s)
+{
+	if (s->parents_known)
+		return;
+	s->n_parents = 0;
+	if (!s->priority_only)
+		return;
+	for (size_t i = 0; i < s->n_items; i++) {
+		const struct scan_item *it = &s->items[i];
+		if ((it->stat != ITEM_FRESH && it->stat != STAT_OK) || !is_priority(s, it->pid))
+			continue;
+		const struct proc_entry *e = &s->c->entries[it->entry];
+		uint32_t ppid = it->stat == ITEM_FRESH ? e->last_stat.ppid : it->st.ppid;
+		if (ppid > 1) {
+			s->parents = grow_array(s->parents, sizeof *s->parents, &s->c->parents_cap, s->n_parents);
+			s->parents[s->n_parents++] = ppid;
+		}
+	}
+	if (s->n_parents > 1)
+		qsort(s->parents, s->n_parents, sizeof *s->parents, pid_cmp);
+	s->c->parents = s->parents;
+}
+
+/* Whether a process gets a row: every one, or with priority_only what a view
+ * lists or may need (a priority PID, a priority PID's parent). */
+static bool wants_row(const struct scan_state *s, uint32_t pid)
+{
+	return !s->priority_only || is_priority(s, pid) ||
+	       (s->n_parents && bsearch(&pid, s->parents, s->n_parents, sizeof pid, pid_cmp));
+}
+
 /* Phase 4, in order: the snapshot's rows. */
 static void add_rows(struct scan_state *s)
 {
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct scan_item *it = &s->items[i];
 		struct proc_entry *e;
+		bool fresh = it->stat == ITEM_FRESH;
 
 		switch (it->stat) {
 		case ITEM_FRESH:
-			e = &s->c->entries[it->entry];
-			add_row(s, e, &e->last_stat, e->stat_uid, rss_bytes(s->c, &e->last_stat));
-			continue;
+		case STAT_OK:
+			break;
 		case STAT_DENIED: /* a process we may not even list: counted, no row */
 			s->snap->n_procs_total++;
 			s->snap->n_procs_uninspectable++;
 			continue;
-		case STAT_GONE:
-		case ITEM_UNREAD: /* never: the stat phase read every one */
+		default: /* STAT_GONE; ITEM_UNREAD never: the stat phase read every one */
 			continue;
 		}
 		e = &s->c->entries[it->entry];
@@ -268,7 +329,14 @@ static void add_rows(struct scan_state *s)
 		}
 		if (it->detail == DETAIL_SKIPPED)
 			s->snap->partial_scan = true;
-		add_row(s, e, &it->st, it->uid, rss_bytes(s->c, &it->st));
+		if (!wants_row(s, e->pid)) {
+			s->snap->n_procs_total++; /* seen, and no view lists it */
+			continue;
+		}
+		if (fresh)
+			add_row(s, e, &e->last_stat, e->stat_uid, rss_bytes(s->c, &e->last_stat));
+		else
+			add_row(s, e, &it->st, it->uid, rss_bytes(s->c, &it->st));
 	}
 }
 
@@ -301,6 +369,7 @@ static void scan_items(struct scan_state *s)
 		proc_cache_worker_io(c, workers);
 		parallel_for(s->n_items, workers, detail_item, s);
 	}
+	collect_parents(s);
 	add_rows(s);
 }
 
@@ -314,12 +383,116 @@ static void push_item(struct scan_state *s, uint32_t pid, ino_t ino)
 	s->n_items = c->n_items;
 }
 
+/* Whether a priority PID is missing from the items readdir listed. */
+static bool priority_missing(const struct scan_state *s)
+{
+	uint32_t *pids = xmalloc((s->n_items ? s->n_items : 1) * sizeof *pids);
+	bool missing = false;
+
+	for (size_t i = 0; i < s->n_items; i++)
+		pids[i] = s->items[i].pid;
+	qsort(pids, s->n_items, sizeof *pids, pid_cmp);
+	for (size_t i = 0; i < s->n_priority && !missing; i++)
+		missing = !bsearch(&s->priority[i], pids, s->n_items, sizeof *pids, pid_cmp);
+	free(pids);
+	return missing;
+}
+
+/* The inode of /proc/PID, or 0 when it is gone. */
+static ino_t pid_ino(int procfd, uint32_t pid)
+{
+	char name[16];
+	struct stat st;
+	snprintf(name, sizeof name, "%u", pid);
+	return fstatat(procfd, name, &st, 0) == 0 ? st.st_ino : 0;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* A priority PID known by its /proc inode gets a pidfd: the process it names
+ * cannot change while the pidfd does not report an exit (a PID is reused
+ * only after its process is gone), so one poll replaces an fstatat per PID.
+ * The inode is checked again after the open: a reuse in between shows. */
+static void hold_pidfd(int procfd, struct proc_entry *e)
+{
+	if (e->pidfd_slot || !e->ino || e->gen == 0)
+		return;
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)e->pid, 0);
+	if (fd < 0)
+		return; /* before Linux 5.3, or no more fds: looked up by inode */
+	if (pid_ino(procfd, e->pid) != e->ino) {
+		close(fd);
+		return;
+	}
+	e->pidfd_slot = fd + 1;
+}
+
+/* The live view between full listings: the priority PIDs (a poll of their
+ * pidfds, an fstatat of /proc/PID for those without one), then their parents
+ * by inode; everything else keeps its entry (no eviction) and the count of
+ * the last listing. */
+static void scan_targeted(struct scan_state *s)
+{
+	struct proc_cache *c = s->c;
+	size_t n = 0;
+	ino_t ino;
+
+	for (size_t i = 0; i < s->n_priority; i++) {
+		struct proc_entry *e = proc_cache_find(c, s->priority[i]);
+		if (e && e->pidfd_slot && (i == 0 || s->priority[i] != s->priority[i - 1])) {
+			c->pfds = grow_array(c->pfds, sizeof *c->pfds, &c->pfds_cap, n);
+			c->pfds[n++] = (struct pollfd){.fd = e->pidfd_slot - 1, .events = POLLIN};
+		}
+	}
+	if (n && poll(c->pfds, (nfds_t)n, 0) < 0)
+		for (size_t k = 0; k < n; k++)
+			c->pfds[k].revents = POLLERR; /* no answer: look them up */
+	for (size_t i = 0, k = 0; i < s->n_priority; i++) {
+		if (i > 0 && s->priority[i] == s->priority[i - 1])
+			continue;
+		struct proc_entry *e = proc_cache_find(c, s->priority[i]);
+		if (e && e->pidfd_slot) {
+			bool exited = c->pfds[k++].revents != 0;
+			if (!exited) {
+				push_item(s, e->pid, e->ino);
+				continue;
+			}
+			close(e->pidfd_slot - 1);
+			e->pidfd_slot = 0;
+		}
+		if ((ino = pid_ino(s->procfd, s->priority[i])))
+			push_item(s, s->priority[i], ino);
+	}
+	scan_items(s);
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct proc_entry *e = proc_cache_find(c, s->items[i].pid);
+		if (e && e->gen == c->gen)
+			hold_pidfd(s->procfd, e);
+	}
+	s->parents_known = true;
+	c->n_items = 0;
+	for (size_t i = 0; i < s->n_parents; i++)
+		if ((i == 0 || s->parents[i] != s->parents[i - 1]) && !is_priority(s, s->parents[i]) &&
+		    (ino = pid_ino(s->procfd, s->parents[i])))
+			push_item(s, s->parents[i], ino);
+	s->n_items = c->n_items;
+	if (c->n_items)
+		scan_items(s);
+	if (s->snap->n_procs_total < c->listed_total)
+		s->snap->n_procs_total = c->listed_total;
+	if (s->snap->n_procs_uninspectable < c->listed_uninspectable)
+		s->snap->n_procs_uninspectable = c->listed_uninspectable;
+}
+
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
-	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0};
+	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0, .parents = c->parents};
 	uint32_t only = o ? o->only_pid : 0;
 	s.ports_on_demand = o && o->ports_on_demand;
 	s.defer_environ = o && o->defer_environ;
+	s.priority_only = o && o->details_priority_only;
 	s.priority = o ? o->priority_pids : NULL;
 	s.n_priority = o ? o->n_priority : 0;
 	struct dirent *de;
@@ -346,15 +519,54 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 			push_item(&s, snap->processes[snap->n_processes - 1].ppid, 0);
 			scan_items(&s);
 		}
+	} else if (s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS) {
+		scan_targeted(&s);
+		closedir(d);
+		return 0;
 	} else {
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))
 				push_item(&s, pid, de->d_ino);
+		if (s.priority_only && o->pair_if_missing && priority_missing(&s))
+			s.priority_only = false;
 		scan_items(&s);
+		c->listed_total = snap->n_procs_total;
+		c->listed_uninspectable = snap->n_procs_uninspectable;
+		c->listed_at_ns = s.trust_ino && s.priority_only ? (s.now ? s.now : 1) : 0;
 	}
 	closedir(d);
 	proc_cache_evict(c);
 	return 0;
+}
+
+bool proc_cache_scanned(const struct proc_cache *c)
+{
+	return c->gen > 0;
+}
+
+bool proc_cache_listed(struct proc_cache *c, uint32_t pid)
+{
+	const struct proc_entry *e = proc_cache_find(c, pid);
+	return e && e->gen == c->gen;
+}
+
+int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
+{
+	struct proc_entry *e = c && p && p->pid ? proc_cache_find(c, p->pid) : NULL;
+	int procfd = e ? proc_cache_procfd(c) : -1;
+
+	if (!e || e->start_time != p->start_time || procfd < 0)
+		return -1;
+	if (!e->detailed) {
+		if (proc_detail_read(procfd, c->io, NULL, e, (e->last_stat.flags & PROC_PF_KTHREAD) != 0, true) !=
+		    PROC_DETAIL_OK)
+			return -1;
+		e->detail_rss = rss_bytes(c, &e->last_stat);
+		e->detail_at_ns = c->clock();
+	}
+	proc_detail_unref(p->detail);
+	p->detail = proc_detail_ref(e->detail);
+	return e->denied ? 1 : 0;
 }
 
 int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
@@ -381,17 +593,35 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 		memcpy(e->ports, ports, (size_t)n * sizeof *ports);
 		e->n_ports = n;
 		e->ports_read = true;
+		e->ports_sig = t->sig;
+		e->ports_fds_at_ns = c->clock();
 	}
 	return 0;
+}
+
+/* The listeners are the set they were at this entry's last fd read. */
+static bool listeners_unchanged(struct proc_cache *c, const struct proc_entry *e, uint64_t now)
+{
+	int procfd;
+
+	if (!e->ports_read || now - e->ports_fds_at_ns >= PROC_PORTS_MAX_AGE_NS)
+		return false;
+	procfd = proc_cache_procfd(c);
+	return procfd >= 0 && proc_cache_listeners(c, procfd)->sig == e->ports_sig;
 }
 
 int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns)
 {
 	struct proc_entry *e = c && p && p->pid ? proc_cache_find(c, p->pid) : NULL;
 	uint64_t now = c ? c->clock() : 0;
+	bool known = max_age_ns && e && e->start_time == p->start_time && e->ports_at_ns;
 
-	if (max_age_ns && e && e->start_time == p->start_time && e->ports_at_ns && now - e->ports_at_ns < max_age_ns)
+	if (known && now - e->ports_at_ns < max_age_ns)
 		return 1;
+	if (known && listeners_unchanged(c, e, now)) {
+		e->ports_at_ns = now ? now : 1;
+		return 1;
+	}
 	int r = proc_refresh_ports(c, p);
 	if (r == 0 && e && e->start_time == p->start_time)
 		e->ports_at_ns = now ? now : 1;

@@ -20,6 +20,7 @@ struct live {
 	pthread_cond_t cv;
 	struct gtm_snapshot *pending; /* finished, not yet taken by the UI */
 	bool paused, quit, done;
+	bool all, all_changed;        /* the `a` key, for the feed's next refresh */
 	const struct tui_feed *feed;
 	uint64_t interval_ns;
 };
@@ -37,7 +38,7 @@ static void wait_next(struct live *l, uint64_t started_ns)
 {
 	struct timespec ts;
 	deadline_after(&ts, started_ns, l->interval_ns);
-	while (!l->quit) {
+	while (!l->quit && !(l->all_changed && !l->paused)) { /* `a`: refresh at once */
 		if (l->paused) {
 			pthread_cond_wait(&l->cv, &l->mu);
 			if (!l->paused)
@@ -59,7 +60,11 @@ static void *collect_main(void *arg)
 		uint64_t started = now_monotonic_ns();
 		if (!l->paused) {
 			struct gtm_snapshot *s, *old = NULL;
+			bool all = l->all, all_changed = l->all_changed;
+			l->all_changed = false;
 			pthread_mutex_unlock(&l->mu);
+			if (all_changed && l->feed->set_all)
+				l->feed->set_all(h, all);
 			s = l->feed->collect(h);
 			pthread_mutex_lock(&l->mu);
 			/* A snapshot finished after p was pressed is dropped: values freeze. */
@@ -137,9 +142,11 @@ static int read_keys(struct live *l, struct tui_view *v)
 
 	while (term_read(&ev)) {
 		int a = ev.mouse >= 0 ? tui_view_mouse(v, ev.y, ev.x, (enum tui_mouse)ev.mouse) : tui_view_key(v, ev.key);
-		if (a & TUI_ACT_PAUSE) {
+		if ((a & TUI_ACT_PAUSE) || v->st.all != l->all) {
 			pthread_mutex_lock(&l->mu);
 			l->paused = v->st.paused;
+			l->all_changed |= v->st.all != l->all;
+			l->all = v->st.all;
 			pthread_cond_broadcast(&l->cv);
 			pthread_mutex_unlock(&l->mu);
 		}

@@ -7,12 +7,15 @@
 
 #include "core/snapshot.h"
 
-/* Where snapshots come from. All three run on the collection thread. */
+/* Where snapshots come from. All four run on the collection thread. */
 struct tui_feed {
 	void *(*open)(const void *arg);
 	struct gtm_snapshot *(*collect)(void *handle); /* never NULL */
 	void (*close)(void *handle);
 	const void *arg;
+	/* the `a` key: every process, or only those that matter, from the next
+	 * refresh on (which then comes at once); may be NULL */
+	void (*set_all)(void *handle, bool all);
 };
 
 /* Runs the view on the terminal until q. Returns 0, or 1 when the terminal

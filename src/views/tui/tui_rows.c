@@ -6,6 +6,7 @@
 
 #include "core/format.h"
 #include "core/util.h"
+#include "views/json.h"
 #include "views/tui/tui_ident.h"
 
 const char *tui_sort_name(enum tui_sort s)
@@ -110,19 +111,19 @@ void tui_rows_scratch_free(struct tui_rows_scratch *sc)
 int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx,
 		    struct tui_rows_scratch *scratch)
 {
-	int n = all ? s->n_processes : s->n_gpu_processes;
 	struct tui_rows_scratch local = {0}, *sc = scratch ? scratch : &local;
 	struct sort_key *keys;
+	int n = 0;
 
-	if (n > s->n_processes)
-		n = s->n_processes;
-	if (n <= 0)
+	if (s->n_processes <= 0)
 		return 0;
-	sc->keys = grow_array(sc->keys, sizeof *keys, &sc->cap, (size_t)n - 1);
+	sc->keys = grow_array(sc->keys, sizeof *keys, &sc->cap, (size_t)s->n_processes - 1);
 	keys = sc->keys;
-	for (int i = 0; i < n; i++) {
-		keys[i].idx = i;
-		key_of(&s->processes[i], sort, &keys[i]);
+	for (int i = 0; i < s->n_processes; i++) {
+		if (!view_lists_process(s, i, all))
+			continue;
+		keys[n].idx = i;
+		key_of(&s->processes[i], sort, &keys[n++]);
 	}
 	qsort(keys, (size_t)n, sizeof *keys, sort == TUI_SORT_NAME ? cmp_names : cmp_keys);
 	for (int i = 0; i < n; i++)

@@ -31,8 +31,9 @@ struct tui_rows_scratch {
 void tui_rows_scratch_free(struct tui_rows_scratch *sc);
 
 /* Fills idx (capacity s->n_processes) with the indices of the rows to show:
- * the GPU rows, or every collected process when `all`, sorted by `sort`
- * (largest first, N/A last; names A→Z). scratch may be NULL. Returns the count. */
+ * those view_lists_process lists (GPU rows, the parents GPU runners serve
+ * through; every collected process when `all`), sorted by `sort` (largest
+ * first, N/A last; names A→Z). scratch may be NULL. Returns the count. */
 int tui_rows_select(const struct gtm_snapshot *s, bool all, enum tui_sort sort, int *idx,
 		    struct tui_rows_scratch *scratch);
 

@@ -301,6 +301,24 @@ EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t h, unsigned *v) { LOCKED(
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_PCIE_GEN, v)); }
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_PCIE_WIDTH, v)); }
 
+/* Entry points gputaskman never calls but nvtop needs to start (bench/compare
+ * runs it on this double): a valid handle gets NOT_SUPPORTED. */
+static nvmlReturn_t do_unsupported(const char *fn, nvmlDevice_t h)
+{
+	struct fake_device *d;
+	unsigned i;
+	nvmlReturn_t r = enter_dev(fn, h, &d, &i);
+	return r != NVML_SUCCESS ? r : NVML_ERROR_NOT_SUPPORTED;
+}
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t h, unsigned *v) { (void)v; LOCKED(do_unsupported(__func__, h)); }
+EXPORT nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t h, unsigned *v) { (void)v; LOCKED(do_unsupported(__func__, h)); }
+EXPORT nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t h, int threshold, unsigned *v)
+{
+	(void)threshold;
+	(void)v;
+	LOCKED(do_unsupported(__func__, h));
+}
+
 static enum fake_key clock_key(nvmlClockType_t t, bool max)
 {
 	if (t == NVML_CLOCK_SM || t == NVML_CLOCK_GRAPHICS)

@@ -150,12 +150,16 @@ static struct gtm_process *find_row(struct gtm_snapshot *s, uint32_t pid)
 	return NULL;
 }
 
-static struct gtm_snapshot *scan(struct proc_cache *c, uint64_t budget)
+static struct gtm_snapshot *scan_opts(struct proc_cache *c, const struct proc_scan_opts *o)
 {
 	struct gtm_snapshot *s = snapshot_new();
-	struct proc_scan_opts o = {.budget_ns = budget};
-	assert_int_equal(proc_cache_scan(c, s, &o), 0);
+	assert_int_equal(proc_cache_scan(c, s, o), 0);
 	return s;
+}
+
+static struct gtm_snapshot *scan(struct proc_cache *c, uint64_t budget)
+{
+	return scan_opts(c, &(struct proc_scan_opts){.budget_ns = budget});
 }
 
 static bool has_map(const struct gtm_proc_detail *d, const char *path)
@@ -452,6 +456,66 @@ static void test_tree_rescan_rule(void **state)
 	assert_ptr_not_equal(detail_after_scan(c, 1, 1220), d);
 	proc_cache_free(c);
 	release_held();
+}
+
+/* With details_priority_only a process no source lists gets what ps reads:
+ * a row only as a priority PID's parent, from its stat, without details;
+ * the rest are counted. proc_detail_load reads a parent's details later. */
+static void test_tree_priority_only(void **state)
+{
+	(void)state;
+	static const char cmd[] = "/usr/bin/worker\0";
+	fx_proc(300, "worker", 100, 5000, 10, cmd, sizeof cmd - 1, 0);
+	fx_proc(301, "other", 1, 5001, 10, cmd, sizeof cmd - 1, 0);
+	struct proc_cache *c = proc_cache_new();
+	uint32_t prio[] = {300};
+	struct proc_scan_opts o = {.priority_pids = prio, .n_priority = 1, .details_priority_only = true};
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	assert_int_equal(s->n_procs_total, 5); /* 1, 2, 100, 300, 301 */
+	assert_int_equal(s->n_processes, 2);  /* the priority PID and its parent */
+	struct gtm_process *w = find_row(s, 300), *parent = find_row(s, 100);
+	assert_non_null(w);
+	assert_non_null(w->detail);
+	assert_non_null(parent);
+	assert_null(parent->detail);
+	assert_string_equal(parent->name, "llama (srv) x"); /* what stat says */
+	assert_true(gtm_u64_ok(parent->rss));
+	assert_null(find_row(s, 301));
+	assert_true(proc_cache_listed(c, 301));
+	assert_false(proc_cache_listed(c, 999));
+
+	assert_int_equal(proc_detail_load(c, parent), 0);
+	assert_non_null(parent->detail);
+	assert_int_equal(parent->detail->argc, 5);
+	snapshot_free(s);
+
+	/* no longer a priority PID: its detail is dropped, no row */
+	o.n_priority = 0;
+	s = scan_opts(c, &o);
+	assert_int_equal(s->n_processes, 0);
+	assert_int_equal(s->n_procs_total, 5);
+	snapshot_free(s);
+
+	/* without the option every process has a row and its details */
+	s = scan(c, 0);
+	assert_int_equal(s->n_processes, 5);
+	assert_non_null(find_row(s, 301)->detail);
+	snapshot_free(s);
+
+	/* a priority PID the listing lacks (a host PID in a container), with
+	 * pair_if_missing: every process, as pairing needs; one it has: as before */
+	uint32_t host[] = {300, 4000001};
+	struct proc_scan_opts pair = {.priority_pids = host, .n_priority = 2, .details_priority_only = true,
+				      .pair_if_missing = true};
+	s = scan_opts(c, &pair);
+	assert_int_equal(s->n_processes, 5);
+	assert_non_null(find_row(s, 301)->detail);
+	snapshot_free(s);
+	pair.n_priority = 1;
+	s = scan_opts(c, &pair);
+	assert_int_equal(s->n_processes, 2);
+	snapshot_free(s);
+	proc_cache_free(c);
 }
 
 static void budget_case(void)
@@ -865,16 +929,23 @@ static void test_live_listener(void **state)
 	proc_cache_free(c);
 }
 
-/* The live view's steady scan of the real /proc re-reads a known process's
- * stat only when its period is up; a one-PID scan reads one process. */
-static void test_live_steady_reuses_stat(void **state)
+/* A cache over the real /proc on the fake clock, at 1000 s. */
+static struct proc_cache *live_cache(void)
 {
-	(void)state;
 	unsetenv("GPUTASKMAN_ROOT");
 	sysroot_reset();
 	struct proc_cache *c = proc_cache_new();
 	c->clock = fake_clock;
 	fake_now_ns = 1000 * SEC;
+	return c;
+}
+
+/* The live view's steady scan of the real /proc re-reads a known process's
+ * stat only when its period is up; a one-PID scan reads one process. */
+static void test_live_steady_reuses_stat(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
 	struct proc_scan_opts live = {.budget_ns = 10 * SEC};
 	struct gtm_snapshot *s = snapshot_new();
 	assert_int_equal(proc_cache_scan(c, s, &live), 0);
@@ -901,13 +972,29 @@ static void test_live_steady_reuses_stat(void **state)
 	assert_true((c->stat_reads - before) * 4 >= first * 3);
 	snapshot_free(s);
 
+	/* only this process matters: the others keep their stat while their inode stays */
+	uint32_t self = (uint32_t)getpid();
+	struct proc_scan_opts mine = live;
+	mine.priority_pids = &self;
+	mine.n_priority = 1;
+	mine.details_priority_only = true;
+	fake_now_ns = 1020 * SEC;
+	before = c->stat_reads;
+	s = scan_opts(c, &mine);
+	assert_true((c->stat_reads - before) * 4 <= first);
+	assert_non_null(find_row(s, self));
+	assert_non_null(find_row(s, self)->detail);
+	snapshot_free(s);
+
 	/* ports of a row the caller cares about: read, then kept for max_age */
 	s = snapshot_new();
 	assert_int_equal(proc_cache_scan(c, s, &(struct proc_scan_opts){.ports_on_demand = true}), 0);
 	me = find_row(s, (uint32_t)getpid());
 	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 0);
 	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 1);
-	fake_now_ns += 3 * SEC;
+	fake_now_ns += 3 * SEC; /* due, but the listeners are the same set (same scan): kept */
+	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 1);
+	fake_now_ns += PROC_PORTS_MAX_AGE_NS; /* too long since the fds were read: read again */
 	assert_int_equal(proc_refresh_ports_if_older(c, me, 2 * SEC), 0);
 	assert_int_equal(proc_refresh_ports_if_older(c, me, 0), 0);
 	snapshot_free(s);
@@ -943,6 +1030,113 @@ static void test_live_late_listener(void **state)
 	assert_true(has_port(p, port));
 	snapshot_free(s);
 	child_end(&ch);
+	proc_cache_free(c);
+}
+
+/* A due port check reads no fds while the listeners are the set they were;
+ * one that starts listening changes the set, and its port is found. */
+static void test_live_ports_follow_listeners(void **state)
+{
+	(void)state;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	struct child ch = spawn_listener(true);
+	struct proc_cache *c = proc_cache_new();
+	c->clock = fake_clock;
+	fake_now_ns = 1000 * SEC;
+	struct proc_scan_opts o = {.ports_on_demand = true};
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	struct gtm_process *p = find_row(s, (uint32_t)ch.pid);
+	assert_non_null(p);
+	assert_int_equal(proc_refresh_ports_if_older(c, p, 2 * SEC), 0); /* first look: fds read */
+	assert_int_equal(p->n_ports, 0);
+	snapshot_free(s);
+
+	assert_int_equal(write(ch.go, "x", 1), 1);
+	uint16_t port = child_port(&ch);
+	fake_now_ns += 3 * SEC;
+	s = scan_opts(c, &o); /* a new scan: the listeners are read again */
+	p = find_row(s, (uint32_t)ch.pid);
+	assert_int_equal(proc_refresh_ports_if_older(c, p, 2 * SEC), 0); /* the set changed: fds read */
+	assert_true(has_port(p, port));
+	snapshot_free(s);
+
+	fake_now_ns += 3 * SEC;
+	s = scan_opts(c, &o);
+	p = find_row(s, (uint32_t)ch.pid);
+	assert_true(has_port(p, port)); /* the row carries the cached ports */
+	snapshot_free(s);
+	child_end(&ch);
+	proc_cache_free(c);
+}
+
+/* Between full listings (PROC_LIST_PERIOD_NS) a live priority-only scan looks
+ * up the priority PIDs alone: a process started since is seen at the next
+ * listing, and the count is the last listing's. */
+static void test_live_targeted_between_listings(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
+	uint32_t self = (uint32_t)getpid();
+	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = &self, .n_priority = 1,
+				   .details_priority_only = true};
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	int seen = s->n_procs_total, uninspectable = s->n_procs_uninspectable;
+	assert_non_null(find_row(s, self));
+	snapshot_free(s);
+
+	struct child ch = spawn_listener(false);
+	child_port(&ch); /* it runs */
+	fake_now_ns += SEC;
+	s = scan_opts(c, &o);
+	assert_int_equal(s->n_procs_total, seen);
+	assert_int_equal(s->n_procs_uninspectable, uninspectable);
+	assert_non_null(find_row(s, self));
+	assert_non_null(find_row(s, self)->detail);
+	assert_false(proc_cache_listed(c, (uint32_t)ch.pid));
+	snapshot_free(s);
+
+	fake_now_ns += PROC_LIST_PERIOD_NS;
+	s = scan_opts(c, &o);
+	assert_true(proc_cache_listed(c, (uint32_t)ch.pid));
+	assert_null(find_row(s, (uint32_t)ch.pid)); /* counted, no row: it matters to no view */
+	snapshot_free(s);
+	child_end(&ch);
+	proc_cache_free(c);
+}
+
+/* Between listings a priority PID is held by a pidfd: while it reports no
+ * exit the process is the one it was (no lookup); once it exits its row goes. */
+static void test_live_targeted_pidfd(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
+	struct child ch = spawn_listener(false);
+	child_port(&ch);
+	uint32_t prio[2] = {(uint32_t)getpid(), (uint32_t)ch.pid};
+	if (prio[0] > prio[1]) {
+		uint32_t t = prio[0];
+		prio[0] = prio[1];
+		prio[1] = t;
+	}
+	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = prio, .n_priority = 2,
+				   .details_priority_only = true};
+	snapshot_free(scan_opts(c, &o)); /* the listing */
+	fake_now_ns += SEC;
+	snapshot_free(scan_opts(c, &o)); /* targeted: the pidfds are taken */
+	assert_true(proc_cache_find(c, (uint32_t)ch.pid)->pidfd_slot > 0);
+	fake_now_ns += SEC;
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	assert_non_null(find_row(s, (uint32_t)ch.pid));
+	snapshot_free(s);
+
+	child_end(&ch); /* exited and reaped */
+	fake_now_ns += SEC;
+	s = scan_opts(c, &o);
+	assert_null(find_row(s, (uint32_t)ch.pid));
+	assert_non_null(find_row(s, (uint32_t)getpid()));
+	assert_int_equal(proc_cache_find(c, (uint32_t)ch.pid)->pidfd_slot, 0);
+	snapshot_free(s);
 	proc_cache_free(c);
 }
 
@@ -988,6 +1182,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_vanished, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_rescan_rule, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
+		cmocka_unit_test_setup_teardown(test_tree_priority_only, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_threads_agree, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_environ_deferred, setup_tree, teardown_tree),
@@ -998,6 +1193,9 @@ int main(void)
 		cmocka_unit_test(test_live_listener),
 		cmocka_unit_test(test_live_late_listener),
 		cmocka_unit_test(test_live_steady_reuses_stat),
+		cmocka_unit_test(test_live_ports_follow_listeners),
+		cmocka_unit_test(test_live_targeted_between_listings),
+		cmocka_unit_test(test_live_targeted_pidfd),
 		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

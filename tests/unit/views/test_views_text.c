@@ -479,10 +479,36 @@ static void test_inspect_text_escapes_header(void **state)
 	free(dir);
 }
 
+/* The default views list the GPU rows and the parents GPU runners serve
+ * through; an AI runtime that uses no GPU is CPU work, listed with --all. */
+static void test_views_list_gpu_rows_and_runner_parents(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	static struct gtm_ident ai = {.category = IDENT_CAT_AI};
+	snapshot_add_process(s)->pid = 10; /* a GPU row */
+	s->n_gpu_processes = 1;
+	struct gtm_process *cpu_ai = snapshot_add_process(s);
+	cpu_ai->pid = 11;
+	cpu_ai->ident = &ai;
+	snapshot_add_process(s)->pid = 12;
+	s->processes[2].runner_parent = true;
+	snapshot_add_process(s)->pid = 13; /* anything else */
+	assert_true(view_lists_process(s, 0, false));
+	assert_false(view_lists_process(s, 1, false));
+	assert_true(view_lists_process(s, 2, false));
+	assert_false(view_lists_process(s, 3, false));
+	for (int i = 0; i < 4; i++)
+		assert_true(view_lists_process(s, i, true));
+	s->processes[1].ident = NULL;
+	snapshot_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fmt_safe_keeps_clean_text),
+		cmocka_unit_test(test_views_list_gpu_rows_and_runner_parents),
 		cmocka_unit_test(test_fmt_safe_escapes_controls),
 		cmocka_unit_test(test_fmt_safe_escapes_bad_utf8),
 		cmocka_unit_test(test_fmt_safe_truncates_whole),

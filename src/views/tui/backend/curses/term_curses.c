@@ -259,7 +259,27 @@ void term_attr_off(term_attr a)
 
 void term_put(int y, int x, const char *s, int n)
 {
-	mvaddnstr(y, x, s, n);
+	chtype cells[1024];
+	int i = 0;
+
+	while (i < n && i < (int)(sizeof cells / sizeof cells[0]) && (unsigned char)s[i] < 0x80)
+		i++;
+	if (i < n) {
+		mvaddnstr(y, x, s, n);
+		return;
+	}
+	/* ASCII, most of a redraw: cells in the current attributes, without
+	 * waddnstr's multibyte conversion and width lookup per character; the
+	 * cursor ends where waddnstr would leave it */
+	attr_t a;
+	short pair;
+	wattr_get(stdscr, &a, &pair, NULL);
+	chtype at = (a & ~A_COLOR) | COLOR_PAIR(pair);
+	for (i = 0; i < n; i++)
+		cells[i] = (chtype)(unsigned char)s[i] | at;
+	if (n > 0)
+		mvaddchnstr(y, x, cells, n);
+	move(y, x + n);
 }
 
 static chtype curses_glyph(int glyph)
