@@ -10,7 +10,7 @@ VERSION := $(shell sed -n "s/^  version : '\\(.*\\)',/\\1/p" meson.build)
 FUZZ_SECONDS ?= 30
 ARGS ?=
 
-.PHONY: all run build check install fuzz bench deps clean windows dist-windows
+.PHONY: all run build check check-deps install fuzz bench deps clean windows dist-windows
 
 all: build
 
@@ -29,7 +29,10 @@ run: build
 $(CHECK_BUILD)/build.ninja:
 	meson setup $(CHECK_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dbuildtype=debug >/dev/null
 
-check: deps $(CHECK_BUILD)/build.ninja
+check-deps:
+	@sh scripts/deps.sh --check
+
+check: check-deps $(CHECK_BUILD)/build.ninja
 	ninja -C $(CHECK_BUILD)
 	@sh scripts/run-tests.sh $(CHECK_BUILD)
 

@@ -5,10 +5,16 @@ set -u
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 # serve: libmicrohttpd (headers to build, the library to run)
 pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
-[ "${1:-}" = "--fuzz" ] && pkgs="$pkgs clang"
-# For the tests only (promtool and a real Prometheus server): when it cannot
-# be installed, the tests that need it say SKIP and the build goes on.
-optional="prometheus"
+# For the tests only (--check: promtool and a real Prometheus server): when
+# one cannot be installed, the tests that need it say SKIP and the build goes
+# on. `make run` installs none of them.
+optional=""
+for a in "$@"; do
+	case $a in
+	--fuzz) pkgs="$pkgs clang" ;;
+	--check) optional="$optional prometheus" ;;
+	esac
+done
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 missing=""
 for p in $pkgs; do
