@@ -6,6 +6,7 @@
 #include "app/recorder.h"
 #include "core/util.h"
 #include "views/tui/tui_live.h"
+#include "views/tui/tui_replay.h"
 
 /* What the collection thread needs: the collector's options and, with
  * --record, the recording each finished snapshot is appended to. */
@@ -53,7 +54,7 @@ static void live_close(void *handle)
 int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path)
 {
 	struct live_arg arg = {*o, NULL};
-	struct tui_feed feed = {live_open, live_refresh, live_close, &arg};
+	struct tui_feed feed = {live_open, live_refresh, live_close, &arg, NULL};
 	struct rec_writer_opts wo = {0};
 	char err[512], note[512];
 	int status, rc;
@@ -73,5 +74,15 @@ int cmd_live(const struct collector_opts *o, double interval_s, const char *reco
 		fprintf(stderr, "gputaskman: --record %s\n", err);
 		rc = rc ? rc : 1;
 	}
+	return rc;
+}
+
+int cmd_live_replay(struct rec_file *f, uint64_t start)
+{
+	struct tui_replay *r = tui_replay_new(f, start);
+	/* the feed's collect waits for keys and playback itself: no refresh interval */
+	int rc = tui_live_run(tui_replay_feed(r), 0.001);
+
+	tui_replay_free(r);
 	return rc;
 }

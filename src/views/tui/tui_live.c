@@ -74,8 +74,10 @@ static void *collect_main(void *arg)
 			pthread_mutex_unlock(&l->mu);
 			s = l->feed->collect(h);
 			pthread_mutex_lock(&l->mu);
-			/* A snapshot finished after p was pressed is dropped: values freeze. */
-			if (l->quit || l->paused) {
+			/* A snapshot finished after p was pressed is dropped: values freeze.
+			 * A steered feed (replay) may have nothing new. */
+			if (!s) {
+			} else if (l->quit || l->paused) {
 				old = s;
 			} else {
 				old = l->pending;
@@ -231,6 +233,9 @@ static int map_key(int ch)
 	case KEY_NPAGE: return TUI_KEY_PGDN;
 	case KEY_HOME: return TUI_KEY_HOME;
 	case KEY_END: return TUI_KEY_END;
+	case KEY_LEFT: return TUI_KEY_LEFT;
+	case KEY_RIGHT: return TUI_KEY_RIGHT;
+	case KEY_BACKSPACE: case 127: case 8: return TUI_KEY_BACKSPACE;
 	case KEY_ENTER: case '\n': case '\r': return TUI_KEY_ENTER;
 	case 27: return TUI_KEY_ESC;
 	case KEY_RESIZE: return TUI_KEY_RESIZE;
@@ -261,7 +266,12 @@ static int read_keys(struct live *l, struct tui_view *v)
 	int ch, acts = 0;
 
 	while ((ch = getch()) != ERR) {
-		int a = ch == KEY_MOUSE ? handle_mouse(v) : tui_view_key(v, map_key(ch));
+		const struct tui_feed_ctl *ctl = l->feed->ctl;
+		int a = ch == KEY_MOUSE ? handle_mouse(v) : -1;
+		if (ch != KEY_MOUSE && ctl)
+			a = ctl->key(ctl->ctx, v, map_key(ch));
+		if (ch != KEY_MOUSE && a < 0)
+			a = tui_view_key(v, map_key(ch));
 		if (a & TUI_ACT_PAUSE) {
 			pthread_mutex_lock(&l->mu);
 			l->paused = v->st.paused;
@@ -291,7 +301,10 @@ static bool take_snapshot(struct live *l, struct tui_view *v)
 		snapshot_free(s);
 		return false;
 	}
-	tui_view_take(v, s);
+	if (l->feed->ctl)
+		l->feed->ctl->take(l->feed->ctl->ctx, v, s);
+	else
+		tui_view_take(v, s);
 	return true;
 }
 

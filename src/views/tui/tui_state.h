@@ -15,7 +15,7 @@ enum tui_overlay { TUI_OVL_NONE, TUI_OVL_HELP, TUI_OVL_MENU };
  * mapped to these by the loop, so this file needs no curses header). */
 enum tui_key {
 	TUI_KEY_UP = 0x101, TUI_KEY_DOWN, TUI_KEY_PGUP, TUI_KEY_PGDN, TUI_KEY_HOME, TUI_KEY_END,
-	TUI_KEY_ENTER, TUI_KEY_ESC, TUI_KEY_RESIZE,
+	TUI_KEY_ENTER, TUI_KEY_ESC, TUI_KEY_RESIZE, TUI_KEY_LEFT, TUI_KEY_RIGHT, TUI_KEY_BACKSPACE,
 };
 
 /* What the loop must do after a key. */
