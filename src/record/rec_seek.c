@@ -36,7 +36,8 @@ static bool sharp_rise(const struct gtm_device *before, const struct gtm_device 
 		return false;
 	min = REC_RISE_NO_TOTAL_BYTES;
 	if (gtm_u64_ok(after->mem_total) && after->mem_total.v) {
-		min = after->mem_total.v / 100 * REC_RISE_PCT;
+		/* REC_RISE_PCT % of the total, rounded down, without overflowing */
+		min = after->mem_total.v / 100 * REC_RISE_PCT + after->mem_total.v % 100 * REC_RISE_PCT / 100;
 		if (min < REC_RISE_MIN_BYTES)
 			min = REC_RISE_MIN_BYTES;
 	}
