@@ -95,6 +95,16 @@ static struct gtm_snapshot *devices_only(const struct gtm_snapshot *s)
 	return d;
 }
 
+static void cache_devices(struct tui_replay *r, uint64_t ord, const struct gtm_snapshot *s)
+{
+	struct hist_slot *slot = &r->cache[ord % HIST_CACHE];
+
+	if (slot->used && slot->ord == ord)
+		return;
+	snapshot_free(slot->devs);
+	*slot = (struct hist_slot){true, ord, devices_only(s)};
+}
+
 /* The devices of snapshot ord, from the cache or read; NULL when unreadable. */
 static const struct gtm_snapshot *history_sample(struct tui_replay *r, uint64_t ord)
 {
@@ -107,8 +117,7 @@ static const struct gtm_snapshot *history_sample(struct tui_replay *r, uint64_t 
 	s = load(r, ord, err, sizeof err);
 	if (!s)
 		return NULL;
-	snapshot_free(slot->devs);
-	*slot = (struct hist_slot){true, ord, devices_only(s)};
+	cache_devices(r, ord, s);
 	snapshot_free(s);
 	return slot->devs;
 }
@@ -254,6 +263,7 @@ static struct gtm_snapshot *replay_collect(void *handle)
 			return NULL;
 	}
 	r->pos = target;
+	cache_devices(r, target, d.snap); /* the next step back or on reads one snapshot, not 255 */
 	d.ord = target;
 	d.taken_s = d.snap->taken_at_ns ? (int64_t)(d.snap->taken_at_ns / 1000000000ull) : taken_of(r, target);
 	build_history(r, target, &d.hist);
