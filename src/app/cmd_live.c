@@ -18,7 +18,7 @@ struct live_arg {
 struct live_handle {
 	struct collector *c;
 	const struct live_arg *arg;
-	struct rec_writer *rec; /* NULL once a write failed */
+	struct recorder *rec; /* NULL without --record, and once a write failed */
 };
 
 /* The collector is created, refreshed and freed on the collection thread. */
@@ -27,7 +27,7 @@ static void *live_open(const void *arg)
 	struct live_handle *h = xcalloc(1, sizeof *h);
 	h->arg = arg;
 	h->c = collector_new(&h->arg->co);
-	h->rec = h->arg->rec;
+	h->rec = h->arg->rec ? recorder_new(h->arg->rec) : NULL;
 	return h;
 }
 
@@ -38,6 +38,7 @@ static struct gtm_snapshot *live_refresh(void *handle)
 	char err[512];
 
 	if (h->rec && recorder_take(h->rec, s, err, sizeof err) != 0) {
+		recorder_free(h->rec);
 		h->rec = NULL; /* the view goes on; the note says the recording stopped */
 		snapshot_add_note(s, "recording stopped: %s", err);
 	}
@@ -47,6 +48,7 @@ static struct gtm_snapshot *live_refresh(void *handle)
 static void live_close(void *handle)
 {
 	struct live_handle *h = handle;
+	recorder_free(h->rec);
 	collector_free(h->c);
 	free(h);
 }
