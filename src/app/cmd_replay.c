@@ -26,7 +26,7 @@ static void replay_usage(FILE *out)
 		"this machine.\n"
 		"  --at TIME   the last snapshot taken at or before TIME: ISO 8601 (2026-12-01T03:12:00Z,\n"
 		"              2026-12-01T05:12:00+02:00) or a local time of day HH:MM[:SS] (its latest\n"
-		"              moment in the recording); without --at, the last snapshot\n"
+		"              moment in the recording); without --at, the last snapshot (--json)\n"
 		"  --json      print that snapshot, as `gputaskman --json` printed it\n"
 		"Without --json: the live view over the recording, its time cursor in the header,\n"
 		"at TIME (without --at, the first snapshot), paused. Keys besides the live view's:\n");
