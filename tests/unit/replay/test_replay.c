@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/util.h"
@@ -15,6 +16,8 @@
 #include "identify/ident.h"
 #include "identify/runtimes.h"
 #include "record/rec_seek.h"
+#include "record/rec_time.h"
+#include "record/rec_writer.h"
 #include "snapread/snap_model.h"
 #include "snapread/snap_rows.h"
 #include "views/json.h"
@@ -310,6 +313,63 @@ static void test_vanish_while_full(void **state)
 	snapshot_free(roomy);
 }
 
+/* A recording of 50 snapshots, 3 a second, in frames of 2 s: every ordinal
+ * reads its own line across frame boundaries, in any order (two frames are
+ * kept decoded), and a time finds the last snapshot at or before it. */
+static void test_cursor_over_frames(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/gtm-replay-XXXXXX", path[64], err[256], note[256], line[256];
+	struct rec_writer_opts o = {0, 2, 0};
+	const int64_t t0 = 1796094720;
+	struct rec_file f;
+	struct rec_cursor c;
+	int status;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/r.rec", dir);
+	struct rec_writer *w = rec_writer_open(path, &o, &status, err, sizeof err, note, sizeof note);
+	assert_non_null(w);
+	for (int i = 0; i < 50; i++) {
+		char when[32];
+		rec_time_format(when, sizeof when, t0 + i / 3);
+		size_t n = (size_t)snprintf(line, sizeof line, "{\"taken_at\":\"%s\",\"i\":%d}", when, i);
+		assert_int_equal(rec_writer_add(w, line, n, (uint64_t)(t0 + i / 3) * 1000000000ull, err, sizeof err), 0);
+	}
+	assert_int_equal(rec_writer_close(w, err, sizeof err), 0);
+	assert_int_equal(rec_file_open(path, &f, err, sizeof err), 0);
+	assert_true(f.idx.n_frames > 3);
+	rec_cursor_init(&c, &f);
+	assert_int_equal(c.n, 50);
+	/* forwards, backwards, and jumping between the first and last frames */
+	static const int order[] = {0, 1, 2, 3, 49, 0, 48, 25, 24, 26, 5, 44, 12, 13, 11, 47};
+	for (size_t k = 0; k < ARRAY_LEN(order) + 50; k++) {
+		int ord = k < ARRAY_LEN(order) ? order[k] : 49 - (int)(k - ARRAY_LEN(order));
+		const char *l;
+		size_t len;
+		int64_t t;
+		char want[16];
+		assert_int_equal(rec_cursor_line(&c, (uint64_t)ord, &l, &len, &t, err, sizeof err), 0);
+		snprintf(want, sizeof want, "\"i\":%d}", ord);
+		assert_true(len > strlen(want) && !memcmp(l + len - strlen(want), want, strlen(want)));
+		assert_int_equal(t, t0 + ord / 3);
+	}
+	{
+		const char *l;
+		size_t len;
+		int64_t t;
+		assert_int_equal(rec_cursor_line(&c, 50, &l, &len, &t, err, sizeof err), -1);
+	}
+	assert_int_equal(rec_cursor_find(&c, t0 - 5), 0);         /* before: the first */
+	assert_int_equal(rec_cursor_find(&c, t0), 2);             /* the last of its second */
+	assert_int_equal(rec_cursor_find(&c, t0 + 7), 23);
+	assert_int_equal(rec_cursor_find(&c, t0 + 1000), 49);     /* after: the last */
+	rec_cursor_free(&c);
+	rec_file_close(&f);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_shapes),
 		cmocka_unit_test(test_rise_threshold),
 		cmocka_unit_test(test_vanish_while_full),
+		cmocka_unit_test(test_cursor_over_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
