@@ -6,6 +6,7 @@
 #include "app/recorder.h"
 #include "core/util.h"
 #include "views/tui/tui_live.h"
+#include "views/tui/tui_replay.h"
 
 /* What the collection thread needs: the collector's options and, with
  * --record, the recording each finished snapshot is appended to. */
@@ -17,7 +18,7 @@ struct live_arg {
 struct live_handle {
 	struct collector *c;
 	const struct live_arg *arg;
-	struct rec_writer *rec; /* NULL once a write failed */
+	struct recorder *rec; /* NULL without --record, and once a write failed */
 };
 
 /* The collector is created, refreshed and freed on the collection thread. */
@@ -26,7 +27,7 @@ static void *live_open(const void *arg)
 	struct live_handle *h = xcalloc(1, sizeof *h);
 	h->arg = arg;
 	h->c = collector_new(&h->arg->co);
-	h->rec = h->arg->rec;
+	h->rec = h->arg->rec ? recorder_new(h->arg->rec) : NULL;
 	return h;
 }
 
@@ -37,6 +38,7 @@ static struct gtm_snapshot *live_refresh(void *handle)
 	char err[512];
 
 	if (h->rec && recorder_take(h->rec, s, err, sizeof err) != 0) {
+		recorder_free(h->rec);
 		h->rec = NULL; /* the view goes on; the note says the recording stopped */
 		snapshot_add_note(s, "recording stopped: %s", err);
 	}
@@ -46,6 +48,7 @@ static struct gtm_snapshot *live_refresh(void *handle)
 static void live_close(void *handle)
 {
 	struct live_handle *h = handle;
+	recorder_free(h->rec);
 	collector_free(h->c);
 	free(h);
 }
@@ -60,7 +63,7 @@ static void live_set_all(void *handle, bool all)
 int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path)
 {
 	struct live_arg arg = {*o, NULL};
-	struct tui_feed feed = {live_open, live_refresh, live_close, &arg, live_set_all};
+	struct tui_feed feed = {live_open, live_refresh, live_close, &arg, live_set_all, NULL};
 	struct rec_writer_opts wo = {0};
 	char err[512], note[512];
 	int status, rc;
@@ -80,5 +83,15 @@ int cmd_live(const struct collector_opts *o, double interval_s, const char *reco
 		fprintf(stderr, "gputaskman: --record %s\n", err);
 		rc = rc ? rc : 1;
 	}
+	return rc;
+}
+
+int cmd_live_replay(struct rec_file *f, uint64_t start)
+{
+	struct tui_replay *r = tui_replay_new(f, start);
+	/* the feed's collect waits for keys and playback itself: no refresh interval */
+	int rc = tui_live_run(tui_replay_feed(r), 0.001);
+
+	tui_replay_free(r);
 	return rc;
 }

@@ -13,3 +13,12 @@ int cmd_live(const struct collector_opts *o, double interval_s)
 			"(its console backend is the other half of issue 12); use --once or --json\n");
 	return 2;
 }
+
+int cmd_live_replay(struct rec_file *f, uint64_t start)
+{
+	(void)f;
+	(void)start;
+	fprintf(stderr, "gputaskman replay: the live view is not built into this Windows build yet; "
+			"replay PATH --json --at TIME prints a moment\n");
+	return 2;
+}

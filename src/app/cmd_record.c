@@ -137,13 +137,14 @@ static int record_loop(const struct record_args *a, struct rec_writer *w)
 {
 	struct collector_opts co = {.gpu_filter = a->gpu, .no_probe = a->no_probe};
 	struct collector *c = collector_new(&co);
+	struct recorder *rec = recorder_new(w);
 	uint64_t interval_ns = (uint64_t)(a->interval_s * 1e9), next = now_monotonic_ns();
 	char err[512];
 	int rc = 0;
 
 	for (long long n = 0; !stop_signal && (!a->count || n < a->count); n++) {
 		struct gtm_snapshot *s = collector_refresh(c);
-		int r = recorder_take(w, s, err, sizeof err);
+		int r = recorder_take(rec, s, err, sizeof err);
 		snapshot_free(s);
 		if (r) {
 			fprintf(stderr, "gputaskman record: %s\n", err);
@@ -157,6 +158,7 @@ static int record_loop(const struct record_args *a, struct rec_writer *w)
 		if (!a->count || n + 1 < a->count)
 			sleep_until(next);
 	}
+	recorder_free(rec);
 	collector_free(c);
 	return rc;
 }

@@ -5,9 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/cmd_live.h"
 #include "record/rec_lookup.h"
+#include "record/rec_seek.h"
+#include "record/rec_time.h"
 #include "snapread/snap_parse.h"
 #include "views/json_indent.h"
+#include "views/replay_keys.h"
 
 struct replay_args {
 	const char *path, *at;
@@ -17,14 +21,20 @@ struct replay_args {
 static void replay_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: gputaskman replay PATH --json [--at TIME]\n"
+		"Usage: gputaskman replay PATH [--at TIME] [--json]\n"
 		"Reads a recording made by `gputaskman record` (or --record); nothing is collected from\n"
 		"this machine.\n"
 		"  --at TIME   the last snapshot taken at or before TIME: ISO 8601 (2026-12-01T03:12:00Z,\n"
 		"              2026-12-01T05:12:00+02:00) or a local time of day HH:MM[:SS] (its latest\n"
-		"              moment in the recording); without --at, the last snapshot\n"
+		"              moment in the recording); without --at, the last snapshot (--json)\n"
 		"  --json      print that snapshot, as `gputaskman --json` printed it\n"
-		"The live view over a recording (a time cursor, stepping, seeking) is not built yet.\n");
+		"Without --json: the live view over the recording, its time cursor in the header,\n"
+		"at TIME (without --at, the first snapshot), paused. Keys besides the live view's:\n");
+	for (size_t i = 0; i < replay_n_keys; i++)
+		fprintf(out, "  %s\n", replay_keys[i]);
+	fprintf(out, "A big VRAM change: a GPU's used VRAM rising by %d %% of its total (at least %llu MiB) from one\n"
+		     "snapshot to the next, or a process holding %llu MiB or more gone while its GPU was %d %% full.\n",
+		REC_RISE_PCT, REC_RISE_MIN_BYTES >> 20, REC_VANISH_MIN_BYTES >> 20, REC_FULL_PCT);
 }
 
 static int parse_args(int argc, char **argv, struct replay_args *a)
@@ -54,11 +64,6 @@ static int parse_args(int argc, char **argv, struct replay_args *a)
 	}
 	if (!a->help && !a->path) {
 		fprintf(stderr, "gputaskman replay: needs a recording: gputaskman replay PATH --json [--at TIME]\n");
-		return 2;
-	}
-	if (!a->help && !a->json) {
-		fprintf(stderr, "gputaskman replay: the live view over a recording is not built yet; "
-				"--json prints a moment: gputaskman replay %s --json [--at TIME]\n", a->path);
 		return 2;
 	}
 	return 0;
@@ -91,6 +96,34 @@ static int print_moment(const struct replay_args *a, struct rec_file *f)
 	return rc;
 }
 
+/* The live view from --at (the snapshot at or before it), else the first snapshot. */
+static int replay_live(const struct replay_args *a, struct rec_file *f)
+{
+	char err[512];
+	int64_t t = f->first_s;
+
+	if (a->at && rec_time_resolve(a->at, f->last_s, &t, err, sizeof err) != 0) {
+		fprintf(stderr, "gputaskman replay: %s\n", err);
+		return 2;
+	}
+	if (t < f->first_s) {
+		char at[32], first[32];
+		rec_time_format(at, sizeof at, t);
+		rec_time_format(first, sizeof first, f->first_s);
+		fprintf(stderr, "gputaskman replay: %s: %s is before the recording starts (its first snapshot was taken at %s)\n",
+			a->path, at, first);
+		return 2;
+	}
+	struct rec_cursor c;
+	uint64_t start = 0;
+	if (a->at) {
+		rec_cursor_init(&c, f);
+		start = rec_cursor_find(&c, t);
+		rec_cursor_free(&c);
+	}
+	return cmd_live_replay(f, start);
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_args a;
@@ -111,7 +144,7 @@ int cmd_replay(int argc, char **argv)
 	}
 	if (f.idx.torn)
 		fprintf(stderr, "gputaskman replay: %s: %s\n", a.path, f.idx.note);
-	rc = print_moment(&a, &f);
+	rc = a.json ? print_moment(&a, &f) : replay_live(&a, &f);
 	rec_file_close(&f);
 	return rc;
 }

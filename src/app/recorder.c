@@ -6,9 +6,31 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/util.h"
 #include "views/json.h"
 
-char *recorder_line(const struct gtm_snapshot *s, size_t *len)
+struct recorder {
+	struct rec_writer *w;
+	struct json_row_cache *rows;
+};
+
+struct recorder *recorder_new(struct rec_writer *w)
+{
+	struct recorder *r = xcalloc(1, sizeof *r);
+	r->w = w;
+	r->rows = json_row_cache_new();
+	return r;
+}
+
+void recorder_free(struct recorder *r)
+{
+	if (!r)
+		return;
+	json_row_cache_free(r->rows);
+	free(r);
+}
+
+char *recorder_line(struct recorder *r, const struct gtm_snapshot *s, size_t *len)
 {
 	char *buf = NULL;
 	size_t n = 0;
@@ -16,7 +38,7 @@ char *recorder_line(const struct gtm_snapshot *s, size_t *len)
 
 	if (!f)
 		return NULL;
-	int rc = json_write_snapshot(f, s, false, true);
+	int rc = json_write_snapshot_rows(f, s, false, true, r ? r->rows : NULL);
 	if (fclose(f) != 0 || rc != 0 || n == 0) {
 		free(buf);
 		return NULL;
@@ -25,17 +47,17 @@ char *recorder_line(const struct gtm_snapshot *s, size_t *len)
 	return buf;
 }
 
-int recorder_take(struct rec_writer *w, const struct gtm_snapshot *s, char *err, size_t errn)
+int recorder_take(struct recorder *r, const struct gtm_snapshot *s, char *err, size_t errn)
 {
 	size_t len;
-	char *line = recorder_line(s, &len);
+	char *line = recorder_line(r, s, &len);
 	int rc;
 
 	if (!line) {
 		snprintf(err, errn, "out of memory writing a snapshot");
 		return -1;
 	}
-	rc = rec_writer_add(w, line, len, s->taken_at_ns, err, errn);
+	rc = rec_writer_add(r->w, line, len, s->taken_at_ns, err, errn);
 	free(line);
 	return rc;
 }

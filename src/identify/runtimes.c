@@ -256,6 +256,16 @@ static int def_index(const char *rt_id)
 	return -1;
 }
 
+bool runtimes_lookup(const char *rt_id, struct ident_runtime *out)
+{
+	int i = rt_id ? def_index(rt_id) : -1;
+
+	if (i < 0)
+		return false;
+	*out = (struct ident_runtime){runtime_defs[i].id, runtime_defs[i].name, runtime_defs[i].traits, {NULL}, 0};
+	return true;
+}
+
 /* Evidence gathered per runtime definition before it is emitted in table order. */
 struct rt_hits {
 	char *ev[ARRAY_LEN(runtime_defs)][IDENT_RT_EVIDENCE_MAX];

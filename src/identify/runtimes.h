@@ -3,6 +3,7 @@
 #ifndef GTM_RUNTIMES_H
 #define GTM_RUNTIMES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "core/snapshot.h"
@@ -21,5 +22,10 @@ int runtimes_command(const struct gtm_proc_detail *d, const char **cmd);
 /* Whether a file's base name is a shared object ("libfoo.so", "libfoo.so.1.2",
  * "mod.cpython-312-x86_64-linux-gnu.so"). */
 int runtimes_is_shared_object(const char *base);
+
+/* The runtime of this build's table whose id is rt_id, as a process lists it
+ * (id, name and traits static, no evidence): for snapshots read back from
+ * JSON. false for an id this build does not know. */
+bool runtimes_lookup(const char *rt_id, struct ident_runtime *out);
 
 #endif

@@ -116,7 +116,8 @@ static int64_t start_ticks(const struct gtm_process *p)
 	return p->start_time > INT64_MAX ? INT64_MAX : (int64_t)p->start_time;
 }
 
-void jw_process_members(struct jw *w, const struct gtm_process *p)
+/* pid .. start_time_ticks: what the row's identity, owner and detail give */
+void jw_process_head(struct jw *w, const struct gtm_process *p)
 {
 	const struct gtm_proc_detail *d = p->detail;
 
@@ -153,6 +154,11 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 	jw_pid_field(w, "uid", p, p->uid);
 	jw_pid_field(w, "ppid", p, p->ppid);
 	jw_pid_field(w, "start_time_ticks", p, start_ticks(p));
+}
+
+/* rss_bytes .. vram_total_bytes: the readings */
+void jw_process_readings(struct jw *w, const struct gtm_process *p)
+{
 	jw_u64(w, "rss_bytes", p->rss);
 	if (p->ports_read) {
 		jw_begin_array(w, "listening_ports");
@@ -167,6 +173,11 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 		jw_use(w, &p->uses[i]);
 	jw_end_array(w);
 	jw_u64(w, "vram_total_bytes", process_vram_total(p));
+}
+
+/* category .. explain: identification and explanation */
+void jw_process_tail(struct jw *w, const struct gtm_process *p)
+{
 	if (p->ident) {
 		ident_jw_into(w, p->ident);
 	} else {
@@ -182,6 +193,13 @@ void jw_process_members(struct jw *w, const struct gtm_process *p)
 		jw_null(w, "llama_flags");
 	}
 	jw_json(w, "explain", p->explain ? explain_json(p->explain) : NULL);
+}
+
+void jw_process_members(struct jw *w, const struct gtm_process *p)
+{
+	jw_process_head(w, p);
+	jw_process_readings(w, p);
+	jw_process_tail(w, p);
 }
 
 bool view_lists_process(const struct gtm_snapshot *s, int i, bool all)
@@ -241,6 +259,12 @@ int json_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 
 int json_write_snapshot(FILE *out, const struct gtm_snapshot *s, bool all, bool compact)
 {
+	return json_write_snapshot_rows(out, s, all, compact, NULL);
+}
+
+int json_write_snapshot_rows(FILE *out, const struct gtm_snapshot *s, bool all, bool compact,
+			     struct json_row_cache *rows)
+{
 	struct jw *w = malloc(sizeof *w);
 	int r;
 
@@ -261,7 +285,10 @@ int json_write_snapshot(FILE *out, const struct gtm_snapshot *s, bool all, bool 
 		if (!view_lists_process(s, i, all))
 			continue;
 		jw_begin_object(w, NULL);
-		jw_process_members(w, &s->processes[i]);
+		if (rows)
+			json_row_cache_members(rows, w, &s->processes[i]);
+		else
+			jw_process_members(w, &s->processes[i]);
 		jw_end_object(w);
 	}
 	jw_end_array(w);

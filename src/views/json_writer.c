@@ -10,6 +10,7 @@ static void flush(struct jw *w)
 {
 	if (w->len > 0 && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
 		w->failed = true;
+	w->flushed += w->len;
 	w->len = 0;
 }
 
@@ -174,6 +175,14 @@ void jw_init(struct jw *w, FILE *out)
 	w->started = false;
 	w->failed = false;
 	w->compact = false;
+	w->flushed = 0;
+}
+
+void jw_members_text(struct jw *w, const char *text, size_t n)
+{
+	put(w, text, n);
+	w->started = true;
+	w->fresh = false;
 }
 
 int jw_finish(struct jw *w)

@@ -35,10 +35,16 @@ struct jw {
 	bool started; /* the top value has begun */
 	bool failed;  /* a write to out failed */
 	bool compact; /* one line, no spaces (JSON Lines for recordings); set after jw_init */
+	uint64_t flushed; /* bytes handed to out so far: buf[0] is byte `flushed` of the document */
 	char buf[JW_BUF];
 };
 
 void jw_init(struct jw *w, FILE *out);
+
+/* Members written earlier, as text (a row's unchanged part, json.c): copied as
+ * they are; afterwards the container has members. The text holds whole members
+ * and, unless they are its container's first, the comma before them. */
+void jw_members_text(struct jw *w, const char *text, size_t n);
 /* Ends the document with a newline and flushes. 0, or -1 if a write failed. */
 int jw_finish(struct jw *w);
 

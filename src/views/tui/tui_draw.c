@@ -65,13 +65,14 @@ void tui_blank(int y, int x, int w)
 
 static void draw_status(struct tui_view *v, int w)
 {
-	char left[200], charts[48];
+	char left[400], charts[48];
 	const struct gtm_snapshot *s = v->snap;
 	int n = v->st.all ? v->n_rows : s ? s->n_gpu_processes : 0, x;
 
 	/* Host and mode only when there is room; the device line repeats the mode. */
-	snprintf(left, sizeof left, " gputaskman%s%s%s  sort %s  %s %d  ", w > 110 && s ? "  " : "",
-		 w > 110 && s ? s->hostname : "", v->st.paused ? "  PAUSED" : "", tui_sort_name(v->st.sort),
+	snprintf(left, sizeof left, " gputaskman%s%s%s%s%s  sort %s  %s %d  ", w > 110 && s ? "  " : "",
+		 w > 110 && s ? s->hostname : "", v->cursor[0] ? "  " : "", v->cursor, v->st.paused ? "  PAUSED" : "",
+		 tui_sort_name(v->st.sort),
 		 v->st.all ? "all processes" : "GPU processes", n);
 	snprintf(charts, sizeof charts, "[Charts: %s %s]", v->st.chart >= TUI_M_COUNT ? "all" : tui_metric_title((enum tui_metric)v->st.chart),
 		 v->utf8 ? "\u25be" : "v");

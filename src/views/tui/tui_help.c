@@ -66,6 +66,15 @@ static const char *const help_keys[] = {
 	 "N/A is not zero."),
 };
 
+static const char *const *feed_keys;
+static size_t n_feed_keys;
+
+void tui_help_set_feed_keys(const char *const *keys, size_t n)
+{
+	feed_keys = keys;
+	n_feed_keys = keys ? n : 0;
+}
+
 void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 {
 	int mode = s && s->mode <= GTM_MODE_WSL ? (int)s->mode : GTM_MODE_NATIVE;
@@ -99,6 +108,8 @@ void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 	}
 	tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
 	tui_text_add(t, TUI_ST_HEAD, 0, "Keys");
+	for (size_t i = 0; i < n_feed_keys; i++)
+		tui_text_add(t, TUI_ST_KEY, 16, "  %s", feed_keys[i]);
 	for (size_t i = 0; i < sizeof help_keys / sizeof help_keys[0]; i++)
 		tui_text_add(t, TUI_ST_KEY, 16, "  %s", help_keys[i]);
 }

@@ -13,5 +13,7 @@ void tui_inspect_build(struct tui_text *t, const struct gtm_snapshot *s, const s
 
 /* "What can be known about GPU memory?" for this snapshot's platform, then keys. */
 void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s);
+/* Keys a steered feed (replay) adds to the help's list, listed first; NULL: none. */
+void tui_help_set_feed_keys(const char *const *keys, size_t n);
 
 #endif

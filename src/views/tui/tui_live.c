@@ -67,8 +67,10 @@ static void *collect_main(void *arg)
 				l->feed->set_all(h, all);
 			s = l->feed->collect(h);
 			pthread_mutex_lock(&l->mu);
-			/* A snapshot finished after p was pressed is dropped: values freeze. */
-			if (l->quit || l->paused) {
+			/* A snapshot finished after p was pressed is dropped: values freeze.
+			 * A steered feed (replay) may have nothing new. */
+			if (!s) {
+			} else if (l->quit || l->paused) {
 				old = s;
 			} else {
 				old = l->pending;
@@ -141,7 +143,12 @@ static int read_keys(struct live *l, struct tui_view *v)
 	int acts = 0;
 
 	while (term_read(&ev)) {
-		int a = ev.mouse >= 0 ? tui_view_mouse(v, ev.y, ev.x, (enum tui_mouse)ev.mouse) : tui_view_key(v, ev.key);
+		const struct tui_feed_ctl *ctl = l->feed->ctl;
+		int a = ev.mouse >= 0 ? tui_view_mouse(v, ev.y, ev.x, (enum tui_mouse)ev.mouse) : -1;
+		if (ev.mouse < 0 && ctl)
+			a = ctl->key(ctl->ctx, v, ev.key);
+		if (ev.mouse < 0 && a < 0)
+			a = tui_view_key(v, ev.key);
 		if ((a & TUI_ACT_PAUSE) || v->st.all != l->all) {
 			pthread_mutex_lock(&l->mu);
 			l->paused = v->st.paused;
@@ -170,7 +177,10 @@ static bool take_snapshot(struct live *l, struct tui_view *v)
 		snapshot_free(s);
 		return false;
 	}
-	tui_view_take(v, s);
+	if (l->feed->ctl)
+		l->feed->ctl->take(l->feed->ctl->ctx, v, s);
+	else
+		tui_view_take(v, s);
 	return true;
 }
 

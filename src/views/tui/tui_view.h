@@ -32,6 +32,7 @@ struct tui_view {
 	int menu_x, menu_w;          /* "Charts" on the status bar */
 	int dash_natural;
 	uint64_t frames;             /* frames drawn (tests and benchmarks) */
+	char cursor[160];            /* replay: the time cursor the status bar shows; "" live */
 };
 
 void tui_view_init(struct tui_view *v, bool color, bool utf8);

@@ -175,6 +175,9 @@ static int map_key(int ch)
 	case KEY_NPAGE: return TUI_KEY_PGDN;
 	case KEY_HOME: return TUI_KEY_HOME;
 	case KEY_END: return TUI_KEY_END;
+	case KEY_LEFT: return TUI_KEY_LEFT;
+	case KEY_RIGHT: return TUI_KEY_RIGHT;
+	case KEY_BACKSPACE: case 127: case 8: return TUI_KEY_BACKSPACE;
 	case KEY_ENTER: case '\n': case '\r': return TUI_KEY_ENTER;
 	case 27: return TUI_KEY_ESC;
 	case KEY_RESIZE: return TUI_KEY_RESIZE;

@@ -149,7 +149,8 @@ static const struct {
 	int key;
 } vkeys[] = {
 	{VK_UP, TUI_KEY_UP}, {VK_DOWN, TUI_KEY_DOWN}, {VK_PRIOR, TUI_KEY_PGUP}, {VK_NEXT, TUI_KEY_PGDN},
-	{VK_HOME, TUI_KEY_HOME}, {VK_END, TUI_KEY_END},
+	{VK_HOME, TUI_KEY_HOME}, {VK_END, TUI_KEY_END}, {VK_LEFT, TUI_KEY_LEFT}, {VK_RIGHT, TUI_KEY_RIGHT},
+	{VK_BACK, TUI_KEY_BACKSPACE},
 };
 
 static int map_key(const KEY_EVENT_RECORD *k)
