@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "views/tui/backend/curses/crash_guard.h"
 #include "views/tui/tui_keys.h"
@@ -260,24 +261,103 @@ void term_attr_off(term_attr a)
 	attroff(curses_attr(a));
 }
 
+/* A non-ASCII character's cell in attributes a, made once and kept:
+ * setcchar is not cheap, and a redraw writes the same few glyphs (chart
+ * eighths, bar blocks, dots) in the same few attributes. width < 0: the
+ * character is not one column wide, and the string goes the slow way. */
+struct cell_entry {
+	wchar_t wc;
+	attr_t a;
+	short pair;
+	signed char width;
+	bool used;
+	cchar_t cc;
+};
+
+static const struct cell_entry *cell_for(wchar_t wc, attr_t a, short pair)
+{
+	static struct cell_entry cache[256];
+	struct cell_entry *e = &cache[((unsigned)wc * 2654435761u ^ (unsigned)a ^ (unsigned)pair * 40503u) >> 24];
+
+	if (!e->used || e->wc != wc || e->a != a || e->pair != pair) {
+		wchar_t w[2] = {wc, L'\0'};
+		e->wc = wc;
+		e->a = a;
+		e->pair = pair;
+		e->width = (signed char)(wcwidth(wc) == 1 ? 1 : -1);
+		setcchar(&e->cc, w, a, pair, NULL);
+		e->used = true;
+	}
+	return e;
+}
+
+/* The code point of the UTF-8 sequence at s (fmt_safe made every string
+ * well-formed before it reaches here); *len its bytes; -1 when it is not. */
+static long utf8_decode(const unsigned char *s, int n, int *len)
+{
+	int k = s[0] < 0x80 ? 1 : (s[0] >> 5) == 6 ? 2 : (s[0] >> 4) == 14 ? 3 : (s[0] >> 3) == 30 ? 4 : 0;
+	if (k == 0 || k > n)
+		return -1;
+	long c = k == 1 ? s[0] : s[0] & (0x7F >> k);
+	for (int i = 1; i < k; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return -1;
+		c = c << 6 | (s[i] & 0x3F);
+	}
+	*len = k;
+	return c;
+}
+
+/* A string with non-ASCII characters, each one column wide, as one run of
+ * ready cells (mvadd_wchnstr); false when some character is not. */
+static bool put_wide(int y, int x, const char *s, int n, attr_t a, short pair)
+{
+	cchar_t cells[512];
+	int cols = 0;
+
+	for (int i = 0; i < n;) {
+		int k;
+		long c = utf8_decode((const unsigned char *)s + i, n - i, &k);
+		if (c < 0 || cols == (int)(sizeof cells / sizeof cells[0]))
+			return false;
+		const struct cell_entry *e = cell_for((wchar_t)c, a, pair);
+		if (e->width < 0)
+			return false;
+		cells[cols++] = e->cc;
+		i += k;
+	}
+	if (cols > 0)
+		mvadd_wchnstr(y, x, cells, cols);
+	move(y, x + cols);
+	return true;
+}
+
 void term_put(int y, int x, const char *s, int n)
 {
 	chtype cells[1024];
 	int i = 0;
 
-	while (i < n && i < (int)(sizeof cells / sizeof cells[0]) && (unsigned char)s[i] < 0x80)
+	if (n < 0)
+		n = (int)strlen(s);
+	if (n > (int)(sizeof cells / sizeof cells[0])) {
+		mvaddnstr(y, x, s, n);
+		return;
+	}
+	attr_t a;
+	short pair;
+	wattr_get(stdscr, &a, &pair, NULL);
+	a &= ~A_COLOR;
+	while (i < n && (unsigned char)s[i] < 0x80)
 		i++;
 	if (i < n) {
-		mvaddnstr(y, x, s, n);
+		if (!put_wide(y, x, s, n, a, pair))
+			mvaddnstr(y, x, s, n);
 		return;
 	}
 	/* ASCII, most of a redraw: cells in the current attributes, without
 	 * waddnstr's multibyte conversion and width lookup per character; the
 	 * cursor ends where waddnstr would leave it */
-	attr_t a;
-	short pair;
-	wattr_get(stdscr, &a, &pair, NULL);
-	chtype at = (a & ~A_COLOR) | COLOR_PAIR(pair);
+	chtype at = a | COLOR_PAIR(pair);
 	for (i = 0; i < n; i++)
 		cells[i] = (chtype)(unsigned char)s[i] | at;
 	if (n > 0)
