@@ -5,10 +5,11 @@
 
 #include <stdio.h>
 
-int cmd_live(const struct collector_opts *o, double interval_s)
+int cmd_live(const struct collector_opts *o, double interval_s, const char *record_path)
 {
 	(void)o;
 	(void)interval_s;
+	(void)record_path;
 	fprintf(stderr, "gputaskman: the live view is not built into this Windows build yet "
 			"(its console backend is the other half of issue 12); use --once or --json\n");
 	return 2;

@@ -6,18 +6,20 @@
 #include <string.h>
 #include <strings.h>
 
+#include "portable.h"
 #include "views/json.h"
 
 char *recorder_line(const struct gtm_snapshot *s, size_t *len)
 {
-	char *buf = NULL;
+	struct os_memstream ms;
 	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	FILE *f = os_memstream_open(&ms);
 
 	if (!f)
 		return NULL;
 	int rc = json_write_snapshot(f, s, false, true);
-	if (fclose(f) != 0 || rc != 0 || n == 0) {
+	char *buf = os_memstream_close(&ms, &n);
+	if (!buf || rc != 0 || n == 0) {
 		free(buf);
 		return NULL;
 	}
