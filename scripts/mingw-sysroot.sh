@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds the libraries Debian does not ship for mingw-w64 (jansson, cmocka,
-# zstd)
+# zstd, and pcre2 for its POSIX regex API)
 # from Debian's own source packages into a cached sysroot:
 #   scripts/mingw-sysroot.sh BUILD_DIR  ->  BUILD_DIR/sysroot/{include,lib}
 # Nothing is vendored: `apt-get source` fetches the packages of this Debian
@@ -38,7 +38,7 @@ rm -rf "$src" "$sysroot"
 mkdir -p "$src" "$sysroot"
 cd "$src"
 # --download-only + dpkg-source: unpacking needs no build dependencies.
-for pkg in jansson cmocka libzstd; do
+for pkg in jansson cmocka libzstd pcre2; do
 	apt-get source --download-only -qq "$pkg" >/dev/null 2>&1 ||
 		{ echo "mingw-sysroot: apt-get source $pkg failed" >&2; exit 1; }
 done
@@ -53,8 +53,8 @@ set(CMAKE_FIND_ROOT_PATH /usr/$host)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 TC
 
-# One static library each, installed under the sysroot; cmake for jansson and
-# cmocka (their Debian packages build with it too).
+# One static library each, installed under the sysroot; cmake for jansson,
+# cmocka and pcre2 (C only, 8-bit, no JIT).
 cmake_build() { # NAME SRCDIR OPTIONS...
 	name=$1 dir=$2; shift 2
 	cmake -S "$dir" -B "$src/$name-build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/toolchain.cmake" \
@@ -66,6 +66,9 @@ cmake_build jansson "$(ls -d "$src"/jansson-[0-9]*/)" -DJANSSON_BUILD_SHARED_LIB
 	-DJANSSON_EXAMPLES=OFF -DJANSSON_WITHOUT_TESTS=ON
 cmake_build cmocka "$(ls -d "$src"/cmocka-[0-9]*/)" -DCMAKE_C_FLAGS=-D__USE_MINGW_ANSI_STDIO=1 -DBUILD_SHARED_LIBS=OFF -DWITH_STATIC_LIB=ON -DWITH_EXAMPLES=OFF \
 	-DUNIT_TESTING=OFF -DPICKY_DEVELOPER=OFF
+cmake_build pcre2 "$(ls -d "$src"/pcre2-[0-9]*/)" -DBUILD_SHARED_LIBS=OFF -DBUILD_STATIC_LIBS=ON \
+	-DPCRE2_BUILD_PCRE2_8=ON -DPCRE2_SUPPORT_JIT=OFF -DPCRE2_BUILD_PCRE2GREP=OFF -DPCRE2_BUILD_TESTS=OFF \
+	-DPCRE2_SUPPORT_LIBZ=OFF -DPCRE2_SUPPORT_LIBBZ2=OFF -DPCRE2_SUPPORT_LIBREADLINE=OFF -DPCRE2_SUPPORT_LIBEDIT=OFF
 # zstd's cmake project also enables C++ (no mingw g++ here): its lib/Makefile
 # builds the static library, the headers and libzstd.pc with the C compiler.
 zdir=$(ls -d "$src"/libzstd-[0-9]*/)lib

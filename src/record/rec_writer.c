@@ -183,7 +183,7 @@ static int enforce_size(struct rec_writer *w, char *err, size_t errn)
 	write_header(hb, w->created_ns);
 	if (tfd < 0 || os_lock_exclusive(tfd) != 0 || write_at(tfd, hb, sizeof hb, 0) != 0 ||
 	    copy_range(w->fd, tfd, w->frames[k], w->end - w->frames[k], sizeof hb) != 0 || os_fdatasync(tfd) != 0 ||
-	    os_rename_replace(tmp, w->path) != 0) {
+	    os_rename_replace(tmp, w->path, &w->fd) != 0) {
 		int e = errno;
 		if (tfd >= 0)
 			close(tfd);
@@ -194,7 +194,8 @@ static int enforce_size(struct rec_writer *w, char *err, size_t errn)
 	}
 	free(tmp);
 	sync_dir_of(w->path);
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
 	w->fd = tfd;
 	uint64_t base = w->frames[k];
 	for (size_t i = k; i < w->n_frames; i++)

@@ -77,9 +77,12 @@ static inline int os_lock_exclusive(int fd)
 	return flock(fd, LOCK_EX | LOCK_NB);
 }
 
-/* rename(2): replaces to atomically. */
-static inline int os_rename_replace(const char *from, const char *to)
+/* Puts from in place of to (rename(2): atomically). *to_fd, open on to, is
+ * left open here; Windows, which cannot replace an open file, closes it
+ * first and sets it to -1 (see its portable.h). */
+static inline int os_rename_replace(const char *from, const char *to, int *to_fd)
 {
+	(void)to_fd;
 	return rename(from, to);
 }
 

@@ -40,40 +40,113 @@ char *wide_to_utf8(const wchar_t *w, int wlen)
 	return s;
 }
 
-int os_open_read(const char *path)
+/* errno for the last Win32 error of an open or a stat. */
+static int errno_of_last_error(void)
+{
+	switch (GetLastError()) {
+	case ERROR_FILE_NOT_FOUND:
+	case ERROR_PATH_NOT_FOUND:
+	case ERROR_INVALID_NAME:
+		return ENOENT;
+	case ERROR_FILE_EXISTS:
+	case ERROR_ALREADY_EXISTS:
+		return EEXIST;
+	case ERROR_ACCESS_DENIED:
+	case ERROR_SHARING_VIOLATION:
+	case ERROR_LOCK_VIOLATION:
+		return EACCES;
+	default:
+		return EIO;
+	}
+}
+
+/* CreateFileW with every sharing mode, folders allowed; INVALID_HANDLE_VALUE and errno on failure. */
+static HANDLE open_handle(const char *path, DWORD access, DWORD disposition)
 {
 	wchar_t *w = utf8_to_wide(path);
 	if (!w) {
 		errno = EINVAL;
+		return INVALID_HANDLE_VALUE;
+	}
+	HANDLE h = CreateFileW(w, access, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL, disposition,
+			       FILE_FLAG_BACKUP_SEMANTICS, NULL);
+	if (h == INVALID_HANDLE_VALUE)
+		errno = errno_of_last_error();
+	free(w);
+	return h;
+}
+
+static int fd_of_handle(HANDLE h, int crt_flags)
+{
+	if (h == INVALID_HANDLE_VALUE)
+		return -1;
+	int fd = _open_osfhandle((intptr_t)h, crt_flags | _O_BINARY | _O_NOINHERIT);
+	if (fd < 0)
+		CloseHandle(h);
+	return fd;
+}
+
+int os_open_read(const char *path)
+{
+	return fd_of_handle(open_handle(path, GENERIC_READ, OPEN_EXISTING), _O_RDONLY);
+}
+
+static time_t unix_time(FILETIME ft)
+{
+	uint64_t t = (uint64_t)ft.dwHighDateTime << 32 | ft.dwLowDateTime;
+	return (time_t)(t / 10000000ull) - (time_t)11644473600ll; /* 1601 -> 1970 */
+}
+
+static int stat_of_handle(HANDLE h, struct stat *st)
+{
+	BY_HANDLE_FILE_INFORMATION fi;
+
+	memset(st, 0, sizeof *st);
+	switch (GetFileType(h)) {
+	case FILE_TYPE_CHAR:
+		st->st_mode = _S_IFCHR;
+		return 0;
+	case FILE_TYPE_PIPE:
+		st->st_mode = _S_IFIFO;
+		return 0;
+	default:
+		break;
+	}
+	if (!GetFileInformationByHandle(h, &fi)) {
+		errno = errno_of_last_error();
 		return -1;
 	}
-	int fd = _wopen(w, _O_RDONLY | _O_BINARY | _O_NOINHERIT);
-	free(w);
-	return fd;
+	bool dir = fi.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY;
+	bool ro = fi.dwFileAttributes & FILE_ATTRIBUTE_READONLY;
+	st->st_mode = (unsigned short)(dir ? _S_IFDIR | 0755 : _S_IFREG | (ro ? 0444 : 0644));
+	st->st_dev = fi.dwVolumeSerialNumber;
+	st->st_ino = (_ino_t)fi.nFileIndexLow;
+	st->st_nlink = (short)fi.nNumberOfLinks;
+	st->st_size = (int64_t)((uint64_t)fi.nFileSizeHigh << 32 | fi.nFileSizeLow);
+	st->st_mtime = unix_time(fi.ftLastWriteTime);
+	st->st_atime = unix_time(fi.ftLastAccessTime);
+	st->st_ctime = unix_time(fi.ftCreationTime);
+	return 0;
 }
 
 int os_stat(const char *path, struct stat *st)
 {
-	wchar_t *w = utf8_to_wide(path);
-	if (!w) {
-		errno = EINVAL;
+	HANDLE h = open_handle(path, FILE_READ_ATTRIBUTES, OPEN_EXISTING);
+	if (h == INVALID_HANDLE_VALUE)
+		return -1;
+	int rc = stat_of_handle(h, st);
+	CloseHandle(h);
+	return rc;
+}
+
+int gtm_fstat(int fd, struct stat *st)
+{
+	HANDLE h = (HANDLE)_get_osfhandle(fd);
+	if (h == INVALID_HANDLE_VALUE) {
+		errno = EBADF;
 		return -1;
 	}
-	struct _stat64 s64;
-	int r = _wstat64(w, &s64);
-	free(w);
-	if (r != 0)
-		return -1;
-	memset(st, 0, sizeof *st);
-	st->st_dev = s64.st_dev;
-	st->st_ino = s64.st_ino;
-	st->st_mode = s64.st_mode;
-	st->st_nlink = s64.st_nlink;
-	st->st_size = s64.st_size;
-	st->st_mtime = s64.st_mtime;
-	st->st_atime = s64.st_atime;
-	st->st_ctime = s64.st_ctime;
-	return 0;
+	return stat_of_handle(h, st);
 }
 
 /* The fd's Windows handle with an OVERLAPPED at off; NULL (errno EBADF) for a bad fd. */
@@ -122,14 +195,8 @@ ssize_t os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 
 int os_open_rw(const char *path, int extra)
 {
-	wchar_t *w = utf8_to_wide(path);
-	if (!w) {
-		errno = EINVAL;
-		return -1;
-	}
-	int fd = _wopen(w, _O_RDWR | _O_CREAT | _O_BINARY | _O_NOINHERIT | extra, _S_IREAD | _S_IWRITE);
-	free(w);
-	return fd;
+	HANDLE h = open_handle(path, GENERIC_READ | GENERIC_WRITE, extra & O_EXCL ? CREATE_NEW : OPEN_ALWAYS);
+	return fd_of_handle(h, _O_RDWR);
 }
 
 int os_fdatasync(int fd)
@@ -169,14 +236,25 @@ int os_lock_exclusive(int fd)
 	return 0;
 }
 
-int os_rename_replace(const char *from, const char *to)
+int os_rename_replace(const char *from, const char *to, int *to_fd)
 {
 	wchar_t *wf = utf8_to_wide(from), *wt = utf8_to_wide(to);
-	int rc = wf && wt && MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING) ? 0 : -1;
-	if (rc)
-		errno = wf && wt ? EACCES : EINVAL;
+	int rc = -1, e = EINVAL;
+
+	if (wf && wt) {
+		if (*to_fd >= 0)
+			close(*to_fd);
+		*to_fd = -1;
+		rc = MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING) ? 0 : -1;
+		e = rc ? errno_of_last_error() : 0;
+		if (rc && (*to_fd = os_open_rw(to, 0)) >= 0 && os_lock_exclusive(*to_fd) != 0) {
+			close(*to_fd);
+			*to_fd = -1;
+		}
+	}
 	free(wf);
 	free(wt);
+	errno = e;
 	return rc;
 }
 

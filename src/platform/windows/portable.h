@@ -31,12 +31,23 @@ static inline int64_t stat_mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtime * 1000000000;
 }
 
+/* Opens with every sharing mode (a model being read can still be renamed
+ * or deleted, as on Linux), folders included, so that fstat says what the
+ * path is. */
 int os_open_read(const char *path);
+/* stat and fstat by the file's handle, so a path and an fd of one file
+ * agree: st_dev is the volume serial number, st_ino the file index's low
+ * 16 bits (the C runtime's _ino_t; size and mtime complete a cache key),
+ * folders S_IFDIR, consoles S_IFCHR, pipes S_IFIFO. The C runtime's own
+ * fstat puts the fd number in st_dev and 0 in st_ino. */
 int os_stat(const char *path, struct stat *st);
+#undef fstat
+#define fstat(fd, st) gtm_fstat(fd, st)
+int gtm_fstat(int fd, struct stat *st);
 /* A positional read (ReadFile with an offset): the file position is unused. */
 ssize_t os_pread(int fd, void *buf, size_t n, uint64_t off);
 ssize_t os_pwrite(int fd, const void *buf, size_t n, uint64_t off);
-/* _wopen read/write, created, binary, not inherited; extra 0 or O_EXCL. */
+/* Read/write, created, shared as os_open_read, binary, not inherited; extra 0 or O_EXCL. */
 int os_open_rw(const char *path, int extra);
 int os_fdatasync(int fd); /* FlushFileBuffers */
 int os_sync_dir(const char *dir); /* FlushFileBuffers on the folder's handle */
@@ -44,9 +55,11 @@ int os_sync_dir(const char *dir); /* FlushFileBuffers on the folder's handle */
  * fails, while reads and writes of the data (Windows locks are mandatory)
  * go on. Held until the fd is closed. */
 int os_lock_exclusive(int fd);
-/* MoveFileExW with MOVEFILE_REPLACE_EXISTING; fails while the target is
- * open without FILE_SHARE_DELETE (the C runtime's own opens). */
-int os_rename_replace(const char *from, const char *to);
+/* MoveFileExW with MOVEFILE_REPLACE_EXISTING, which fails while any handle
+ * of to is open: *to_fd is closed first and set to -1. When the move fails,
+ * to is opened again into *to_fd (read/write, with the writer's lock), so
+ * the caller goes on with the file it had. */
+int os_rename_replace(const char *from, const char *to, int *to_fd);
 /* Calls stop for Ctrl+C, Ctrl+Break and SIGTERM (the C runtime's signal:
  * the console runs it on a thread of its own, so a sleep is not cut short
  * and the recorder stops at the end of its interval). */
