@@ -17,6 +17,9 @@ void tu_mkdirs(const char *path);
 /* A fresh temp folder (removed by tu_rmrf). */
 char *tu_tempdir(void);
 void tu_rmrf(const char *path);
+/* path as the OS's process layer reports it (malloc'd): realpath(3) on
+ * Linux, _fullpath on Windows ("/tmp/x" -> "Z:\\tmp\\x" under Wine). */
+char *tu_native_path(const char *path);
 /* End-to-end checks that go on after a failure: prints "FAIL: ..." when ok
  * is false and counts it; tu_failures() is the count so far. */
 void tu_check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,9 +1,11 @@
-/* tu_rmrf on Windows (run under Wine, where no rm is on the path): a walk
- * with the C runtime's dirent, for the test folders under /tmp/gtm- only. */
+/* testutil's OS half on Windows (run under Wine, where no rm is on the
+ * path): tu_rmrf walks with the C runtime's dirent, for the test folders
+ * under /tmp/gtm- only; native paths by _fullpath. */
 #include "testutil.h"
 
 #include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,4 +38,12 @@ void tu_rmrf(const char *path)
 	if (!path || strncmp(path, "/tmp/gtm-", 9) != 0)
 		return;
 	remove_tree(path);
+}
+
+char *tu_native_path(const char *path)
+{
+	char *p = _fullpath(NULL, path, 0);
+	if (!p)
+		abort();
+	return p;
 }

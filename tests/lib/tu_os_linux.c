@@ -1,4 +1,5 @@
-/* tu_rmrf on Linux: rm -rf, for the test folders under /tmp/gtm- only. */
+/* testutil's OS half on Linux: rm -rf for the test folders under /tmp/gtm-
+ * only, and native paths by realpath(3). */
 #include "testutil.h"
 
 #include <limits.h>
@@ -16,3 +17,11 @@ void tu_rmrf(const char *path)
 		fprintf(stderr, "rm -rf %s failed\n", path);
 }
 
+
+char *tu_native_path(const char *path)
+{
+	char *p = realpath(path, NULL);
+	if (!p)
+		abort();
+	return p;
+}
