@@ -41,6 +41,13 @@ static void test_device_paths(void **state)
 	assert_int_equal(win_device_path_to_dos("\\Device\\HarddiskVolume3\\models\\x.gguf", devices, 3, small, sizeof small),
 			 -1);
 	assert_int_equal(win_device_path_to_dos("\\Device\\Floppy0\\x", devices, 3, out, sizeof out), -1);
+	/* the Win32 namespace, as Wine names mapped files: no table needed */
+	assert_int_equal(win_device_path_to_dos("\\??\\Z:\\tmp\\m.gguf", NULL, 0, out, sizeof out), 0);
+	assert_string_equal(out, "Z:\\tmp\\m.gguf");
+	assert_int_equal(win_device_path_to_dos("\\??\\UNC\\srv\\share\\m.gguf", NULL, 0, out, sizeof out), 0);
+	assert_string_equal(out, "\\\\srv\\share\\m.gguf");
+	assert_int_equal(win_device_path_to_dos("\\??\\pipe\\x", NULL, 0, out, sizeof out), -1);
+	assert_int_equal(win_device_path_to_dos("\\??\\Z:\\tmp\\m.gguf", NULL, 0, small, sizeof small), -1);
 }
 
 static void test_ports_of(void **state)

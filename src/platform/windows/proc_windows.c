@@ -46,13 +46,11 @@ void proc_cache_free(struct proc_cache *c)
 
 /* Forward slashes inside: the layers above split paths on '/', and every
  * Win32 call accepts them. */
+/* Paths stay as Windows writes them ("C:\\models\\x.gguf"): the command
+ * line names them so, and identification reads both separators. */
 static char *path_from_wide(const wchar_t *w, int wlen)
 {
-	char *s = wide_to_utf8(w, wlen);
-	for (char *p = s; p && *p; p++)
-		if (*p == '\\')
-			*p = '/';
-	return s;
+	return wide_to_utf8(w, wlen);
 }
 
 static void read_dos_devices(struct proc_cache *c)
@@ -177,12 +175,8 @@ static void read_maps(struct proc_cache *c, HANDLE h, struct gtm_proc_detail *d)
 		if (mbi.Type == MEM_MAPPED && mbi.State == MEM_COMMIT && mbi.BaseAddress == mbi.AllocationBase) {
 			DWORD k = GetMappedFileNameW(h, mbi.BaseAddress, w, ARRAY_LEN(w));
 			char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
-			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0) {
-				for (char *p = dos; *p; p++)
-					if (*p == '\\')
-						*p = '/';
+			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0)
 				add_map(d, &cap, xstrdup(dos));
-			}
 			free(nt);
 		}
 		if (next <= a)
@@ -223,7 +217,12 @@ static uint64_t filetime_ticks(FILETIME ft)
 /* Fills what an open handle tells; false when the process refused it. */
 static bool inspect(struct proc_cache *c, struct gtm_process *p)
 {
-	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
+	/* VirtualQueryEx needs PROCESS_QUERY_INFORMATION (the limited right lists
+	 * DLLs but no mapped file: Wine refuses it, as the documentation says);
+	 * a process that refuses it may still give the limited one */
+	HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
+	if (!h)
+		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
 	bool full = h != NULL;
 	if (!h)
 		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, p->pid);
