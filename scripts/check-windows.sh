@@ -21,6 +21,8 @@ sh scripts/mingw-sysroot.sh "$s" 2>"$b/sysroot-error.txt"
 rc=$?
 [ $rc -eq 77 ] && skip "the mingw sysroot cannot be built here: $(cat "$b/sysroot-error.txt")"
 [ $rc -ne 0 ] && { cat "$b/sysroot-error.txt" >&2; exit 1; }
+# the zip test (tests/windows/dist_zip.sh) finds the licences in BUILD_DIR/sysroot
+[ -e "$b/sysroot" ] || ln -s "$(cd "$s" && pwd)/sysroot" "$b/sysroot"
 if [ ! -f "$b/build.ninja" ]; then
 	sh scripts/win-machine.sh "$b" "$s" >"$b/machine.txt" &&
 		meson setup "$b" --cross-file cross/x86_64-w64-mingw32.txt --cross-file "$b/machine.txt" \

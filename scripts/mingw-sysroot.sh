@@ -14,7 +14,10 @@ sysroot=$build/sysroot
 host=x86_64-w64-mingw32
 cc=$host-gcc-posix
 stamp=$sysroot/.complete
-[ -f "$stamp" ] && exit 0
+# The stamp names what the sysroot holds: a sysroot made by an older version
+# of this script (without zstd, say) is built again.
+contents="jansson cmocka libzstd pcre2; licences 1"
+[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$contents" ] && exit 0
 
 command -v "$cc" >/dev/null || { echo "mingw-sysroot: $cc not found (apt-get install gcc-mingw-w64-x86-64-posix)" >&2; exit 77; }
 command -v cmake >/dev/null || { echo "mingw-sysroot: cmake not found" >&2; exit 77; }
@@ -79,7 +82,12 @@ zdir=$(ls -d "$src"/libzstd-[0-9]*/)lib
 # the linker would prefer (and the tests would then need its DLL).
 rm -f "$sysroot"/lib/libcmocka.dll.a "$sysroot"/bin/*.dll
 [ -f "$sysroot/lib/libcmocka-static.a" ] && mv "$sysroot/lib/libcmocka-static.a" "$sysroot/lib/libcmocka.a"
-# The licences of what is linked into gputaskman.exe go into its zip.
+# The licences of what is linked into gputaskman.exe go into its zip
+# (scripts/dist-windows.sh): each source package's debian/copyright, the
+# text Debian installs as /usr/share/doc/PACKAGE/copyright. cmocka links
+# only into the tests.
 mkdir -p "$sysroot/licenses"
-cp "$(ls -d "$src"/jansson-[0-9]*/)LICENSE" "$sysroot/licenses/jansson-LICENSE.txt"
-touch "$stamp"
+for pkg in jansson libzstd pcre2; do
+	cp "$(ls -d "$src/$pkg"-[0-9]*/)debian/copyright" "$sysroot/licenses/$pkg.txt"
+done
+echo "$contents" >"$stamp"
