@@ -16,7 +16,8 @@ skip() {
 	exit 77
 }
 command -v x86_64-w64-mingw32-gcc-posix >/dev/null || skip "no mingw-w64 cross compiler (x86_64-w64-mingw32-gcc-posix; apt-get install gcc-mingw-w64-x86-64-posix)"
-[ -x /usr/lib/wine/wine64 ] || skip "no Wine (/usr/lib/wine/wine64; apt-get install wine64)"
+wine=${GTM_WINE:-/usr/lib/wine/wine64}
+[ -x "$wine" ] || skip "no Wine ($wine; apt-get install wine64)"
 sh scripts/mingw-sysroot.sh "$s" 2>"$b/sysroot-error.txt"
 rc=$?
 [ $rc -eq 77 ] && skip "the mingw sysroot cannot be built here: $(cat "$b/sysroot-error.txt")"

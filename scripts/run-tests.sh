@@ -20,7 +20,7 @@ for dir in "$@"; do
 		prefix=$(mktemp -d /tmp/gtm-wine-XXXXXX)
 		export WINEPREFIX="$prefix/prefix"
 		# one cold start (~6 s) before the tests, so parallel tests never race to create it
-		WINEDEBUG=-all timeout 120 /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1
+		GTM_WINE_TIMEOUT=120 sh "$(dirname "$0")/wine-run.sh" wineboot --init >/dev/null 2>&1
 	fi
 	meson test -C "$dir" --print-errorlogs --num-processes 2 >"$dir/test-output.txt" 2>&1 || rc=1
 	if [ -n "$prefix" ]; then

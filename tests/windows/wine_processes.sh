@@ -26,7 +26,7 @@ fail() {
 
 model="$tmp/model.gguf"
 $wine "$standin" --write-gguf "$model" || fail "the stand-in could not write $model"
-dosmodel=$(WINEDEBUG=-all timeout 30 /usr/lib/wine/wine64 winepath -w "$model" 2>/dev/null | tr -d '\r')
+dosmodel=$($wine winepath -w "$model" 2>/dev/null | tr -d '\r')
 [ -n "$dosmodel" ] || fail "winepath gave no Windows path for $model"
 mark="gtm-e2e-$$"
 $wine "$standin" -m "$dosmodel" --port 18080 --alias "$mark" >"$tmp/standin.out" 2>&1 &
