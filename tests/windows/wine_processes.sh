@@ -1,11 +1,13 @@
 #!/bin/sh
 # The Windows process layer on real Wine processes (issue 12):
 #   wine_processes.sh GPUTASKMAN_EXE STANDIN_EXE
-# starts the stand-in llama-server.exe (it loads ggml-cuda.dll and llama.dll,
-# maps a real GGUF file, and has a command line with a mark of this run),
-# then checks that gputaskman.exe --json under the same Wine lists it with
-# those runtimes, that model (evidence mapped and cmdline) and that command
-# line. Listening ports are not checked here: Wine's GetExtendedTcpTable
+# starts the stand-in llama-server.exe in the model's folder (it loads
+# ggml-cuda.dll and llama.dll, maps a real GGUF file named by a relative -m,
+# and has a command line with a mark of this run), then checks that
+# gputaskman.exe --json under the same Wine lists it with those runtimes,
+# that model at its full path (evidence mapped and cmdline: the relative
+# path resolved against the working folder read from the PEB), that command
+# line and that working folder. Listening ports are not checked here: Wine's GetExtendedTcpTable
 # says PID 0 for every listener, so no port joins a process; test_win_paths
 # tests that join (win_ports_of) instead.
 set -u
@@ -29,7 +31,8 @@ $wine "$standin" --write-gguf "$model" || fail "the stand-in could not write $mo
 dosmodel=$($wine winepath -w "$model" 2>/dev/null | tr -d '\r')
 [ -n "$dosmodel" ] || fail "winepath gave no Windows path for $model"
 mark="gtm-e2e-$$"
-$wine "$standin" -m "$dosmodel" --port 18080 --alias "$mark" >"$tmp/standin.out" 2>&1 &
+standin=$(cd "$(dirname "$standin")" && pwd)/$(basename "$standin")
+(cd "$tmp" && exec $wine "$standin" -m model.gguf --port 18080 --alias "$mark") >"$tmp/standin.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	grep -q ready "$tmp/standin.out" && break
@@ -47,7 +50,7 @@ if len(procs) != 1:
     sys.exit(f"FAIL: {len(procs)} processes with {mark} in their command line; listed: {seen}")
 p = procs[0]
 problems = []
-if p["cmdline"] != [p["cmdline"][0], "-m", model, "--port", "18080", "--alias", mark]:
+if p["cmdline"] != [p["cmdline"][0], "-m", "model.gguf", "--port", "18080", "--alias", mark]:
     problems.append(f"command line {p['cmdline']}")
 if not p["cmdline"][0].lower().endswith("llama-server.exe"):
     problems.append(f"argv[0] {p['cmdline'][0]}")
@@ -70,10 +73,12 @@ else:
         problems.append(f"model evidence {m['evidence']}")
     if not m.get("gguf") or m["gguf"].get("arch") != "llama":
         problems.append(f"model header {m.get('gguf')} {m.get('error')}")
+if (p.get("cwd") or "").lower() != model.rsplit("\\", 1)[0].lower():
+    problems.append(f"cwd {p.get('cwd')}, expected the folder of {model}")
 if snap["mode"] != "native":
     problems.append(f"mode {snap['mode']}")
 if problems:
     sys.exit("FAIL: " + "; ".join(problems))
-print(f"ok: pid {p['pid']} {p['name']}: runtimes {sorted(rts)}, model {model} ({', '.join(models[0]['evidence'])}), mode native")
+print(f"ok: pid {p['pid']} {p['name']} in {p['cwd']}: runtimes {sorted(rts)}, model {model} ({', '.join(models[0]['evidence'])}), mode native")
 print("not checked under Wine: listening ports (Wine reports PID 0 for every listener; test_win_paths checks win_ports_of)")
 PY

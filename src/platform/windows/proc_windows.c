@@ -5,6 +5,7 @@
  * Toolhelp gave and counted as not inspectable; nothing is made up. */
 #include "platform.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,15 +74,49 @@ static void read_dos_devices(struct proc_cache *c)
 typedef LONG(NTAPI *nt_query_fn)(HANDLE, ULONG, PVOID, ULONG, PULONG);
 #define PROCESS_COMMAND_LINE_INFORMATION 60 /* Windows 8.1+ */
 
-/* The command line as UTF-16: NtQueryInformationProcess class 60, or the
- * PEB's RTL_USER_PROCESS_PARAMETERS.CommandLine read across. malloc'd. */
-static wchar_t *read_command_line(HANDLE h)
+static nt_query_fn nt_query(void)
 {
 	static nt_query_fn query;
 	if (!query) {
 		FARPROC f = GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess");
 		memcpy(&query, &f, sizeof query);
 	}
+	return query;
+}
+
+/* The process's RTL_USER_PROCESS_PARAMETERS, read across from its PEB. */
+static bool read_params(HANDLE h, RTL_USER_PROCESS_PARAMETERS *params)
+{
+	nt_query_fn query = nt_query();
+	PROCESS_BASIC_INFORMATION pbi;
+	PEB peb;
+	SIZE_T got;
+	return query && query(h, ProcessBasicInformation, &pbi, sizeof pbi, NULL) >= 0 && pbi.PebBaseAddress &&
+	       ReadProcessMemory(h, pbi.PebBaseAddress, &peb, sizeof peb, &got) &&
+	       ReadProcessMemory(h, peb.ProcessParameters, params, sizeof *params, &got);
+}
+
+/* A UNICODE_STRING of another process, NUL-terminated; malloc'd, NULL when unreadable. */
+static wchar_t *read_remote_string(HANDLE h, const UNICODE_STRING *u)
+{
+	SIZE_T got;
+	size_t n = u->Length / sizeof(wchar_t);
+	if (n == 0 || !u->Buffer || n >= (1u << 19))
+		return NULL;
+	wchar_t *w = xmalloc((n + 1) * sizeof *w);
+	if (!ReadProcessMemory(h, u->Buffer, w, n * sizeof *w, &got)) {
+		free(w);
+		return NULL;
+	}
+	w[n] = 0;
+	return w;
+}
+
+/* The command line as UTF-16: NtQueryInformationProcess class 60, or the
+ * PEB's RTL_USER_PROCESS_PARAMETERS.CommandLine read across. malloc'd. */
+static wchar_t *read_command_line(HANDLE h, const RTL_USER_PROCESS_PARAMETERS *params)
+{
+	nt_query_fn query = nt_query();
 	if (!query)
 		return NULL;
 	ULONG need = 0;
@@ -98,23 +133,29 @@ static wchar_t *read_command_line(HANDLE h)
 		}
 		free(u);
 	}
-	PROCESS_BASIC_INFORMATION pbi;
-	PEB peb;
-	RTL_USER_PROCESS_PARAMETERS params;
-	SIZE_T got;
-	if (query(h, ProcessBasicInformation, &pbi, sizeof pbi, NULL) < 0 || !pbi.PebBaseAddress ||
-	    !ReadProcessMemory(h, pbi.PebBaseAddress, &peb, sizeof peb, &got) ||
-	    !ReadProcessMemory(h, peb.ProcessParameters, &params, sizeof params, &got) ||
-	    params.CommandLine.Length == 0)
-		return NULL;
-	size_t n = params.CommandLine.Length / sizeof(wchar_t);
-	wchar_t *w = xmalloc((n + 1) * sizeof *w);
-	if (!ReadProcessMemory(h, params.CommandLine.Buffer, w, n * sizeof *w, &got)) {
-		free(w);
-		return NULL;
-	}
-	w[n] = 0;
-	return w;
+	return params ? read_remote_string(h, &params->CommandLine) : NULL;
+}
+
+/* The working folder: CurrentDirectory.DosPath, which winternl.h leaves in
+ * Reserved2 (x64 layout: ConsoleHandle, ConsoleFlags, StandardInput,
+ * StandardOutput, StandardError, then CurrentDirectory {DosPath, Handle}).
+ * Its trailing backslash goes unless it is a drive's root ("C:\\"), so a
+ * relative model path resolves to the path a mapping of it shows. */
+_Static_assert(offsetof(RTL_USER_PROCESS_PARAMETERS, Reserved2) + 5 * sizeof(PVOID) == 0x38 &&
+		       offsetof(RTL_USER_PROCESS_PARAMETERS, ImagePathName) == 0x60,
+	       "RTL_USER_PROCESS_PARAMETERS: CurrentDirectory.DosPath is at 0x38 on x64");
+
+static char *read_cwd(HANDLE h, const RTL_USER_PROCESS_PARAMETERS *params)
+{
+	UNICODE_STRING dos;
+	memcpy(&dos, &params->Reserved2[5], sizeof dos);
+	wchar_t *w = read_remote_string(h, &dos);
+	char *s = w ? wide_to_utf8(w, -1) : NULL;
+	free(w);
+	size_t n = s ? strlen(s) : 0;
+	if (n > 3 && s[n - 1] == '\\')
+		s[n - 1] = '\0';
+	return s;
 }
 
 static void split_command_line(struct gtm_proc_detail *d, const wchar_t *cmd)
@@ -243,7 +284,11 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p)
 	if (QueryFullProcessImageNameW(h, 0, w, &k))
 		d->exe = path_from_wide(w, (int)k);
 	if (full) {
-		wchar_t *cmd = read_command_line(h);
+		RTL_USER_PROCESS_PARAMETERS params;
+		bool have_params = read_params(h, &params);
+		wchar_t *cmd = read_command_line(h, have_params ? &params : NULL);
+		if (have_params)
+			d->cwd = read_cwd(h, &params);
 		if (cmd)
 			split_command_line(d, cmd);
 		free(cmd);
