@@ -9,7 +9,8 @@
 # kept in the sysroot by scripts/mingw-sysroot.sh), the mingw-w64 runtime
 # and winpthreads (/usr/share/doc/mingw-w64-x86-64-dev/copyright) and GCC's
 # runtime with its library exception (/usr/share/doc/gcc-mingw-w64-base/copyright).
-# File times are the last commit's, so one commit gives one zip.
+# File times in the zip are the last commit's, so a zip made again from the
+# same build is the same file (the exe itself differs between build folders).
 set -eu
 build=${1:?usage: dist-windows.sh BUILD_DIR VERSION [OUT_DIR]}
 version=${2:?usage: dist-windows.sh BUILD_DIR VERSION [OUT_DIR]}

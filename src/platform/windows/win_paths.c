@@ -1,5 +1,5 @@
-/* The pure parts of the Windows platform, tested on every OS's build of the
- * unit tests through platform.h's declarations. */
+/* The pure parts of the Windows platform: what Wine cannot show through real
+ * processes is tested on strings and rows (tests/windows/test_win_paths.c). */
 #include "platform.h"
 
 #include <stdio.h>
