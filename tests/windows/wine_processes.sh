@@ -3,6 +3,7 @@
 #   wine_processes.sh GPUTASKMAN_EXE STANDIN_EXE
 # starts the stand-in llama-server.exe in the model's folder (it loads
 # ggml-cuda.dll and llama.dll, maps a real GGUF file named by a relative -m,
+# folder and file named in letters outside every ANSI code page,
 # and has a command line with a mark of this run), then checks that
 # gputaskman.exe --json under the same Wine lists it with those runtimes,
 # that model at its full path (evidence mapped and cmdline: the relative
@@ -11,6 +12,9 @@
 # says PID 0 for every listener, so no port joins a process; test_win_paths
 # tests that join (win_ports_of) instead.
 set -u
+# Wine maps Unix file names to UTF-16 by the locale's charset: under LANG=C
+# the non-ASCII names below would not exist for Windows programs
+export LC_ALL=C.UTF-8
 gtm=$1 standin=$2
 here=$(cd "$(dirname "$0")" && pwd)
 wine="sh $here/../../scripts/wine-run.sh"
@@ -26,13 +30,18 @@ fail() {
 	exit 1
 }
 
-model="$tmp/model.gguf"
-$wine "$standin" --write-gguf "$model" || fail "the stand-in could not write $model"
+# a folder and a file name no ANSI code page holds: paths are UTF-16 from
+# Windows and UTF-8 inside gputaskman
+folder="$tmp/modèles-模型"
+model="$folder/模型 ß.gguf"
+mkdir "$folder"
+$wine "$standin" --write-gguf "$tmp/written.gguf" || fail "the stand-in could not write $tmp/written.gguf"
+mv "$tmp/written.gguf" "$model"
 dosmodel=$($wine winepath -w "$model" 2>/dev/null | tr -d '\r')
 [ -n "$dosmodel" ] || fail "winepath gave no Windows path for $model"
 mark="gtm-e2e-$$"
 standin=$(cd "$(dirname "$standin")" && pwd)/$(basename "$standin")
-(cd "$tmp" && exec $wine "$standin" -m model.gguf --port 18080 --alias "$mark") >"$tmp/standin.out" 2>&1 &
+(cd "$folder" && exec $wine "$standin" -m "模型 ß.gguf" --port 18080 --alias "$mark") >"$tmp/standin.out" 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	grep -q ready "$tmp/standin.out" && break
@@ -43,14 +52,14 @@ grep -q ready "$tmp/standin.out" || fail "the stand-in never said ready"
 $wine "$gtm" --json >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman.exe --json failed: $(cat "$tmp/gtm.err")"
 python3 - "$tmp/snap.json" "$mark" "$dosmodel" <<'PY'
 import json, sys
-snap, mark, model = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+snap, mark, model = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2], sys.argv[3]
 procs = [p for p in snap["processes"] if mark in (p.get("cmdline") or [])]
 if len(procs) != 1:
     seen = [(p["name"], p.get("cmdline")) for p in snap["processes"]]
     sys.exit(f"FAIL: {len(procs)} processes with {mark} in their command line; listed: {seen}")
 p = procs[0]
 problems = []
-if p["cmdline"] != [p["cmdline"][0], "-m", "model.gguf", "--port", "18080", "--alias", mark]:
+if p["cmdline"] != [p["cmdline"][0], "-m", "模型 ß.gguf", "--port", "18080", "--alias", mark]:
     problems.append(f"command line {p['cmdline']}")
 if not p["cmdline"][0].lower().endswith("llama-server.exe"):
     problems.append(f"argv[0] {p['cmdline'][0]}")

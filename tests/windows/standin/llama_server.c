@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <windows.h>
+#include <shellapi.h>
+#include <wchar.h>
 
 #include "ident_fixture.h"
 
@@ -18,22 +20,26 @@ __declspec(dllimport) int gtm_standin_llama(int x);
 
 int main(int argc, char **argv)
 {
-	const char *model = NULL;
+	const wchar_t *model = NULL;
 
 	if (argc == 3 && strcmp(argv[1], "--write-gguf") == 0)
 		return tf_write_gguf(argv[2], "llama"), 0; /* the identify tests' tiny model; aborts on failure */
-	for (int i = 1; i + 1 < argc; i++)
-		if (strcmp(argv[i], "-m") == 0)
-			model = argv[i + 1];
+	/* the model's name as Windows has it (UTF-16: the test names it in
+	 * letters no ANSI code page holds), not main's ANSI argv */
+	int wargc = 0;
+	wchar_t **wargv = CommandLineToArgvW(GetCommandLineW(), &wargc);
+	for (int i = 1; wargv && i + 1 < wargc; i++)
+		if (wcscmp(wargv[i], L"-m") == 0)
+			model = wargv[i + 1];
 	if (!model) {
 		fprintf(stderr, "usage: llama-server.exe -m MODEL.gguf [--port N] [--alias MARK]\n");
 		return 2;
 	}
-	HANDLE f = CreateFileA(model, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
-	HANDLE m = f == INVALID_HANDLE_VALUE ? NULL : CreateFileMappingA(f, NULL, PAGE_READONLY, 0, 0, NULL);
+	HANDLE f = CreateFileW(model, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
+	HANDLE m = f == INVALID_HANDLE_VALUE ? NULL : CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
 	const unsigned char *view = m ? MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0) : NULL;
 	if (!view || memcmp(view, "GGUF", 4) != 0) {
-		fprintf(stderr, "llama-server stand-in: cannot map %s as a GGUF file (error %lu)\n", model, GetLastError());
+		fprintf(stderr, "llama-server stand-in: cannot map %ls as a GGUF file (error %lu)\n", model, GetLastError());
 		return 1;
 	}
 	/* the runtimes stay loaded: their export is called */
@@ -43,5 +49,6 @@ int main(int argc, char **argv)
 	UnmapViewOfFile(view);
 	CloseHandle(m);
 	CloseHandle(f);
+	LocalFree(wargv);
 	return 0;
 }
