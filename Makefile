@@ -6,6 +6,7 @@ BUILD ?= build
 CHECK_BUILD ?= build-check
 FUZZ_BUILD ?= build-fuzz
 WIN_BUILD ?= build-win
+CHECK_WIN_BUILD ?= build-check-win
 VERSION := $(shell sed -n "s/^  version : '\\(.*\\)',/\\1/p" meson.build)
 FUZZ_SECONDS ?= 30
 ARGS ?=
@@ -32,9 +33,13 @@ $(CHECK_BUILD)/build.ninja:
 check-deps:
 	@sh scripts/deps.sh --check
 
+# The Windows tests (tests/windows: portable unit tests, the process layer on
+# Wine processes, the zip) build into $(CHECK_WIN_BUILD) and run under Wine;
+# without mingw-w64 or Wine they are reported skipped with the reason.
 check: check-deps $(CHECK_BUILD)/build.ninja
 	ninja -C $(CHECK_BUILD)
-	@sh scripts/run-tests.sh $(CHECK_BUILD)
+	@sh scripts/check-windows.sh $(CHECK_WIN_BUILD) $(WIN_BUILD); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
+	@sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
 
 install: build
 	meson configure $(BUILD) --prefix=$(PREFIX) >/dev/null
@@ -65,4 +70,4 @@ dist-windows: windows
 	sh scripts/dist-windows.sh $(WIN_BUILD) $(VERSION)
 
 clean:
-	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD)
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD) $(CHECK_WIN_BUILD)

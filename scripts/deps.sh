@@ -1,30 +1,32 @@
 #!/bin/sh
 # Installs the Debian packages gputaskman builds and tests with, when run as
-# root; otherwise prints the one line that would, and fails.
+# root; otherwise prints the one line that would, and fails. With --check
+# (make check) it adds the test-only packages: Prometheus (promtool and a real
+# server for serve's tests) and the Windows build's (mingw-w64, Wine, and what
+# builds the mingw sysroot from Debian source packages). They are optional:
+# when one cannot be installed, the tests that need it say SKIP and why, and
+# the build goes on. `make run` installs none of them.
 set -u
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 # serve: libmicrohttpd (headers to build, the library to run)
 pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
-# For the tests only (--check: promtool and a real Prometheus server): when
-# one cannot be installed, the tests that need it say SKIP and the build goes
-# on. `make run` installs none of them.
 optional=""
 for a in "$@"; do
 	case $a in
 	--fuzz) pkgs="$pkgs clang" ;;
-	--check) optional="$optional prometheus" ;;
+	--check) optional="prometheus gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip" ;;
 	esac
 done
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-missing=""
-for p in $pkgs; do
-	installed "$p" || missing="$missing $p"
-done
-missing_opt=""
-for p in $optional; do
-	installed "$p" || missing_opt="$missing_opt $p"
-done
-[ -z "$missing$missing_opt" ] && exit 0
+missing_of() {
+	out=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || out="$out $p"
+	done
+	echo "$out"
+}
+missing=$(missing_of $pkgs)
+missing_opt=$(missing_of $optional)
+[ -z "$missing" ] && [ -z "$missing_opt" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >/dev/null 2>&1 || true
@@ -35,11 +37,12 @@ if [ "$(id -u)" = 0 ]; then
 	if [ -n "$missing_opt" ]; then
 		echo "gputaskman: installing test packages:$missing_opt"
 		apt-get install -y -qq --no-install-recommends $missing_opt >/dev/null 2>&1 ||
-			echo "gputaskman: could not install$missing_opt: the tests that need it will SKIP" >&2
+			echo "gputaskman: could not install$missing_opt: the tests that need them will SKIP" >&2
 	fi
 	exit 0
 fi
-[ -z "$missing" ] && { echo "gputaskman: optional test packages missing (tests SKIP):$missing_opt" >&2; exit 0; }
+[ -n "$missing_opt" ] && echo "gputaskman: the tests that need$missing_opt will SKIP (sudo apt-get install -y$missing_opt)" >&2
+[ -z "$missing" ] && exit 0
 echo "gputaskman: missing build packages. Run:" >&2
 echo "  sudo apt-get install -y$missing" >&2
 exit 1

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Meson's exe_wrapper for the Windows build: runs one .exe under Wine with
 # the test run's prefix (WINEPREFIX, made once by scripts/run-tests.sh),
-# Wine's own messages off and a time limit.
+# Wine's own messages off and a time limit. GTM_WINE names the Wine loader
+# (default Debian's /usr/lib/wine/wine64), GTM_WINE_TIMEOUT the limit in s.
 set -u
 export WINEDEBUG=-all
 export WINEDLLOVERRIDES="mscoree,mshtml="
 : "${WINEPREFIX:=${GTM_WINEPREFIX:-$HOME/.wine-gputaskman}}"
 export WINEPREFIX
-exec timeout "${GTM_WINE_TIMEOUT:-60}" /usr/lib/wine/wine64 "$@"
+exec timeout "${GTM_WINE_TIMEOUT:-60}" "${GTM_WINE:-/usr/lib/wine/wine64}" "$@"

@@ -13,6 +13,7 @@
 #include "collect/collector.h"
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "portable.h"
 
 #define RECORD_DEFAULT_PATH "gputaskman.rec"
 
@@ -113,18 +114,6 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-static void catch_stop_signals(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	sa.sa_flags = SA_RESTART; /* the collector's reads go on; the sleep below is cut short anyway */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* Sleeps until started + interval on the monotonic clock, or a stop signal. */
 static void sleep_until(uint64_t deadline_ns)
 {
@@ -191,7 +180,7 @@ int cmd_record(int argc, char **argv)
 	if (note[0])
 		fprintf(stderr, "gputaskman record: %s\n", note);
 	stop_signal = 0;
-	catch_stop_signals();
+	os_catch_stop_signals(on_stop);
 	rc = record_loop(&a, w);
 	uint64_t bytes = rec_writer_bytes(w), samples = rec_writer_samples(w);
 	if (rec_writer_close(w, err, sizeof err) != 0) {

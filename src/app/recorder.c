@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "core/util.h"
+#include "portable.h"
 #include "views/json.h"
 
 struct recorder {
@@ -32,14 +33,15 @@ void recorder_free(struct recorder *r)
 
 char *recorder_line(struct recorder *r, const struct gtm_snapshot *s, size_t *len)
 {
-	char *buf = NULL;
+	struct os_memstream ms;
 	size_t n = 0;
-	FILE *f = open_memstream(&buf, &n);
+	FILE *f = os_memstream_open(&ms);
 
 	if (!f)
 		return NULL;
 	int rc = json_write_snapshot_rows(f, s, false, true, r ? r->rows : NULL);
-	if (fclose(f) != 0 || rc != 0 || n == 0) {
+	char *buf = os_memstream_close(&ms, &n);
+	if (!buf || rc != 0 || n == 0) {
 		free(buf);
 		return NULL;
 	}

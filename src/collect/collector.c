@@ -8,7 +8,6 @@
 
 #include "collect/attribute.h"
 #include "collect/devices_order.h"
-#include "collect/mode.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "explain/explain.h"
@@ -60,7 +59,7 @@ struct collector *collector_new(const struct collector_opts *o)
 		c->opts.budget_ns = 50ull * 1000 * 1000;
 	for (size_t i = 0; source_table[i]; i++)
 		c->sources[i].ops = source_table[i];
-	c->mode = detect_mode();
+	c->mode = platform_detect_mode();
 	if (gethostname(c->hostname, sizeof c->hostname) != 0)
 		str_copy(c->hostname, "unknown", sizeof c->hostname);
 	c->hostname[sizeof c->hostname - 1] = '\0';

@@ -1,5 +1,7 @@
 #include "core/util.h"
 
+#include "portable.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,8 +92,15 @@ int str_ends(const char *s, const char *suffix)
 
 const char *path_base(const char *s)
 {
-	const char *slash = strrchr(s, '/');
+	const char *slash = os_path_last_sep(s);
 	return slash ? slash + 1 : s;
+}
+
+bool path_is_dos_absolute(const char *s)
+{
+	bool drive = ((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) && s[1] == ':' &&
+		     (s[2] == '\\' || s[2] == '/');
+	return drive || (s[0] == '\\' && s[1] == '\\' && s[2] && s[2] != '\\');
 }
 
 static uint64_t clock_ns(clockid_t id)

@@ -2,6 +2,7 @@
 #ifndef GTM_UTIL_H
 #define GTM_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,8 +19,12 @@ void *grow_array(void *arr, size_t elem, size_t *cap, size_t need);
 size_t str_copy(char *dst, const char *src, size_t n);
 int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
-/* The part after the last '/', or s. */
+/* The part after the last separator ('/'; on Windows also '\\'), or s. */
 const char *path_base(const char *s);
+/* A Windows absolute path: a drive letter, a colon and a separator
+ * ("C:\\x", "C:/x"), or a UNC path ("\\\\server\\share"). Pure, so every
+ * OS's tests reach it; Windows's os_path_absolute (portable.h) is this. */
+bool path_is_dos_absolute(const char *s);
 
 uint64_t now_monotonic_ns(void);
 uint64_t now_realtime_ns(void);

@@ -6,6 +6,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "portable.h"
 #include "identify/ident.h"
 #include "identify/ident_internal.h"
 #include "identify/model_files.h"
@@ -108,7 +109,7 @@ static bool name_matches(const struct ident_model *m, const char *name)
 
 struct ident_model *ident_find_model(struct gtm_ident *id, const char *path_or_name, const struct stat *st)
 {
-	bool is_path = strchr(path_or_name, '/') != NULL;
+	bool is_path = os_path_has_sep(path_or_name);
 	for (int i = 0; i < id->n_models; i++) {
 		struct ident_model *m = &id->models[i];
 		if (is_path && st && m->have_file_id && m->dev == (uint64_t)st->st_dev && m->ino == (uint64_t)st->st_ino)
@@ -147,7 +148,7 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 	struct stat st;
 	if (!id || !path_or_name || !path_or_name[0])
 		return NULL;
-	bool have_st = strchr(path_or_name, '/') && sysroot_stat(&st, "%s", path_or_name) == 0;
+	bool have_st = os_path_has_sep(path_or_name) && sysroot_stat(&st, "%s", path_or_name) == 0;
 	struct ident_model *m = ident_find_model(id, path_or_name, have_st ? &st : NULL);
 	if (!m && id->n_models >= IDENT_MAX_MODELS)
 		return NULL;
@@ -155,7 +156,7 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 
 	if (!m) {
 		m = ident_new_model(id);
-		if (strchr(path_or_name, '/')) {
+		if (os_path_has_sep(path_or_name)) {
 			m->path = xstrdup(path_or_name);
 			model_file_describe(m, true);
 		} else {

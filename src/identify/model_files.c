@@ -14,6 +14,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "portable.h"
 #include "identify/ident_internal.h"
 #include "identify/runtimes.h"
 #include "identify/stores.h"
@@ -101,13 +102,13 @@ void model_file_describe(struct ident_model *m, bool read_header)
 	gguf_header_unref(h);
 }
 
-/* cwd + "/" + path for a relative path; NULL when it cannot be resolved. */
+/* cwd + separator + path for a relative path; NULL when it cannot be resolved. */
 static char *resolve_path(const struct gtm_proc_detail *d, const char *path)
 {
 	char buf[4096];
-	if (path[0] == '/')
+	if (os_path_absolute(path))
 		return xstrdup(path);
-	if (!d->cwd || (size_t)snprintf(buf, sizeof buf, "%s/%s", d->cwd, path) >= sizeof buf)
+	if (!d->cwd || (size_t)snprintf(buf, sizeof buf, "%s%c%s", d->cwd, OS_PATH_SEP, path) >= sizeof buf)
 		return NULL;
 	return xstrdup(buf);
 }
@@ -242,7 +243,7 @@ static void scan_cmdline(struct cmdline_scan *s)
 static bool map_may_be_model(const struct gtm_proc_detail *d, const char *path)
 {
 	static const char *const skip_prefixes[] = {"/dev/", "/proc/", "/sys/", "/memfd:", "/SYSV"};
-	if (path[0] != '/' || str_ends(path, " (deleted)") || runtimes_is_shared_object(path_base(path)))
+	if (!os_path_absolute(path) || str_ends(path, " (deleted)") || runtimes_is_shared_object(path_base(path)))
 		return false;
 	for (size_t i = 0; i < ARRAY_LEN(skip_prefixes); i++)
 		if (str_starts(path, skip_prefixes[i]))
@@ -278,7 +279,7 @@ static void scan_maps(struct magic_cache *mc, const struct gtm_proc_detail *d, s
 	bool gguf_runtime = ident_find_trait(id, RT_T_GGUF) != NULL;
 	for (size_t i = 0; i < d->n_maps && id->n_models < IDENT_MAX_MODELS; i++) {
 		const char *path = d->maps[i];
-		if (gguf_runtime && path[0] == '/' && str_ends(path, " (deleted)") &&
+		if (gguf_runtime && os_path_absolute(path) && str_ends(path, " (deleted)") &&
 		    !runtimes_is_shared_object(path_base(path)))
 			scan_deleted_map(path, id);
 		if (!map_may_be_model(d, path) || !magic_cache_is_gguf(mc, path, &st))

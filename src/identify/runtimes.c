@@ -2,15 +2,19 @@
  * that reveal them (mapped library base names, mapped paths, the executable,
  * the command with its subcommand, the process name). Library patterns
  * accept versioned sonames ("libcudart.so.12") and the hash-suffixed copies
- * Python wheels carry ("libcudart-d0da41ae.so.11.0"). A runtime library names
- * a runtime and nothing more: models come from model_files.c. */
+ * Python wheels carry ("libcudart-d0da41ae.so.11.0"); Windows DLLs (and
+ * Python's .pyd) are matched by their lower-cased base name, as Windows file
+ * names are case-insensitive ("NVCUDA.DLL", "DirectML.dll"). A runtime
+ * library names a runtime and nothing more: models come from model_files.c. */
 #include "identify/runtimes.h"
 #include "identify/glob.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/util.h"
 
@@ -64,7 +68,10 @@ static const struct runtime_def runtime_defs[] = {
 	{"rocblas", "rocBLAS", RT_T_COMPUTE, NULL},
 	{"opencl", "OpenCL", RT_T_COMPUTE, NULL},
 	{"level-zero", "oneAPI Level Zero", RT_T_COMPUTE, NULL},
+	{"directml", "DirectML", AI, NULL},
 	{"vulkan", "Vulkan", RT_T_GRAPHICS, NULL},
+	{"direct3d12", "Direct3D 12", RT_T_GRAPHICS, NULL},
+	{"direct3d11", "Direct3D 11", RT_T_GRAPHICS, NULL},
 	{"opengl", "OpenGL/EGL", RT_T_GRAPHICS, NULL},
 };
 
@@ -73,6 +80,7 @@ static const struct runtime_def runtime_defs[] = {
 
 enum rt_how {
 	RT_LIB,  /* base name of a mapped shared object */
+	RT_DLL,  /* lower-cased base name of a mapped Windows DLL or .pyd */
 	RT_PATH, /* a whole mapped path */
 	RT_EXE,  /* base name of the executable, argv[0] or the command */
 	RT_CMD,  /* "command subcommand" (runtimes_command), or the command alone */
@@ -197,22 +205,85 @@ static const struct runtime_pattern runtime_patterns[] = {
 	{"opengl", RT_LIB, "libnvidia-eglcore.so*"},
 	{"opengl", RT_LIB, "libgallium*.so*"},
 	{"opengl", RT_LIB, "*_dri.so"},
+	/* Windows: the DLLs of the same runtimes (lower case, see RT_DLL) */
+	{"llama.cpp", RT_DLL, "llama.dll"},
+	{"llama.cpp", RT_DLL, "mtmd.dll"},
+	{"whisper.cpp", RT_DLL, "whisper.dll"},
+	{"stable-diffusion.cpp", RT_DLL, "stable-diffusion.dll"},
+	{"ggml", RT_DLL, "ggml.dll"},
+	{"ggml", RT_DLL, "ggml-base.dll"},
+	{"ggml-cuda", RT_DLL, "ggml-cuda.dll"},
+	{"ggml-hip", RT_DLL, "ggml-hip.dll"},
+	{"ggml-vulkan", RT_DLL, "ggml-vulkan.dll"},
+	{"ggml-sycl", RT_DLL, "ggml-sycl.dll"},
+	{"ggml-opencl", RT_DLL, "ggml-opencl.dll"},
+	{"ggml-blas", RT_DLL, "ggml-blas.dll"},
+	{"ggml-rpc", RT_DLL, "ggml-rpc.dll"},
+	{"ggml-cpu", RT_DLL, "ggml-cpu*.dll"},
+	{"pytorch-cuda", RT_DLL, "torch_cuda.dll"},
+	{"pytorch-cuda", RT_DLL, "c10_cuda.dll"},
+	{"pytorch-cpu", RT_DLL, "torch_cpu.dll"},
+	{"tensorflow", RT_DLL, "_pywrap_tensorflow_internal.pyd"},
+	{"onnxruntime", RT_DLL, "onnxruntime.dll"},
+	{"onnxruntime", RT_DLL, "onnxruntime_providers_*.dll"},
+	{"onnxruntime", RT_DLL, "onnxruntime_pybind11_state*.pyd"},
+	{"openvino", RT_DLL, "openvino.dll"},
+	{"openvino", RT_DLL, "openvino_c.dll"},
+	{"tensorrt", RT_DLL, "nvinfer.dll"},
+	{"tensorrt", RT_DLL, "nvinfer_*.dll"},
+	{"cudnn", RT_DLL, "cudnn64_*.dll"},
+	{"cudnn", RT_DLL, "cudnn_*64_*.dll"},
+	{"cublas", RT_DLL, "cublas64_*.dll"},
+	{"cublas", RT_DLL, "cublaslt64_*.dll"},
+	{"cuda-runtime", RT_DLL, "cudart64_*.dll"},
+	{"cuda-driver", RT_DLL, "nvcuda.dll"},
+	{"hip", RT_DLL, "amdhip64*.dll"},
+	{"rocblas", RT_DLL, "rocblas.dll"},
+	{"opencl", RT_DLL, "opencl.dll"},
+	{"opencl", RT_DLL, "amdocl64.dll"},
+	{"opencl", RT_DLL, "nvopencl64.dll"},
+	{"level-zero", RT_DLL, "ze_loader.dll"},
+	{"directml", RT_DLL, "directml.dll"},
+	{"vulkan", RT_DLL, "vulkan-1.dll"},
+	{"direct3d12", RT_DLL, "d3d12.dll"},
+	{"direct3d11", RT_DLL, "d3d11.dll"},
+	{"opengl", RT_DLL, "opengl32.dll"},
 };
 
 /* Interpreters whose command is the script or module they run. */
 static const char *const interpreter_globs[] = {"python", "python[0-9]*", "pypy*"};
 
 
+int runtimes_is_dll(const char *base)
+{
+	size_t n = strlen(base);
+	return n > 4 && (!strcasecmp(base + n - 4, ".dll") || !strcasecmp(base + n - 4, ".pyd"));
+}
+
 int runtimes_is_shared_object(const char *base)
 {
 	for (const char *p = strstr(base, ".so"); p; p = strstr(p + 1, ".so"))
 		if (p[3] == '\0' || p[3] == '.')
 			return 1;
-	return 0;
+	return runtimes_is_dll(base);
+}
+
+/* A program's name without a Windows ".exe" (any case), in buf when cut:
+ * the patterns name programs as Linux does ("llama-server", "ollama"). */
+static const char *exe_stem(const char *name, char *buf, size_t cap)
+{
+	size_t n = strlen(name);
+	if (n <= 4 || n - 4 >= cap || strcasecmp(name + n - 4, ".exe") != 0)
+		return name;
+	memcpy(buf, name, n - 4);
+	buf[n - 4] = '\0';
+	return buf;
 }
 
 static int is_interpreter(const char *base)
 {
+	char stem[256];
+	base = exe_stem(base, stem, sizeof stem);
 	for (size_t i = 0; i < ARRAY_LEN(interpreter_globs); i++)
 		if (glob_match(interpreter_globs[i], base))
 			return 1;
@@ -320,12 +391,22 @@ static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
 		const char *base = path_base(path);
 		uint64_t key = path_hash(path);
 		uint64_t *slot = nomatch_slot(key);
-		bool so = runtimes_is_shared_object(base), matched = false;
+		bool so = runtimes_is_shared_object(base), dll = so && runtimes_is_dll(base), matched = false;
+		char lower[256];
 		if (*slot == key)
 			continue;
+		if (dll) {
+			size_t k = 0;
+			for (; base[k] && k + 1 < sizeof lower; k++)
+				lower[k] = (char)tolower((unsigned char)base[k]);
+			lower[k] = '\0';
+		}
 		for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
 			const struct runtime_pattern *rp = &runtime_patterns[i];
-			if (rp->how == RT_LIB && so && glob_match(rp->glob, base)) {
+			if (rp->how == RT_DLL && dll && glob_match(rp->glob, lower)) {
+				hit(h, rp->id, "mapped", base);
+				matched = true;
+			} else if (rp->how == RT_LIB && so && glob_match(rp->glob, base)) {
 				hit(h, rp->id, "mapped", base);
 				matched = true;
 			} else if (rp->how == RT_PATH && glob_match(rp->glob, path)) {
@@ -349,9 +430,9 @@ static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
 static void match_command(const struct gtm_process *p, struct rt_hits *h)
 {
 	const struct gtm_proc_detail *d = p->detail;
-	const char *names[3] = {NULL, NULL, NULL};
+	const char *names[3] = {NULL, NULL, NULL}, *stems[3];
 	const char *cmd = NULL;
-	char cmdline[256];
+	char cmdline[256], stem_buf[4][256];
 	int ci = runtimes_command(d, &cmd);
 
 	if (d && d->exe)
@@ -360,6 +441,10 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 		names[1] = path_base(d->argv[0]);
 	if (ci > 0)
 		names[2] = cmd;
+	for (int k = 0; k < 3; k++)
+		stems[k] = names[k] ? exe_stem(names[k], stem_buf[k], sizeof stem_buf[k]) : NULL;
+	if (cmd)
+		cmd = exe_stem(cmd, stem_buf[3], sizeof stem_buf[3]);
 	cmdline[0] = '\0';
 	if (ci >= 0) {
 		const char *sub = ci + 1 < d->argc ? d->argv[ci + 1] : NULL;
@@ -370,7 +455,7 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 		const struct runtime_pattern *rp = &runtime_patterns[i];
 		if (rp->how == RT_EXE) {
 			for (int k = 0; k < 3; k++)
-				if (names[k] && glob_match(rp->glob, names[k])) {
+				if (stems[k] && glob_match(rp->glob, stems[k])) {
 					hit(h, rp->id, "executable", names[k]);
 					break;
 				}

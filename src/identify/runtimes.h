@@ -20,8 +20,10 @@ void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id);
 int runtimes_command(const struct gtm_proc_detail *d, const char **cmd);
 
 /* Whether a file's base name is a shared object ("libfoo.so", "libfoo.so.1.2",
- * "mod.cpython-312-x86_64-linux-gnu.so"). */
+ * "mod.cpython-312-x86_64-linux-gnu.so", or a Windows DLL or .pyd). */
 int runtimes_is_shared_object(const char *base);
+/* Whether it is a Windows DLL or Python extension: "*.dll", "*.pyd", any case. */
+int runtimes_is_dll(const char *base);
 
 /* The runtime of this build's table whose id is rt_id, as a process lists it
  * (id, name and traits static, no evidence): for snapshots read back from

@@ -93,6 +93,13 @@ int proc_detail_load(struct proc_cache *c, struct gtm_process *p);
  * buffer); readers elsewhere see it appear atomically. */
 void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p);
 
+/* Where gputaskman runs: native, in a container or in WSL (the collector
+ * pairs host PIDs only in a container). Linux reads it from the
+ * root-prefixed /proc and /dev; Windows is always native (a Windows
+ * container's processes are the host's, and Wine's view of the Linux
+ * files it runs on says nothing about Windows). */
+enum gtm_mode platform_detect_mode(void);
+
 /* The GPU sources this platform samples, in the collector's order (NVIDIA
  * first), NULL-terminated, at most PLATFORM_MAX_SOURCES of them. */
 #define PLATFORM_MAX_SOURCES 4

@@ -8,6 +8,7 @@
 #include <zstd.h>
 
 #include "core/util.h"
+#include "portable.h"
 #include "record/rec_time.h"
 
 /* A frame's window may not ask for more than this (the writer's level uses
@@ -26,7 +27,7 @@ long long rec_src_read(const struct rec_src *s, void *buf, size_t n, uint64_t of
 	}
 	size_t got = 0;
 	while (got < n) {
-		ssize_t r = pread(s->fd, (char *)buf + got, n - got, (off_t)(off + got));
+		ssize_t r = os_pread(s->fd, (char *)buf + got, n - got, off + got);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)

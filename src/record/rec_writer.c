@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
 #include "core/util.h"
+#include "portable.h"
 #include "record/rec_format.h"
 #include "record/rec_reader.h"
 
@@ -42,7 +42,7 @@ static int write_at(int fd, const void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 	while (done < n) {
-		ssize_t r = pwrite(fd, (const char *)buf + done, n - done, (off_t)(off + done));
+		ssize_t r = os_pwrite(fd, (const char *)buf + done, n - done, off + done);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -116,7 +116,7 @@ static int close_frame(struct rec_writer *w, char *err, size_t errn)
 	w->frame_open = false;
 	if (compress_into(w, "", 0, ZSTD_e_end, err, errn))
 		return -1;
-	if (fdatasync(w->fd) != 0)
+	if (os_fdatasync(w->fd) != 0)
 		return fail(err, errn, "cannot sync", w->path);
 	w->entry.closed = true;
 	w->entry.frame_len = w->end - w->data_off;
@@ -130,12 +130,8 @@ static int close_frame(struct rec_writer *w, char *err, size_t errn)
 static int sync_dir_of(const char *path)
 {
 	char *copy = xstrdup(path);
-	int fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+	int rc = os_sync_dir(dirname(copy));
 	free(copy);
-	if (fd >= 0) {
-		rc = fsync(fd);
-		close(fd);
-	}
 	return rc;
 }
 
@@ -144,7 +140,7 @@ static int copy_range(int from, int to, uint64_t off, uint64_t n, uint64_t to_of
 	char buf[64 * 1024];
 	while (n > 0) {
 		size_t k = n < sizeof buf ? (size_t)n : sizeof buf;
-		ssize_t r = pread(from, buf, k, (off_t)off);
+		ssize_t r = os_pread(from, buf, k, off);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0 || write_at(to, buf, (size_t)r, to_off) != 0)
@@ -183,11 +179,11 @@ static int enforce_size(struct rec_writer *w, char *err, size_t errn)
 	tmp = xmalloc(strlen(w->path) + 16);
 	sprintf(tmp, "%s.compacting", w->path);
 	unlink(tmp);
-	tfd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	tfd = os_open_rw(tmp, O_EXCL);
 	write_header(hb, w->created_ns);
-	if (tfd < 0 || flock(tfd, LOCK_EX | LOCK_NB) != 0 || write_at(tfd, hb, sizeof hb, 0) != 0 ||
-	    copy_range(w->fd, tfd, w->frames[k], w->end - w->frames[k], sizeof hb) != 0 || fdatasync(tfd) != 0 ||
-	    rename(tmp, w->path) != 0) {
+	if (tfd < 0 || os_lock_exclusive(tfd) != 0 || write_at(tfd, hb, sizeof hb, 0) != 0 ||
+	    copy_range(w->fd, tfd, w->frames[k], w->end - w->frames[k], sizeof hb) != 0 || os_fdatasync(tfd) != 0 ||
+	    os_rename_replace(tmp, w->path, &w->fd) != 0) {
 		int e = errno;
 		if (tfd >= 0)
 			close(tfd);
@@ -198,7 +194,8 @@ static int enforce_size(struct rec_writer *w, char *err, size_t errn)
 	}
 	free(tmp);
 	sync_dir_of(w->path);
-	close(w->fd);
+	if (w->fd >= 0)
+		close(w->fd);
 	w->fd = tfd;
 	uint64_t base = w->frames[k];
 	for (size_t i = k; i < w->n_frames; i++)
@@ -306,7 +303,7 @@ struct rec_writer *rec_writer_open(const char *path, const struct rec_writer_opt
 		w->o.max_bytes = REC_DEFAULT_MAX_BYTES;
 	if (w->o.frame_seconds <= 0)
 		w->o.frame_seconds = REC_DEFAULT_FRAME_SECONDS;
-	w->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0600);
+	w->fd = os_open_rw(path, 0);
 	if (w->fd < 0) {
 		fail(err, errn, "cannot open", path);
 		goto out;
@@ -316,8 +313,8 @@ struct rec_writer *rec_writer_open(const char *path, const struct rec_writer_opt
 		snprintf(err, errn, "%s: not a regular file", path);
 		goto out;
 	}
-	fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) & ~O_NONBLOCK);
-	if (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
+	os_clear_nonblock(w->fd);
+	if (os_lock_exclusive(w->fd) != 0) {
 		*status = 2;
 		snprintf(err, errn, "%s: another gputaskman is recording to this file (stop it, or record to another -o PATH)",
 			 path);

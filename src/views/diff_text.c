@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "portable.h"
 #include "views/diff.h"
 
 #define MIB_F(x) ((double)(x) / (1024.0 * 1024.0))
@@ -267,16 +268,16 @@ static void print_text(FILE *out, const struct diff_result *r, const char *befor
 void diff_print_text(FILE *out, const struct diff_result *r, const char *before_name, const char *after_name,
 		     bool show_all)
 {
-	char *text = NULL;
+	struct os_memstream ms;
 	size_t len = 0;
-	FILE *mem = open_memstream(&text, &len);
+	FILE *mem = os_memstream_open(&ms);
 
 	if (!mem) {
 		print_text(out, r, before_name, after_name, show_all);
 		return;
 	}
 	print_text(mem, r, before_name, after_name, show_all);
-	fclose(mem);
+	char *text = os_memstream_close(&ms, &len);
 	for (char *line = text, *nl; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
 		if (nl)

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "portable.h"
+
 static char fixture_buf[PATH_MAX];
 
 const char *tu_shared_fixture(const char *sub)
@@ -98,16 +100,6 @@ char *tu_tempdir(void)
 	return strdup(d);
 }
 
-void tu_rmrf(const char *path)
-{
-	char cmd[PATH_MAX + 16];
-	if (!path || strncmp(path, "/tmp/gtm-", 9) != 0)
-		return;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
-	if (system(cmd) != 0)
-		fprintf(stderr, "rm -rf %s failed\n", path);
-}
-
 const char *tu_source_root(void)
 {
 	const char *r = getenv("GTM_SOURCE_ROOT");
@@ -139,4 +131,40 @@ void tu_check(int ok, const char *fmt, ...)
 int tu_failures(void)
 {
 	return check_failures;
+}
+
+static struct {
+	struct os_memstream ms;
+	char **text;
+	size_t *len;
+} memstreams[8];
+
+FILE *tu_memstream(char **text, size_t *len)
+{
+	for (size_t i = 0; i < sizeof memstreams / sizeof memstreams[0]; i++) {
+		if (memstreams[i].text)
+			continue;
+		FILE *f = os_memstream_open(&memstreams[i].ms);
+		if (f) {
+			memstreams[i].text = text;
+			memstreams[i].len = len;
+		}
+		return f;
+	}
+	return NULL;
+}
+
+void tu_memclose(FILE *f)
+{
+	for (size_t i = 0; i < sizeof memstreams / sizeof memstreams[0]; i++) {
+		if (!memstreams[i].text || memstreams[i].ms.f != f)
+			continue;
+		size_t n = 0;
+		*memstreams[i].text = os_memstream_close(&memstreams[i].ms, &n);
+		*memstreams[i].len = n;
+		memstreams[i].text = NULL;
+		return;
+	}
+	fprintf(stderr, "tu_memclose: not a tu_memstream\n");
+	abort();
 }

@@ -13,7 +13,8 @@ wine_need() { command -v "$1" >/dev/null 2>&1 || { echo "SKIP: $1 is not install
 # .exe needs no DLL beside it.
 mingw_cc() {
 	"$CROSS_CC" -std=c17 -Wall -Wextra -Werror -Wno-format-truncation -O1 -static \
-		-DGTM_VERSION='"test"' -D_WIN32_WINNT=0x0A00 -I"$src/src" "$@"
+		-DGTM_VERSION='"test"' -D_WIN32_WINNT=0x0A00 -I"$src/src" \
+		-I"$src/src/platform/windows" -I"$src/src/platform/windows/posix" -include portable.h "$@"
 }
 
 # wine_prefix DIR: a fresh prefix under DIR (its own wineserver).

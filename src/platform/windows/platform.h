@@ -17,7 +17,9 @@
 
 /* Turns an NT device path ("\Device\HarddiskVolume3\models\x.gguf") into a
  * drive-letter path ("C:\models\x.gguf") with a table of (device, drive)
- * pairs as QueryDosDeviceW gives them; the result is written into out.
+ * pairs as QueryDosDeviceW gives them; the result is written into out. A
+ * path in the Win32 namespace ("\??\C:\x", "\??\UNC\srv\share\x", as Wine
+ * reports every mapped file) needs no table.
  * Returns 0, or -1 when no device of the table is a prefix. */
 struct win_dos_device {
 	char device[96]; /* "\Device\HarddiskVolume3" */

@@ -5,6 +5,7 @@
  * Toolhelp gave and counted as not inspectable; nothing is made up. */
 #include "platform.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,9 @@ struct proc_cache {
 	struct win_tcp_listener *listeners;
 	size_t n_listeners;
 	bool listeners_read;
+	uint32_t *listed; /* the last scan's PIDs, sorted */
+	size_t n_listed, cap_listed;
+	bool scanned;
 };
 
 struct proc_cache *proc_cache_new(void)
@@ -41,18 +45,17 @@ void proc_cache_free(struct proc_cache *c)
 	if (!c)
 		return;
 	free(c->listeners);
+	free(c->listed);
 	free(c);
 }
 
 /* Forward slashes inside: the layers above split paths on '/', and every
  * Win32 call accepts them. */
+/* Paths stay as Windows writes them ("C:\\models\\x.gguf"): the command
+ * line names them so, and identification reads both separators. */
 static char *path_from_wide(const wchar_t *w, int wlen)
 {
-	char *s = wide_to_utf8(w, wlen);
-	for (char *p = s; p && *p; p++)
-		if (*p == '\\')
-			*p = '/';
-	return s;
+	return wide_to_utf8(w, wlen);
 }
 
 static void read_dos_devices(struct proc_cache *c)
@@ -75,15 +78,49 @@ static void read_dos_devices(struct proc_cache *c)
 typedef LONG(NTAPI *nt_query_fn)(HANDLE, ULONG, PVOID, ULONG, PULONG);
 #define PROCESS_COMMAND_LINE_INFORMATION 60 /* Windows 8.1+ */
 
-/* The command line as UTF-16: NtQueryInformationProcess class 60, or the
- * PEB's RTL_USER_PROCESS_PARAMETERS.CommandLine read across. malloc'd. */
-static wchar_t *read_command_line(HANDLE h)
+static nt_query_fn nt_query(void)
 {
 	static nt_query_fn query;
 	if (!query) {
 		FARPROC f = GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess");
 		memcpy(&query, &f, sizeof query);
 	}
+	return query;
+}
+
+/* The process's RTL_USER_PROCESS_PARAMETERS, read across from its PEB. */
+static bool read_params(HANDLE h, RTL_USER_PROCESS_PARAMETERS *params)
+{
+	nt_query_fn query = nt_query();
+	PROCESS_BASIC_INFORMATION pbi;
+	PEB peb;
+	SIZE_T got;
+	return query && query(h, ProcessBasicInformation, &pbi, sizeof pbi, NULL) >= 0 && pbi.PebBaseAddress &&
+	       ReadProcessMemory(h, pbi.PebBaseAddress, &peb, sizeof peb, &got) &&
+	       ReadProcessMemory(h, peb.ProcessParameters, params, sizeof *params, &got);
+}
+
+/* A UNICODE_STRING of another process, NUL-terminated; malloc'd, NULL when unreadable. */
+static wchar_t *read_remote_string(HANDLE h, const UNICODE_STRING *u)
+{
+	SIZE_T got;
+	size_t n = u->Length / sizeof(wchar_t);
+	if (n == 0 || !u->Buffer || n >= (1u << 19))
+		return NULL;
+	wchar_t *w = xmalloc((n + 1) * sizeof *w);
+	if (!ReadProcessMemory(h, u->Buffer, w, n * sizeof *w, &got)) {
+		free(w);
+		return NULL;
+	}
+	w[n] = 0;
+	return w;
+}
+
+/* The command line as UTF-16: NtQueryInformationProcess class 60, or the
+ * PEB's RTL_USER_PROCESS_PARAMETERS.CommandLine read across. malloc'd. */
+static wchar_t *read_command_line(HANDLE h, const RTL_USER_PROCESS_PARAMETERS *params)
+{
+	nt_query_fn query = nt_query();
 	if (!query)
 		return NULL;
 	ULONG need = 0;
@@ -100,23 +137,29 @@ static wchar_t *read_command_line(HANDLE h)
 		}
 		free(u);
 	}
-	PROCESS_BASIC_INFORMATION pbi;
-	PEB peb;
-	RTL_USER_PROCESS_PARAMETERS params;
-	SIZE_T got;
-	if (query(h, ProcessBasicInformation, &pbi, sizeof pbi, NULL) < 0 || !pbi.PebBaseAddress ||
-	    !ReadProcessMemory(h, pbi.PebBaseAddress, &peb, sizeof peb, &got) ||
-	    !ReadProcessMemory(h, peb.ProcessParameters, &params, sizeof params, &got) ||
-	    params.CommandLine.Length == 0)
-		return NULL;
-	size_t n = params.CommandLine.Length / sizeof(wchar_t);
-	wchar_t *w = xmalloc((n + 1) * sizeof *w);
-	if (!ReadProcessMemory(h, params.CommandLine.Buffer, w, n * sizeof *w, &got)) {
-		free(w);
-		return NULL;
-	}
-	w[n] = 0;
-	return w;
+	return params ? read_remote_string(h, &params->CommandLine) : NULL;
+}
+
+/* The working folder: CurrentDirectory.DosPath, which winternl.h leaves in
+ * Reserved2 (x64 layout: ConsoleHandle, ConsoleFlags, StandardInput,
+ * StandardOutput, StandardError, then CurrentDirectory {DosPath, Handle}).
+ * Its trailing backslash goes unless it is a drive's root ("C:\\"), so a
+ * relative model path resolves to the path a mapping of it shows. */
+_Static_assert(offsetof(RTL_USER_PROCESS_PARAMETERS, Reserved2) + 5 * sizeof(PVOID) == 0x38 &&
+		       offsetof(RTL_USER_PROCESS_PARAMETERS, ImagePathName) == 0x60,
+	       "RTL_USER_PROCESS_PARAMETERS: CurrentDirectory.DosPath is at 0x38 on x64");
+
+static char *read_cwd(HANDLE h, const RTL_USER_PROCESS_PARAMETERS *params)
+{
+	UNICODE_STRING dos;
+	memcpy(&dos, &params->Reserved2[5], sizeof dos);
+	wchar_t *w = read_remote_string(h, &dos);
+	char *s = w ? wide_to_utf8(w, -1) : NULL;
+	free(w);
+	size_t n = s ? strlen(s) : 0;
+	if (n > 3 && s[n - 1] == '\\')
+		s[n - 1] = '\0';
+	return s;
 }
 
 static void split_command_line(struct gtm_proc_detail *d, const wchar_t *cmd)
@@ -177,12 +220,8 @@ static void read_maps(struct proc_cache *c, HANDLE h, struct gtm_proc_detail *d)
 		if (mbi.Type == MEM_MAPPED && mbi.State == MEM_COMMIT && mbi.BaseAddress == mbi.AllocationBase) {
 			DWORD k = GetMappedFileNameW(h, mbi.BaseAddress, w, ARRAY_LEN(w));
 			char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
-			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0) {
-				for (char *p = dos; *p; p++)
-					if (*p == '\\')
-						*p = '/';
+			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0)
 				add_map(d, &cap, xstrdup(dos));
-			}
 			free(nt);
 		}
 		if (next <= a)
@@ -223,7 +262,12 @@ static uint64_t filetime_ticks(FILETIME ft)
 /* Fills what an open handle tells; false when the process refused it. */
 static bool inspect(struct proc_cache *c, struct gtm_process *p)
 {
-	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
+	/* VirtualQueryEx needs PROCESS_QUERY_INFORMATION (the limited right lists
+	 * DLLs but no mapped file: Wine refuses it, as the documentation says);
+	 * a process that refuses it may still give the limited one */
+	HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
+	if (!h)
+		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
 	bool full = h != NULL;
 	if (!h)
 		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, p->pid);
@@ -244,7 +288,11 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p)
 	if (QueryFullProcessImageNameW(h, 0, w, &k))
 		d->exe = path_from_wide(w, (int)k);
 	if (full) {
-		wchar_t *cmd = read_command_line(h);
+		RTL_USER_PROCESS_PARAMETERS params;
+		bool have_params = read_params(h, &params);
+		wchar_t *cmd = read_command_line(h, have_params ? &params : NULL);
+		if (have_params)
+			d->cwd = read_cwd(h, &params);
 		if (cmd)
 			split_command_line(d, cmd);
 		free(cmd);
@@ -314,6 +362,15 @@ int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uin
 	return proc_refresh_ports(c, p);
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every row gets its details here (the Toolhelp list is one call and a
+ * process's handle the only way to its start time): details_priority_only
+ * reads no less on Windows yet. */
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	HANDLE hs = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
@@ -321,10 +378,13 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		return -1;
 	read_dos_devices(c);
 	c->listeners_read = false;
+	c->n_listed = 0;
 	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
 	for (BOOL more = Process32FirstW(hs, &pe); more; more = Process32NextW(hs, &pe)) {
 		if (o && o->only_pid && pe.th32ProcessID != o->only_pid)
 			continue;
+		c->listed = grow_array(c->listed, sizeof *c->listed, &c->cap_listed, c->n_listed);
+		c->listed[c->n_listed++] = pe.th32ProcessID;
 		struct gtm_process *p = snapshot_add_process(snap);
 		p->pid = pe.th32ProcessID;
 		p->ppid = pe.th32ParentProcessID;
@@ -339,7 +399,36 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 			proc_refresh_ports(c, p);
 	}
 	CloseHandle(hs);
+	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
+	c->scanned = true;
 	return 0;
+}
+
+bool proc_cache_listed(struct proc_cache *c, uint32_t pid)
+{
+	return c->n_listed && bsearch(&pid, c->listed, c->n_listed, sizeof pid, cmp_pid) != NULL;
+}
+
+bool proc_cache_scanned(const struct proc_cache *c)
+{
+	return c->scanned;
+}
+
+int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
+{
+	if (p->detail)
+		return 0;
+	/* read into a copy: a reused PID's memory and user must not reach the row */
+	struct gtm_process q = *p;
+	bool full = inspect(c, &q);
+	if (!q.detail)
+		return -1; /* gone, or not ours to open */
+	if (p->start_time && q.start_time != p->start_time) {
+		proc_detail_unref(q.detail); /* the PID now names another process */
+		return -1;
+	}
+	*p = q;
+	return full ? 0 : 1;
 }
 
 bool proc_pid_exists(uint32_t pid)

@@ -1,12 +1,22 @@
-/* The pure parts of the Windows platform, tested on every OS's build of the
- * unit tests through platform.h's declarations. */
+/* The pure parts of the Windows platform: what Wine cannot show through real
+ * processes is tested on strings and rows (tests/windows/test_win_paths.c). */
 #include "platform.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
+
 int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab, size_t n, char *out, size_t cap)
 {
+	/* the Win32 namespace: "\??\C:\x" is C:\x, "\??\UNC\srv\share" is \\srv\share
+	 * (Wine names every mapped file so) */
+	if (strncmp(nt_path, "\\??\\", 4) == 0) {
+		const char *rest = nt_path + 4;
+		int k = strncmp(rest, "UNC\\", 4) == 0 ? snprintf(out, cap, "\\\\%s", rest + 4)
+							: snprintf(out, cap, "%s", rest);
+		return k >= 0 && (size_t)k < cap && path_is_dos_absolute(out) ? 0 : -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t k = strlen(tab[i].device);
 		/* the device must end at a separator: HarddiskVolume1 is no prefix of HarddiskVolume12\x */

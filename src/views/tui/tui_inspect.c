@@ -9,6 +9,7 @@
 #include "views/tui/tui_ident.h"
 
 #include "explain/explain.h"
+#include "portable.h"
 #include "identify/ident.h"
 #include "views/explain_text.h"
 #include "views/ident_text.h"
@@ -213,15 +214,16 @@ static void add_explain(struct tui_text *t, const struct gtm_process *p)
 {
 	char *buf = NULL;
 	size_t len = 0;
+	struct os_memstream ms;
 	FILE *f;
 
 	if (!p->explain)
 		return;
-	f = open_memstream(&buf, &len);
+	f = os_memstream_open(&ms);
 	if (!f)
 		return;
 	explain_text_print(f, p->explain, "");
-	fclose(f);
+	buf = os_memstream_close(&ms, &len);
 	if (buf && len) {
 		tui_text_add(t, TUI_ST_HEAD, 2, "What the runtime says");
 		tui_text_add_block(t, TUI_ST_TEXT, buf);

@@ -1,4 +1,5 @@
 #include "diff_build.h"
+#include "testutil.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,8 +118,8 @@ char *b_text(const struct diff_result *r, bool all)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = tu_memstream(&buf, &len);
 	diff_print_text(f, r, "before.json", "after.json", all);
-	fclose(f);
+	tu_memclose(f);
 	return buf;
 }

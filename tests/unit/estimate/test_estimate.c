@@ -721,9 +721,9 @@ static void test_inspect_json_fields(void **state)
 	assert_string_equal(json_string_value(json_array_get(json_object_get(flags, "defaulted"), 0)), "-c");
 	assert_non_null(strstr(json_string_value(json_object_get(flags, "defaults_assumed")), "-ngl (all layers"));
 	json_decref(j);
-	FILE *out = open_memstream(&text, &text_len);
+	FILE *out = tu_memstream(&text, &text_len);
 	inspect_model_print(out, &m);
-	fclose(out);
+	tu_memclose(out);
 	assert_non_null(strstr(text, "Plan          N/A (attention.head_count: missing"));
 	assert_null(strstr(text, "GPU total"));
 	assert_null(strstr(text, "KV cache      none"));
@@ -777,9 +777,9 @@ static void test_inspect_fit(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "estimate"), "weights_gpu_bytes")),
 			 633495552);
 	json_decref(j);
-	FILE *out = open_memstream(&text, &text_len);
+	FILE *out = tu_memstream(&text, &text_len);
 	inspect_model_print(out, &m);
-	fclose(out);
+	tu_memclose(out);
 	assert_non_null(strstr(text, "Test GPU"));
 	assert_non_null(strstr(text, "fits          yes"));
 	assert_non_null(strstr(text, "largest -c    8192"));

@@ -590,14 +590,14 @@ static json_t *ident_row_json(const struct gtm_ident *id)
 {
 	char *text = NULL;
 	size_t text_len = 0;
-	FILE *mem = open_memstream(&text, &text_len);
+	FILE *mem = tu_memstream(&text, &text_len);
 	static struct jw w;
 	jw_init(&w, mem);
 	jw_begin_object(&w, NULL);
 	ident_jw_into(&w, id);
 	jw_end_object(&w);
 	assert_int_equal(jw_finish(&w), 0);
-	fclose(mem);
+	tu_memclose(mem);
 	json_t *j = json_loads(text, 0, NULL);
 	free(text);
 	assert_non_null(j);
@@ -609,13 +609,13 @@ static char *ident_row_text(const struct gtm_ident *id, bool full)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = tu_memstream(&buf, &len);
 	assert_non_null(f);
 	if (full)
 		ident_text_print_full(f, id, "  ");
 	else
 		ident_text_print(f, id, "");
-	fclose(f);
+	tu_memclose(f);
 	return buf;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "views/json_util.h"
+#include "testutil.h"
 #include "views/json_writer.h"
 
 static struct jw w;
@@ -22,7 +23,7 @@ static FILE *mem;
 
 static void open_doc(void)
 {
-	mem = open_memstream(&text, &text_len);
+	mem = tu_memstream(&text, &text_len);
 	assert_non_null(mem);
 	jw_init(&w, mem);
 }
@@ -30,7 +31,7 @@ static void open_doc(void)
 static char *close_doc(void)
 {
 	assert_int_equal(jw_finish(&w), 0);
-	fclose(mem);
+	tu_memclose(mem);
 	return text;
 }
 

@@ -190,13 +190,13 @@ static void test_text_views_escape_outside_strings(void **state)
 	gtm_ident_free_hook = ident_free;
 	gtm_explain_free_hook = explain_free;
 	struct gtm_snapshot *s = hostile_snapshot();
-	FILE *out = open_memstream(&text, &len);
+	FILE *out = tu_memstream(&text, &len);
 	assert_non_null(out);
 	text_print_snapshot(out, s, true);
 	text_print_gpu_list(out, s);
 	ident_text_print_full(out, s->processes[0].ident, "  ");
 	explain_text_print_full(out, s->processes[0].explain, "  ");
-	fclose(out);
+	tu_memclose(out);
 	assert_no_controls(text, len);
 	/* the text is there, escaped, not dropped */
 	assert_non_null(strstr(text, HOSTILE_ESCAPED));
@@ -210,10 +210,10 @@ static char *render_explain(const struct gtm_explain *e)
 {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	FILE *out = tu_memstream(&text, &len);
 	assert_non_null(out);
 	explain_text_print_full(out, e, "");
-	fclose(out);
+	tu_memclose(out);
 	return text;
 }
 
@@ -372,9 +372,9 @@ static void test_text_unattributed_label_alone(void **state)
 	struct gtm_gpu_use *u = process_add_use(p);
 	u->vram = gtm_u64_of(64u << 20, GTM_MEASURED);
 	s->n_gpu_processes = 1;
-	FILE *out = open_memstream(&text, &len);
+	FILE *out = tu_memstream(&text, &len);
 	text_print_snapshot(out, s, false);
-	fclose(out);
+	tu_memclose(out);
 	const char *row = strstr(text, "\nunattributed");
 	assert_non_null(row);
 	const char *end = strchr(row + 1, '\n');
@@ -390,9 +390,9 @@ static char *print_snapshot(int (*print)(FILE *, const struct gtm_snapshot *, bo
 {
 	char *text = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&text, &len);
+	FILE *out = tu_memstream(&text, &len);
 	print(out, s, false);
-	fclose(out);
+	tu_memclose(out);
 	return text;
 }
 
@@ -467,9 +467,9 @@ static void test_inspect_text_escapes_header(void **state)
 	gw_free(w);
 	llama_flags_init(&f);
 	assert_true(inspect_model_load(&m, path, false, NULL, &f, err, sizeof err));
-	FILE *out = open_memstream(&text, &len);
+	FILE *out = tu_memstream(&text, &len);
 	inspect_model_print(out, &m);
-	fclose(out);
+	tu_memclose(out);
 	assert_no_controls(text, len);
 	assert_non_null(strstr(text, "  name          " HOSTILE_ESCAPED "\n"));
 	assert_non_null(strstr(text, "  architecture  llama" HOSTILE_ESCAPED "\n"));

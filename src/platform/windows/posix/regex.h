@@ -1,29 +1,13 @@
-/* A POSIX extended regex subset for the Windows build (posix_regex.c), which
- * has no <regex.h>: literals, '.', bracket expressions, '*', '+', '?', '^',
- * '$' and backslash escapes (\. \d \w \s and their classes). Groups,
- * alternation and intervals are refused by regcomp with REG_BADPAT, so a
- * caller says the pattern is not supported rather than matching it wrongly. */
+/* <regex.h> for the Windows build: PCRE2's POSIX API (pcre2posix.h maps
+ * regcomp, regexec and regfree to pcre2_regcomp, ...), from Debian's pcre2
+ * source package built into the sysroot (scripts/mingw-sysroot.sh). Its
+ * syntax is a superset of the POSIX ERE the callers write; llama.cpp's own
+ * -ot patterns are std::regex ECMAScript, which PCRE is closer to still.
+ * REG_EXTENDED is accepted and means nothing there. */
 #ifndef GTM_WIN_REGEX_H
 #define GTM_WIN_REGEX_H
 
-#include <stddef.h>
-
-#define REG_EXTENDED 1
-#define REG_NOSUB 4
-#define REG_NOMATCH 1
-#define REG_BADPAT 2
-#define REG_ESPACE 12
-
-typedef struct {
-	size_t re_nsub;
-	char *pattern_;
-} regex_t;
-typedef struct {
-	long rm_so, rm_eo;
-} regmatch_t;
-
-int regcomp(regex_t *re, const char *pattern, int cflags);
-int regexec(const regex_t *re, const char *s, size_t nmatch, regmatch_t *pmatch, int eflags);
-void regfree(regex_t *re);
+#define PCRE2_STATIC
+#include <pcre2posix.h>
 
 #endif

@@ -1,4 +1,6 @@
-#include "collect/mode.h"
+/* Linux's half of platform_detect_mode: WSL, a container or native, from
+ * what the root-prefixed /proc and /dev show. */
+#include "platform.h"
 
 #include <string.h>
 #include <unistd.h>
@@ -10,7 +12,7 @@
 static const char *const container_markers[] = {"docker", "kubepods", "containerd", "libpod", "lxc"};
 static const char *const container_files[] = {"/.dockerenv", "/run/.containerenv"};
 
-enum gtm_mode detect_mode(void)
+enum gtm_mode platform_detect_mode(void)
 {
 	char buf[4096];
 
