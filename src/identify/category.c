@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "portable.h"
 
 struct name_table {
 	const char *what;          /* "compositor", used in the reason */
@@ -26,13 +27,15 @@ static const char *const video_globs[] = {
 	"ffmpeg", "ffplay", "obs", "mpv", "vlc", "gst-launch-1.0", "HandBrakeCLI", "ghb", "kdenlive",
 	"shotcut", "totem", "celluloid", "mplayer", "kodi*", "resolve", NULL};
 static const char *const game_globs[] = {
-	"wine", "wine64", "wine*-preloader", "wineserver", "proton", "steam", "*.exe", "*.EXE",
-	"*/steamapps/common/*", NULL};
+	"wine", "wine64", "wine*-preloader", "wineserver", "proton", "steam", "*/steamapps/common/*", NULL};
+/* A Windows program where .exe is foreign (Wine, Proton: on Linux mostly games). */
+static const char *const foreign_exe_globs[] = {"*.exe", "*.EXE", NULL};
 
 static const struct name_table compositors = {"compositor", compositor_globs};
 static const struct name_table browsers = {"browser", browser_globs};
 static const struct name_table videos = {"video tool", video_globs};
 static const struct name_table games = {"game", game_globs};
+static const struct name_table foreign_exes = {"Windows program", foreign_exe_globs};
 
 /* The names a process goes by: comm, the executable's path and base name, argv[0]. */
 static const char *name_table_match(const struct gtm_process *p, const struct name_table *t)
@@ -91,6 +94,11 @@ static bool rule_named(const struct rule_in *in, const void *arg)
 	if (name)
 		snprintf(in->reason, in->n, "%s %s", t->what, name);
 	return name != NULL;
+}
+
+static bool rule_foreign_exe(const struct rule_in *in, const void *arg)
+{
+	return OS_EXE_IS_FOREIGN && rule_named(in, arg);
 }
 
 static bool rule_gpu_process(const struct rule_in *in, const void *arg)
@@ -181,6 +189,7 @@ static const struct category_rule {
 	{IDENT_CAT_AI, rule_trait, &trait_ai},
 	{IDENT_CAT_VIDEO, rule_named, &videos},
 	{IDENT_CAT_3D, rule_named, &games},
+	{IDENT_CAT_3D, rule_foreign_exe, &foreign_exes},
 	{IDENT_CAT_VIDEO, rule_codec_load, NULL},
 	{IDENT_CAT_3D, rule_graphics_first, NULL},
 	{IDENT_CAT_COMPUTE, rule_trait, &trait_compute},

@@ -133,6 +133,10 @@ static inline void os_clear_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 }
 
+/* A program named *.exe is a Windows program here, run by Wine or Proton: on
+ * Linux most such are games (identify/category.c); on Windows every program is. */
+#define OS_EXE_IS_FOREIGN 1
+
 /* Paths of the observed system: absolute ones start with '/', '/' is the
  * only separator (Windows also has drive letters and '\\'). */
 #define OS_PATH_SEP '/'

@@ -79,6 +79,10 @@ static inline void os_clear_nonblock(int fd)
 }
 int os_usable_cpus(void);
 
+/* Every program here is an .exe: the name says nothing of games (see
+ * platform/linux/portable.h). */
+#define OS_EXE_IS_FOREIGN 0
+
 /* Paths of the observed system: "C:\\x", "C:/x" and "\\\\server\\share\\x" are
  * absolute (path_is_dos_absolute), '\\' and '/' both separate. */
 #define OS_PATH_SEP '\\'

@@ -97,7 +97,16 @@ static void test_dll_names(void **state)
 	const char *maps[] = {"C:\\Windows\\System32\\kernel32.dll", "C:\\Windows\\System32\\d3d9.dll", NULL};
 	const char *argv[] = {"notepad.exe", NULL};
 	struct gtm_process *p = tf_process("notepad.exe", argv, NULL, NULL, maps, NULL);
-	assert_int_equal(tf_identify(p)->n_runtimes, 0);
+	const struct gtm_ident *id = tf_identify(p);
+	assert_int_equal(id->n_runtimes, 0);
+	/* an .exe is a Windows program run by Wine or Proton on Linux (a game, most
+	 * likely); on Windows every program is one, and the name says nothing */
+	if (OS_EXE_IS_FOREIGN) {
+		assert_int_equal(id->category, IDENT_CAT_3D);
+		assert_string_equal(id->category_reason, "Windows program notepad.exe");
+	} else {
+		assert_int_not_equal(id->category, IDENT_CAT_3D);
+	}
 	tf_process_free(p);
 }
 
