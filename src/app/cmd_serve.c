@@ -5,11 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app/recorder.h"
 #include "core/sysroot.h"
+#include "record/rec_writer.h"
 #include "views/prom/prom_render.h"
 
 static const char usage_text[] =
 	"Usage: gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
+	"                        [--record PATH]\n"
 	"\n"
 	"Serves GET /metrics in the Prometheus text format 0.0.4: devices, per-process GPU\n"
 	"memory, and per-model memory by segment (weights, KV cache, compute) with the\n"
@@ -24,6 +27,7 @@ static const char usage_text[] =
 	"  --max-processes N   processes with their own series (default 32); the rest are\n"
 	"                      summed into one pid=\"other\" series per GPU and counted\n"
 	"  --no-probe          never query local AI servers' HTTP APIs\n"
+	"  --record PATH       also record every collection into PATH (docs/recording.md)\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"SIGINT or SIGTERM stop it (exit status 0). Command lines, paths and users are never\n"
@@ -72,6 +76,11 @@ int cmd_serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE
 			return 1;
 		} else if (!strcmp(a, "--no-probe")) {
 			o->collect.no_probe = true;
+		} else if (named(a, "--record")) {
+			if (!(o->record_path = value_of(argc, argv, &i, "--record")) || !o->record_path[0]) {
+				fprintf(err, "gputaskman serve: --record needs a PATH\n");
+				return 2;
+			}
 		} else if (named(a, "--listen")) {
 			if (!(listen = value_of(argc, argv, &i, "--listen"))) {
 				fprintf(err, "gputaskman serve: --listen needs ADDR:PORT\n");
@@ -103,6 +112,23 @@ int cmd_serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE
 	return 0;
 }
 
+/* --record: the recorder appends each collection; a failed write stops the
+ * recording, not the exporter (one line on stderr says why). */
+struct serve_recording {
+	struct recorder *rec;
+};
+
+static void record_snapshot(void *ctx, const struct gtm_snapshot *s)
+{
+	struct serve_recording *r = ctx;
+	char err[512];
+	if (r->rec && recorder_take(r->rec, s, err, sizeof err) != 0) {
+		fprintf(stderr, "gputaskman serve: recording stopped: %s\n", err);
+		recorder_free(r->rec);
+		r->rec = NULL;
+	}
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct serve_opts o;
@@ -113,9 +139,38 @@ int cmd_serve(int argc, char **argv)
 		fprintf(stderr, "gputaskman: %s\n", sysroot_problem());
 		return 2;
 	}
+	struct rec_writer *w = NULL;
+	if (o.record_path) {
+		struct rec_writer_opts wo = {0};
+		char err[512], note[512];
+		int status;
+		if (!(w = rec_writer_open(o.record_path, &wo, &status, err, sizeof err, note, sizeof note))) {
+			fprintf(stderr, "gputaskman serve: --record %s\n", err);
+			return status;
+		}
+		if (note[0])
+			fprintf(stderr, "gputaskman serve: --record %s\n", note);
+	}
+	struct serve_recording r = {w ? recorder_new(w) : NULL};
+	if (r.rec) {
+		o.on_snapshot = record_snapshot;
+		o.ctx = &r;
+	}
 	if (!serve_addr_is_loopback(&o.listen))
 		fprintf(stderr, "gputaskman serve: warning: listening beyond loopback: process, model and runtime names "
 				"become visible to whoever reaches the port (command lines, paths and users are never "
 				"exported)\n");
-	return serve_run(&o);
+	bool joined;
+	rc = serve_run(&o, &joined);
+	if (!joined)
+		return rc; /* the collection thread may still record: leave it the recorder */
+	recorder_free(r.rec);
+	if (w) {
+		char err[512];
+		if (rec_writer_close(w, err, sizeof err) != 0) {
+			fprintf(stderr, "gputaskman serve: --record %s\n", err);
+			rc = rc ? rc : 1;
+		}
+	}
+	return rc;
 }

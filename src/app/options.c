@@ -14,6 +14,7 @@ static const char usage_text[] =
 	"       gputaskman record [-i SECONDS] [-o PATH] [--max-size SIZE]\n"
 	"       gputaskman replay PATH [--at TIME] [--json]\n"
 	"       gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
+	"                        [--record PATH]\n"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
 	"Without options it starts the live view on a terminal, and prints one text\n"

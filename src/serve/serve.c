@@ -85,6 +85,8 @@ static void *collect_main(void *arg)
 		po.collect_seconds = (double)(now_monotonic_ns() - started) / 1e9;
 		prom_out_reset(&out);
 		prom_render(s, &po, &out);
+		if (l->o->on_snapshot)
+			l->o->on_snapshot(l->o->ctx, s);
 		snapshot_free(s);
 		char *text = xmalloc(out.text.len + 1);
 		memcpy(text, out.text.p ? out.text.p : "", out.text.len + 1);
@@ -140,7 +142,7 @@ static bool stop_collector(struct latest *l, pthread_t t)
 	return thread_join_within(t, 3);
 }
 
-int serve_run(const struct serve_opts *o)
+int serve_run(const struct serve_opts *o, bool *joined_out)
 {
 	/* on the heap: a collection thread that does not stop in time still owns it */
 	struct latest *l = xcalloc(1, sizeof *l);
@@ -150,6 +152,8 @@ int serve_run(const struct serve_opts *o)
 	char why[256], addr[80];
 
 	l->o = o;
+	if (joined_out)
+		*joined_out = true; /* no thread yet */
 	if (!http_available(why, sizeof why)) {
 		fprintf(stderr, "gputaskman serve: %s\n", why);
 		free(l);
@@ -193,6 +197,8 @@ int serve_run(const struct serve_opts *o)
 	fprintf(stderr, "gputaskman serve: signal %d, stopping\n", sig);
 	http_stop(h);
 	bool joined = stop_collector(l, t);
+	if (joined_out)
+		*joined_out = joined;
 	serve_signals_release();
 	if (joined) {
 		free(l->text);

@@ -4,7 +4,8 @@
 # stand-in llama-server: promtool finds nothing in /metrics; Prometheus' API
 # shows a device's used bytes, the stand-in's VRAM with its pid label and its
 # model's kv_cache segment with source="log"; when the scenario drops the
-# process, its series go away (stale). Then SIGTERM stops serve with status 0.
+# process, its series go away (stale). Then SIGTERM stops serve with status 0,
+# and the recording serve --record kept replays its last collection.
 # Args: gputaskman fake-nvml-dir llama-server-stand-in libllama libggml-cuda ident-stand-in
 bin=$(realpath "$1") fake=$(realpath "$2") standin=$(realpath "$3") libllama=$(realpath "$4")
 libcuda=$(realpath "$5") writer=$(realpath "$6")
@@ -32,7 +33,7 @@ for _ in $(seq 200); do [ -s "$t/a/ready" ] && break; sleep 0.05; done
 device='device name="Fake GPU" uuid=GPU-e2e-serve bus=00000000:01:00.0 mem_total=8589934592 mem_used=1073741824 util_gpu=40 temp=55'
 scenario "$device
 process dev=0 pid=$llama mem=209715200 sm=25"
-start_serve -i 1
+start_serve -i 1 --record "$t/serve.rec"
 ok "serve listening on 127.0.0.1:$port"
 
 if scrape_until 'gputaskman_model_memory_bytes.*segment="kv_cache",source="log"'; then
@@ -108,4 +109,11 @@ done
 [ -n "$gone" ] && ok "the dropped process's series went away" || bad "series of pid $llama still present: $out"
 expect "the device stays" 'count(gputaskman_gpu_info{uuid="GPU-e2e-serve"})' 1
 stop_serve
+# --record: every collection went into the recording too, closed on SIGTERM
+if "$bin" replay "$t/serve.rec" --json >"$t/replay.json" 2>"$t/replay.err" &&
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"][0]["uuid"] == "GPU-e2e-serve", d["gpus"]' "$t/replay.json"; then
+	ok "serve --record: the recording replays its last collection"
+else
+	bad "serve --record: no replayable recording:"; cat "$t/replay.err" "$t/serve.err"
+fi
 exit $fail
