@@ -63,6 +63,24 @@ static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const
 
 static const char cat_ascii[TUI_CAT_COUNT] = {'A', 'C', 'B', 'o', 'u'};
 
+/* A glyph n times, as one run of cells (a call per cell cost a bar's width
+ * in backend calls every frame). Returns the columns written. */
+static int put_repeated(int y, int x, const char *glyph, int n)
+{
+	char run[1024];
+	size_t g = strlen(glyph), len = 0;
+	int done = 0;
+
+	while (done < n) {
+		int k = 0;
+		for (len = 0; done + k < n && len + g < sizeof run; k++, len += g)
+			memcpy(run + len, glyph, g);
+		term_put(y, x + done, run, (int)len);
+		done += k;
+	}
+	return n > 0 ? n : 0;
+}
+
 static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d, const uint64_t *cat)
 {
 	char used[32], total[32], sh[80], sa[32], sb[32], tail[160];
@@ -86,12 +104,10 @@ static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct
 	for (int c = 0; c < TUI_CAT_COUNT; c++) {
 		char ch[2] = {cat_ascii[c], 0};
 		term_attr_on(tui_cat_attr(v, (enum tui_cat)c));
-		for (int i = 0; i < cells[c]; i++, cx++)
-			term_put(y, cx, v->utf8 && v->color ? "\u2588" : ch, -1);
+		cx += put_repeated(y, cx, v->utf8 && v->color ? "\u2588" : ch, cells[c]);
 		term_attr_off(tui_cat_attr(v, (enum tui_cat)c));
 	}
-	for (int i = used_cells; i < bw; i++, cx++)
-		term_put(y, cx, v->utf8 ? "\u00b7" : ".", -1);
+	cx += put_repeated(y, cx, v->utf8 ? "\u00b7" : ".", bw - used_cells);
 	term_put(y, cx, "]", -1);
 	tui_put(y, cx + 1, x + w - cx - 1, tail);
 }
