@@ -51,6 +51,8 @@ static const char usage_text[] =
 	"  GPUTASKMAN_THREADS  threads (1-4) that read /proc in a one-shot or first scan\n"
 	"                      (default: as many as the CPUs this process may use)\n"
 	"  NO_COLOR            no colours in the live view\n"
+	"  ESCDELAY            milliseconds the live view waits to tell a lone Escape from a key\n"
+	"                      sequence (ncurses' variable; default 25)\n"
 	"\n"
 	"Examples:\n"
 	"  gputaskman                       live view\n"
