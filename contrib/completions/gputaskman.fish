@@ -15,7 +15,7 @@ for c in gputaskman gtm
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l list-gpus -d 'list GPUs'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l no-probe -d 'never query local AI servers'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l record -r -d 'record what the live view shows'
-    complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l version -d 'print the version and exit'
+    complete -c $c -n "not __fish_seen_subcommand_from $cmds" -s V -l version -d 'print the version, commit, parts and libraries'
     complete -c $c -s h -l help -d 'this help'
     complete -c $c -n "__fish_seen_subcommand_from inspect" -l json -d 'one JSON object instead of text'
     complete -c $c -n "__fish_seen_subcommand_from inspect" -l no-probe -d 'never query the local HTTP API'
