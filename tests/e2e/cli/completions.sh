@@ -3,7 +3,9 @@
 # in a bash subshell and its function called with COMP_WORDS for each command,
 # and must offer every flag of that command's --help, the commands, and for
 # --gpu the indices `--list-gpus` prints (a stand-in binary lists two GPUs).
-# zsh and fish run only where installed; otherwise their files must name every flag.
+# fish, where installed, is asked (complete -C) for each command's flags,
+# otherwise its file must name each; zsh's file must name each flag and, where
+# zsh is installed, parse (zsh -n): its completion system needs a terminal.
 set -u
 bin=$1
 dir=$2
@@ -19,13 +21,20 @@ bash_complete() { # words... : what bash offers for the last word
 }
 for cmd in "" inspect diff record replay serve; do
 	offered=$(bash_complete gputaskman $cmd -)
+	fish_offered=
+	command -v fish >/dev/null && fish_offered=$(fish -c ". '$dir/gputaskman.fish'; complete -C 'gputaskman $cmd -'" | cut -f1)
 	list=$(flags_of "$cmd")
 	for f in $list; do
 		printf '%s\n' "$offered" | grep -qxe "$f" || { echo "FAIL bash: 'gputaskman $cmd -<TAB>' lacks $f"; fail=1; }
 		grep -q -- "$f\\b" "$dir/_gputaskman" || { echo "FAIL zsh: _gputaskman lacks $f ($cmd)"; fail=1; }
 		long=${f#--}
 		if [ "$long" != "$f" ]; then pat="-l $long\\b"; else pat="-s ${f#-}\\b"; fi
-		[ "$f" = "--" ] || grep -q -- "$pat" "$dir/gputaskman.fish" || { echo "FAIL fish: gputaskman.fish lacks $f ($cmd)"; fail=1; }
+		if [ "$f" = "--" ]; then :
+		elif [ -n "$fish_offered" ]; then
+			printf '%s\n' "$fish_offered" | grep -qxe "$f" || { echo "FAIL fish: 'gputaskman $cmd -<TAB>' lacks $f"; fail=1; }
+		else
+			grep -q -- "$pat" "$dir/gputaskman.fish" || { echo "FAIL fish: gputaskman.fish lacks $f ($cmd)"; fail=1; }
+		fi
 	done
 	echo "ok   'gputaskman $cmd -<TAB>' checked against: $(echo $list)"
 done
@@ -41,11 +50,17 @@ got=$(bash_complete "$t/fake" --gpu "" | tr '\n' ' ')
 [ "$got" = "0 1 " ] && echo "ok   bash --gpu offers 0 1" || { echo "FAIL bash --gpu offered '$got'"; fail=1; }
 got=$(bash_complete "$t/fake" record --gpu 1 | tr '\n' ' ')
 [ "$got" = "1 " ] && echo "ok   bash record --gpu 1<TAB> offers 1" || { echo "FAIL bash record --gpu 1 offered '$got'"; fail=1; }
+if command -v fish >/dev/null; then
+	mkdir "$t/bin" && cp "$t/fake" "$t/bin/gputaskman"
+	got=$(PATH="$t/bin:$PATH" fish -c ". '$dir/gputaskman.fish'; complete -C 'gputaskman --gpu '" | cut -f1 | tr '\n' ' ')
+	[ "$got" = "0 1 " ] && echo "ok   fish --gpu offers 0 1" || { echo "FAIL fish --gpu offered '$got'"; fail=1; }
+fi
 # the real binary here has no GPU: nothing is offered, and nothing breaks
 got=$(bash_complete "$bin" --gpu "")
 [ -z "$got" ] && echo "ok   bash --gpu without a GPU offers nothing" || { echo "FAIL bash --gpu without a GPU: '$got'"; fail=1; }
 for sh in zsh fish; do
 	command -v $sh >/dev/null || echo "skip $sh: not installed, its file was checked for the flags only"
+	command -v $sh >/dev/null && [ $sh = fish ] && echo "ok   fish offered the flags itself"
 done
 command -v zsh >/dev/null && { zsh -n "$dir/_gputaskman" || { echo "FAIL zsh -n"; fail=1; }; }
 command -v fish >/dev/null && { fish -n "$dir/gputaskman.fish" || { echo "FAIL fish -n"; fail=1; }; }

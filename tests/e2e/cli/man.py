@@ -3,7 +3,7 @@
 command's --help is in the man page and every flag of the man page is in some
 --help; the marks are explained; the page is the one scripts/gen-man.py makes
 from this binary now; groff renders it without a warning.
-usage: man.py GPUTASKMAN MAN_PAGE GEN_MAN TUI_HELP_C VERSION"""
+usage: man.py GPUTASKMAN MAN_PAGE GEN_MAN TUI_HELP_C CHANGELOG VERSION"""
 import os
 import re
 import shutil
@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-binary, man_path, gen_man, tui_help_c, version = sys.argv[1:6]
+binary, man_path, gen_man, tui_help_c, changelog, version = sys.argv[1:7]
 fails = []
 
 
@@ -56,7 +56,7 @@ for key in ["Home/End", "PgUp/PgDn", "Space, p", "Left/Right"]:
 tmp = tempfile.mkdtemp()
 try:
     again = os.path.join(tmp, "gputaskman.1")
-    subprocess.run([sys.executable, gen_man, binary, tui_help_c, version, again], check=True)
+    subprocess.run([sys.executable, gen_man, binary, tui_help_c, changelog, version, again], check=True)
     check(open(again, encoding="utf-8").read() == roff, "the man page is what gen-man.py makes from this --help")
 finally:
     shutil.rmtree(tmp)
@@ -66,4 +66,10 @@ if shutil.which("groff"):
     check(r.returncode == 0 and not r.stderr, f"groff -man -ww renders it without a warning {r.stderr.strip()}")
 else:
     print("skip groff: not installed")
+if shutil.which("mandoc"):
+    r = subprocess.run(["mandoc", "-Tlint", "-W", "style", man_path], capture_output=True, text=True)
+    msg = (r.stdout + r.stderr).strip()
+    check(r.returncode == 0 and not msg, f"mandoc -Tlint finds nothing {msg}")
+else:
+    print("skip mandoc -Tlint: not installed")
 sys.exit(1 if fails else 0)
