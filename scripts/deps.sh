@@ -3,7 +3,8 @@
 # root; otherwise prints the one line that would, and fails. With --check
 # (make check) it adds the test-only packages: Prometheus (promtool and a real
 # server for serve's tests) and the Windows build's (mingw-w64, Wine, and what
-# builds the mingw sysroot from Debian source packages). They are optional:
+# builds the mingw sysroot from Debian source packages), and zsh, fish and
+# mandoc for the completion and man page tests. They are optional:
 # when one cannot be installed, the tests that need it say SKIP and why, and
 # the build goes on. `make run` installs none of them.
 set -u
@@ -14,7 +15,7 @@ optional=""
 for a in "$@"; do
 	case $a in
 	--fuzz) pkgs="$pkgs clang" ;;
-	--check) optional="prometheus gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip" ;;
+	--check) optional="prometheus gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip zsh fish mandoc" ;;
 	esac
 done
 missing_of() {

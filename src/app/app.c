@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "app/options.h"
+#include "app/version.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "collect/collector.h"
@@ -125,7 +126,7 @@ int app_main(int argc, char **argv)
 		return 0;
 	}
 	if (o.version) {
-		printf("gputaskman %s\n", GTM_VERSION);
+		version_print(stdout);
 		return 0;
 	}
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {

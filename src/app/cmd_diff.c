@@ -30,6 +30,7 @@ static void diff_usage(FILE *out)
 		"  --force  compare snapshots from different machines (hostnames)\n"
 		"  --       what follows are file names, even when they start with -\n"
 		"  -        reads a snapshot from standard input\n"
+		"  -h, --help  this help\n"
 		"  PATH@TIME  the last snapshot of a recording (`gputaskman record`) taken at or before\n"
 		"           TIME (ISO 8601 or local HH:MM[:SS]); a recording without @TIME: its last one\n"
 		"Example: gputaskman --json > before.json; (load a model, send it one request);\n"

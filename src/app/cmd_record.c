@@ -38,7 +38,9 @@ static void record_usage(FILE *out)
 		"  --count N           stop after N snapshots\n"
 		"  --frame-seconds S   seconds per compressed frame (default 60; fewer: smaller loss on power\n"
 		"                      failure, larger file)\n"
+		"  --gpu N             record only GPU N (see gputaskman --list-gpus)\n"
 		"  --no-probe          never query local AI servers' HTTP APIs\n"
+		"  -h, --help          this help\n"
 		"Format: docs/recording.md (`zstdcat PATH` prints the snapshots as JSON Lines).\n");
 }
 

@@ -28,6 +28,7 @@ static void replay_usage(FILE *out)
 		"              2026-12-01T05:12:00+02:00) or a local time of day HH:MM[:SS] (its latest\n"
 		"              moment in the recording); without --at, the last snapshot (--json)\n"
 		"  --json      print that snapshot, as `gputaskman --json` printed it\n"
+		"  -h, --help  this help\n"
 		"Without --json: the live view over the recording, its time cursor in the header,\n"
 		"at TIME (without --at, the first snapshot), paused. Keys besides the live view's:\n");
 	for (size_t i = 0; i < replay_n_keys; i++)

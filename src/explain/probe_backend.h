@@ -21,6 +21,8 @@ bool probe_body_add(struct probe_body *b, const void *data, size_t n);
 
 /* Loads the HTTP library, once (probe.c serialises the call). why says what failed. */
 bool probe_backend_load(char *why, size_t n);
+/* The libraries it loads, the first found, NULL-terminated (--version looks for them too). */
+extern const char *const probe_backend_libs[];
 /* GET http://127.0.0.1:PORT/PATH (or [::1] when v6): no proxy, no redirect
  * followed, no credentials, connect and transfer within timeout_ms in all,
  * the body into b through probe_body_add. Sets r->http_status when an HTTP

@@ -22,11 +22,12 @@ static struct {
 	const char *(*easy_strerror)(CURLcode);
 } cu;
 
+const char *const probe_backend_libs[] = {"libcurl.so.4", "libcurl-gnutls.so.4", NULL};
+
 bool probe_backend_load(char *why, size_t n)
 {
-	static const char *const names[] = {"libcurl.so.4", "libcurl-gnutls.so.4"};
-	for (size_t i = 0; i < ARRAY_LEN(names) && !cu.lib; i++)
-		cu.lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; probe_backend_libs[i] && !cu.lib; i++)
+		cu.lib = dlopen(probe_backend_libs[i], RTLD_NOW | RTLD_LOCAL);
 	if (!cu.lib) {
 		snprintf(why, n, "libcurl.so.4 not loadable: %s", dlerror());
 		return false;

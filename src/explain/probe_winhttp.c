@@ -15,6 +15,9 @@
 
 static HINTERNET session;
 
+/* linked, not loaded: part of every Windows */
+const char *const probe_backend_libs[] = {"winhttp.dll", NULL};
+
 bool probe_backend_load(char *why, size_t n)
 {
 	session = WinHttpOpen(L"gputaskman/" GTM_VERSION, WINHTTP_ACCESS_TYPE_NO_PROXY, WINHTTP_NO_PROXY_NAME,

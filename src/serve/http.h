@@ -11,6 +11,9 @@
 
 #include "serve/serve_net.h"
 
+/* The library the server loads, NULL-terminated (--version looks for it too). */
+extern const char *const http_libs[];
+
 struct http_reply {
 	int status;
 	const char *content_type;

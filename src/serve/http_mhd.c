@@ -32,6 +32,8 @@ static struct {
 } mhd;
 static pthread_once_t mhd_once = PTHREAD_ONCE_INIT;
 
+const char *const http_libs[] = {"libmicrohttpd.so.12", NULL};
+
 static void mhd_load(void)
 {
 	static const struct { const char *name; size_t off; } syms[] = {
@@ -44,7 +46,7 @@ static void mhd_load(void)
 		{"MHD_get_connection_info", offsetof(__typeof__(mhd), get_connection_info)},
 		{"MHD_get_daemon_info", offsetof(__typeof__(mhd), get_daemon_info)},
 	};
-	mhd.lib = dlopen("libmicrohttpd.so.12", RTLD_NOW | RTLD_LOCAL);
+	mhd.lib = dlopen(http_libs[0], RTLD_NOW | RTLD_LOCAL);
 	if (!mhd.lib) {
 		snprintf(mhd.why, sizeof mhd.why, "libmicrohttpd.so.12 not loadable (Debian: apt-get install libmicrohttpd12): %s",
 			 dlerror());

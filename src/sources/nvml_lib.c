@@ -81,17 +81,17 @@ static enum sym_need resolve(struct nvml_lib *lib)
 	return OPTIONAL;
 }
 
-static const char *const sonames[] = {"libnvidia-ml.so.1", "libnvidia-ml.so"};
+const char *const nvml_lib_sonames[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
 
 /* dlopen through the normal search path (LD_LIBRARY_PATH, ld.so.cache). */
 static int load(struct nvml_lib *lib, char *msg, size_t msg_len)
 {
 	char first_err[200] = "";
 
-	for (size_t i = 0; i < ARRAY_LEN(sonames); i++) {
-		lib->dl = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; nvml_lib_sonames[i]; i++) {
+		lib->dl = dlopen(nvml_lib_sonames[i], RTLD_NOW | RTLD_LOCAL);
 		if (lib->dl) {
-			str_copy(lib->soname, sonames[i], sizeof lib->soname);
+			str_copy(lib->soname, nvml_lib_sonames[i], sizeof lib->soname);
 			return 0;
 		}
 		const char *e = dlerror();

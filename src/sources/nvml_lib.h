@@ -40,6 +40,8 @@ struct nvml_lib {
 /* dlopen + resolve + nvmlInit. Returns 0, or -1 with a one-line reason in msg
  * (the library is then closed). */
 int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len);
+/* The names it tries, in order, NULL-terminated (--version looks for them too). */
+extern const char *const nvml_lib_sonames[];
 /* nvmlShutdown + dlclose. */
 void nvml_lib_close(struct nvml_lib *lib);
 

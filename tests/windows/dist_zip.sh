@@ -38,8 +38,12 @@ for dll in $imports; do
 done
 wine="sh $src/scripts/wine-run.sh"
 cd "$d" || fail "cd $d"
-v=$($wine ./gputaskman.exe --version 2>&1 | tr -d '\r')
+$wine ./gputaskman.exe --version 2>&1 | tr -d '\r' >"$tmp/version.txt"
+v=$(head -n1 "$tmp/version.txt")
 [ "$v" = "gputaskman $version" ] || fail "--version said '$v'"
+# the Windows build: no exporter, WinHTTP for the probes, no NVML yet
+grep -q "^  exporter (serve): not built" "$tmp/version.txt" || fail "--version: $(cat "$tmp/version.txt")"
+grep -q "^  HTTP (local API probes): winhttp.dll found" "$tmp/version.txt" || fail "--version: $(cat "$tmp/version.txt")"
 $wine ./gputaskman.exe --help >"$tmp/help.txt" 2>&1 || fail "--help failed: $(cat "$tmp/help.txt")"
 grep -q "gputaskman inspect PID" "$tmp/help.txt" || fail "--help printed no usage: $(head -5 "$tmp/help.txt")"
 echo "ok: $name.zip ($(wc -c <"$tmp/out/$name.zip") bytes), unzipped to $d; imports: $imports; --version: $v"
