@@ -78,9 +78,14 @@ def items(lines):
 def usage(lines):
     """Usage lines (the first and those under it) as a no-fill block; returns (roff, rest)."""
     n = 1
-    while n < len(lines) and lines[n].startswith("       gputaskman"):
+    syn = [re.sub(r"^(Usage|usage): ", "", lines[0]).strip()]
+    # a usage line, or the rest of one wrapped under it ("   [--record PATH]")
+    while n < len(lines) and (lines[n].startswith("       gputaskman") or re.match(r"^ {8,}\[", lines[n])):
+        if lines[n].startswith("       gputaskman"):
+            syn.append(lines[n].strip())
+        else:
+            syn[-1] += " " + lines[n].strip()
         n += 1
-    syn = [re.sub(r"^(Usage|usage): ", "", line).strip() for line in lines[:n]]
     return [".nf"] + [esc(s) for s in syn] + [".fi"], lines[n:]
 
 

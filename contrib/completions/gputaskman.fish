@@ -35,4 +35,5 @@ for c in gputaskman gtm
     complete -c $c -n "__fish_seen_subcommand_from serve" -s i -x -d 'collection interval (seconds)'
     complete -c $c -n "__fish_seen_subcommand_from serve" -l max-processes -x -d 'processes with their own series'
     complete -c $c -n "__fish_seen_subcommand_from serve" -l no-probe -d 'never query local AI servers'
+    complete -c $c -n "__fish_seen_subcommand_from serve" -l record -r -F -d 'also record every collection'
 end
