@@ -154,8 +154,9 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 		hidden += s->n_procs_total - local;
 	if (hidden)
 		fprintf(out, "; %d without GPU use not listed (--all lists them)", hidden);
-	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, H:PID host process outside this container;"
-		     " C compute, G graphics; N/A unavailable, never 0.\n");
+	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, *xPID/?xPID that owner exited while the"
+		     " driver still lists it, H:PID host process outside this container; C compute, G graphics;"
+		     " N/A unavailable, never 0.\n");
 	for (int i = 0; i < s->n_notes; i++)
 		fprintf(out, "note: %s\n", fmt_safe(host, sizeof host, s->notes[i]));
 }

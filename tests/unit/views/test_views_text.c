@@ -432,6 +432,7 @@ static void test_exited_row(void **state)
 	char *text = print_snapshot(text_print, s);
 	assert_non_null(strstr(text, "\n?x40       trainer"));
 	assert_non_null(strstr(text, "exited (PID 40); the driver still lists its host PID 4000010\n"));
+	assert_non_null(strstr(text, "*xPID/?xPID that owner exited")); /* the marks line names the mark */
 	free(text);
 	text = print_snapshot(json_print_snapshot, s);
 	json_t *root = json_loads(text, 0, NULL);
