@@ -54,13 +54,7 @@ bool probe_body_add(struct probe_body *b, const void *data, size_t n)
 		b->overflow = true;
 		return false;
 	}
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		b->buf = xrealloc(b->buf, cap);
-		b->cap = cap;
-	}
+	b->buf = grow_array(b->buf, 1, &b->cap, b->len + n); /* room for the NUL too */
 	memcpy(b->buf + b->len, data, n);
 	b->len += n;
 	b->buf[b->len] = 0;
