@@ -50,6 +50,7 @@ struct gtm_device {
 
 	int n_processes_seen;    /* processes the driver lists on this device; -1: no list available */
 	char driver[24];         /* kernel driver name ("amdgpu", "i915", "xe"); "" unknown */
+	char luid[24];           /* Windows adapter LUID as PDH prints it ("0x00000000_0x0000A18D"); "" elsewhere */
 };
 
 /* How the owner of a GPU row was established. */

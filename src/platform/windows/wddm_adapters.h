@@ -30,7 +30,8 @@ struct wddm_adapter {
 };
 
 /* The hardware adapters DXGI lists, software ones (WARP, Basic Render)
- * left out, at most cap. Returns how many, or -1 with why set when DXGI
+ * left out, at most cap, in --gpu order (NVIDIA first, then the others,
+ * each group by dedicated memory, largest first). Returns how many, or -1 with why set when DXGI
  * itself is unavailable (as under Wine without a display). */
 int wddm_adapters_list(struct wddm_adapter *out, int cap, char *why, size_t why_len);
 
