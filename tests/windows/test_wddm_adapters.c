@@ -302,6 +302,43 @@ static void test_amd_adl(void **state)
 	FreeLibrary(held);
 }
 
+/* Two AMD cards, the second without PMLog (an older generation): each gets
+ * only what ADL says of it, never the other's readings. */
+static void test_two_amd_cards(void **state)
+{
+	(void)state;
+	struct wddm_adapter a[WDDM_MAX_ADAPTERS];
+	char why[256], text[512];
+	struct gtm_device d;
+
+	write_scenario("GTM_FAKE_DXGI_SCENARIO", "dxgi.txt",
+		       "adapter name=\"AMD Radeon RX 6400\" vendor=0x1002 device=0x743f dedicated=4278190080"
+		       " luid=0x00000000_0x0000C001\n"
+		       "adapter name=\"AMD Radeon RX 7900 XTX\" vendor=0x1002 device=0x744c dedicated=25753026560"
+		       " luid=0x00000000_0x0000B2C4\n");
+	kmt_map(0xB2C4, 3, 0, 0);
+	kmt_map(0xC001, 0x0a, 0, 0);
+	write_scenario("GTM_FAKE_ADL_SCENARIO", "adl.txt",
+		       "adapter index=0 bus=3 dev=0 fn=0\n"
+		       "adapter index=5 bus=10 dev=0 fn=0 pmlog=0\n"
+		       "sensor adapter=0 id=8 value=54\n"
+		       "sensor adapter=5 id=8 value=99\n"); /* listed, but its PMLog is not supported */
+	put_double("atiadlxx.dll", SYSTEM32, true);
+	assert_int_equal(list(a, why, sizeof why), 2);
+	assert_string_equal(a[0].name, "AMD Radeon RX 7900 XTX"); /* the larger first */
+	struct wddm_telemetry *t = wddm_telemetry_open();
+	fill(t, &a[0], &d);
+	assert_reading(d.temp_c, 54);
+	fill(t, &a[1], &d);
+	assert_false(gtm_f64_ok(d.temp_c));
+	assert_string_equal(d.pci_bus_id, "0000:0a:00.0");
+	wddm_telemetry_explain(t, &a[1], text, sizeof text);
+	assert_string_equal(text, "adl: matched by PCI location; no Overdrive8 PMLog on this GPU (older generations are not read)");
+	wddm_telemetry_describe(t, text, sizeof text);
+	assert_non_null(strstr(text, "adl: 2 GPUs, 1 with PMLog sensors"));
+	wddm_telemetry_close(t);
+}
+
 /* An Intel iGPU next to a discrete NVIDIA card, and the software adapters
  * DXGI also lists (WARP flagged, Basic Render by its ids only). */
 static void test_igpu_and_discrete(void **state)
@@ -501,6 +538,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_geforce_wddm, reset),
 		cmocka_unit_test_setup(test_amd_adl, reset),
+		cmocka_unit_test_setup(test_two_amd_cards, reset),
 		cmocka_unit_test_setup(test_igpu_and_discrete, reset),
 		cmocka_unit_test_setup(test_missing_d3dkmt_entry, reset),
 		cmocka_unit_test_setup(test_wine_d3dkmt, reset),

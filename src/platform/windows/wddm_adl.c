@@ -185,6 +185,12 @@ static void adl_fill(void *p, int i, struct gtm_device *dev)
 		wddm_adl_apply_sensors(out.sensors, WDDM_ADL_PMLOG_MAX_SENSORS, dev);
 }
 
+static void adl_note(const void *p, int i, char *out, size_t cap)
+{
+	const struct wddm_adl *s = p;
+	snprintf(out, cap, "%s", s->gpu[i].logging ? "" : "no Overdrive8 PMLog on this GPU (older generations are not read)");
+}
+
 static void adl_describe(const void *p, char *out, size_t cap)
 {
 	const struct wddm_adl *s = p;
@@ -216,6 +222,7 @@ const struct wddm_provider wddm_adl_provider = {
 	.open = adl_open,
 	.devices = adl_devices,
 	.fill = adl_fill,
+	.note = adl_note,
 	.describe = adl_describe,
 	.close = adl_close,
 };

@@ -22,6 +22,9 @@ struct wddm_provider {
 	const struct wddm_pci_cand *(*devices)(const void *p, int *n);
 	/* Fills dev from device i (an index into devices()). */
 	void (*fill)(void *p, int i, struct gtm_device *dev);
+	/* Why device i, matched, still gives no readings ("" when it does);
+	 * NULL: it always does. */
+	void (*note)(const void *p, int i, char *out, size_t cap);
 	/* What it found ("driver 551.23, 1 device (C:\\...\\nvml.dll)"). */
 	void (*describe)(const void *p, char *out, size_t cap);
 	void (*close)(void *p);

@@ -85,8 +85,12 @@ void wddm_telemetry_explain(const struct wddm_telemetry *t, const struct wddm_ad
 			add_line(out, cap, providers[i]->name, t->why[i]);
 			continue;
 		}
-		match(t, i, a, &why);
-		add_line(out, cap, providers[i]->name, wddm_join_name(why));
+		char line[320], note[200] = "";
+		int k = match(t, i, a, &why);
+		if (k >= 0 && providers[i]->note)
+			providers[i]->note(t->state[i], k, note, sizeof note);
+		snprintf(line, sizeof line, "%s%s%s", wddm_join_name(why), note[0] ? "; " : "", note);
+		add_line(out, cap, providers[i]->name, line);
 	}
 }
 
