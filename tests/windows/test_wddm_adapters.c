@@ -302,8 +302,8 @@ static void test_amd_adl(void **state)
 	FreeLibrary(held);
 }
 
-/* Two AMD cards, the second without PMLog (an older generation): each gets
- * only what ADL says of it, never the other's readings. */
+/* Two AMD cards, the second without PMLog (an older generation, read through
+ * Overdrive5): each gets only what ADL says of it, never the other's. */
 static void test_two_amd_cards(void **state)
 {
 	(void)state;
@@ -322,18 +322,27 @@ static void test_two_amd_cards(void **state)
 		       "adapter index=0 bus=3 dev=0 fn=0\n"
 		       "adapter index=5 bus=10 dev=0 fn=0 pmlog=0\n"
 		       "sensor adapter=0 id=8 value=54\n"
-		       "sensor adapter=5 id=8 value=99\n"); /* listed, but its PMLog is not supported */
+		       "sensor adapter=5 id=8 value=99\n" /* listed, but its PMLog is not supported */
+		       "od5 adapter=5 activity=63 reporting=1 engine_clock=203900 memory_clock=87500 lanes=4"
+		       " temp_mc=47500 fan_pct=29\n");
 	put_double("atiadlxx.dll", SYSTEM32, true);
 	assert_int_equal(list(a, why, sizeof why), 2);
 	assert_string_equal(a[0].name, "AMD Radeon RX 7900 XTX"); /* the larger first */
 	struct wddm_telemetry *t = wddm_telemetry_open();
 	fill(t, &a[0], &d);
 	assert_reading(d.temp_c, 54);
+	assert_false(gtm_f64_ok(d.util_gpu_pct)); /* nothing from the other card's Overdrive5 */
 	fill(t, &a[1], &d);
-	assert_false(gtm_f64_ok(d.temp_c));
+	assert_reading(d.temp_c, 47.5); /* millidegrees, not PMLog's 99 */
+	assert_reading(d.util_gpu_pct, 63);
+	assert_reading(d.clock_sm_mhz, 2039); /* 10 kHz units */
+	assert_reading(d.clock_mem_mhz, 875);
+	assert_reading(d.pcie_width, 4);
+	assert_reading(d.fan_pct, 29);
+	assert_false(gtm_f64_ok(d.power_w)); /* Overdrive5 has no power reading */
 	assert_string_equal(d.pci_bus_id, "0000:0a:00.0");
 	wddm_telemetry_explain(t, &a[1], text, sizeof text);
-	assert_string_equal(text, "adl: matched by PCI location; no Overdrive8 PMLog on this GPU (older generations are not read)");
+	assert_string_equal(text, "adl: matched by PCI location; no Overdrive8 PMLog on this GPU: Overdrive5 readings");
 	wddm_telemetry_describe(t, text, sizeof text);
 	assert_non_null(strstr(text, "adl: 2 GPUs, 1 with PMLog sensors"));
 	wddm_telemetry_close(t);

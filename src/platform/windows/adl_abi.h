@@ -43,6 +43,47 @@ struct gtm_adl_pmlog_output {
 	struct wddm_adl_sensor sensors[WDDM_ADL_PMLOG_MAX_SENSORS];
 };
 
+/* Overdrive5 (adl_structures.h): ADLPMActivity, ADLODParameters,
+ * ADLTemperature, ADLFanSpeedValue. */
+struct gtm_adl_pm_activity {
+	int iSize;
+	int iEngineClock;  /* 10 kHz */
+	int iMemoryClock;  /* 10 kHz */
+	int iVddc;
+	int iActivityPercent;
+	int iCurrentPerformanceLevel;
+	int iCurrentBusSpeed;
+	int iCurrentBusLanes;
+	int iMaximumBusLanes;
+	int iReserved;
+};
+
+struct gtm_adl_od_range { /* ADLODParameterRange */
+	int iMin, iMax, iStep;
+};
+
+struct gtm_adl_od_parameters {
+	int iSize;
+	int iNumberOfPerformanceLevels;
+	int iActivityReportingSupported;
+	int iDiscretePerformanceLevels;
+	int iReserved;
+	struct gtm_adl_od_range sEngineClock, sMemoryClock, sVddc;
+};
+
+struct gtm_adl_temperature {
+	int iSize;
+	int iTemperature; /* millidegrees Celsius */
+};
+
+#define GTM_ADL_FANCTRL_SPEED_TYPE_PERCENT 1 /* ADL_DL_FANCTRL_SPEED_TYPE_PERCENT */
+struct gtm_adl_fan_speed {
+	int iSize;
+	int iSpeedType;
+	int iFanSpeed;
+	int iFlags;
+};
+
 /* Entry points (the names are the exported symbols, ADL2_ prefixed). */
 typedef int (*gtm_adl_create_fn)(gtm_adl_malloc_cb cb, int enum_connected, gtm_adl_context *ctx);
 typedef int (*gtm_adl_destroy_fn)(gtm_adl_context ctx);
@@ -57,5 +98,10 @@ typedef int (*gtm_adl_shm_start_fn)(gtm_adl_context ctx, int adapter, int sample
 typedef int (*gtm_adl_shm_read_fn)(gtm_adl_context ctx, int adapter, int n_sensors, int *sensors, void **shm,
 				   struct gtm_adl_pmlog_output *out);
 typedef int (*gtm_adl_shm_stop_fn)(gtm_adl_context ctx, int adapter, gtm_adl_kmt *dev);
+
+typedef int (*gtm_adl_od5_activity_fn)(gtm_adl_context ctx, int adapter, struct gtm_adl_pm_activity *a);
+typedef int (*gtm_adl_od5_params_fn)(gtm_adl_context ctx, int adapter, struct gtm_adl_od_parameters *p);
+typedef int (*gtm_adl_od5_temp_fn)(gtm_adl_context ctx, int adapter, int thermal_controller, struct gtm_adl_temperature *t);
+typedef int (*gtm_adl_od5_fan_fn)(gtm_adl_context ctx, int adapter, int thermal_controller, struct gtm_adl_fan_speed *f);
 
 #endif

@@ -5,13 +5,14 @@
  * function, then per GPU the PMLog shared memory (device create, sensor
  * list, start) read once per refresh and stopped at close. One GPU appears
  * under several logical adapter indices: they are deduplicated by location,
- * and adapters ADL gives no bus (-1) are skipped. Older generations without
- * PMLog (Overdrive5/N) get no readings: not read yet. */
+ * and adapters ADL gives no bus (-1) are skipped. A GPU without PMLog (the
+ * generations before it) is read through Overdrive5 (wddm_adl_od5.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "adl_abi.h"
+#include "wddm_adl_od5.h"
 #include "core/util.h"
 #include "wddm_provider.h"
 #include "wddm_sysdll.h"
@@ -28,6 +29,7 @@ struct adl_fns {
 	gtm_adl_shm_start_fn shm_start;
 	gtm_adl_shm_read_fn shm_read;
 	gtm_adl_shm_stop_fn shm_stop;
+	struct wddm_adl_od5 od5;
 };
 
 #define ADL_SYM(n, field, need) {"ADL2_" n, offsetof(struct adl_fns, field), need}
@@ -47,6 +49,10 @@ static const struct {
 	ADL_SYM("Overdrive8_PMLog_ShareMemory_Start", shm_start, false),
 	ADL_SYM("Overdrive8_PMLog_ShareMemory_Read", shm_read, false),
 	ADL_SYM("Overdrive8_PMLog_ShareMemory_Stop", shm_stop, false),
+	ADL_SYM("Overdrive5_CurrentActivity_Get", od5.activity, false),
+	ADL_SYM("Overdrive5_ODParameters_Get", od5.params, false),
+	ADL_SYM("Overdrive5_Temperature_Get", od5.temp, false),
+	ADL_SYM("Overdrive5_FanSpeed_Get", od5.fan, false),
 };
 
 /* One GPU's PMLog session. */
@@ -178,8 +184,10 @@ static void adl_fill(void *p, int i, struct gtm_device *dev)
 
 	snprintf(dev->pci_bus_id, sizeof dev->pci_bus_id, "0000:%02x:%02x.%x", (unsigned)s->cand[i].bus,
 		 (unsigned)s->cand[i].dev, (unsigned)s->cand[i].fn);
-	if (!g->logging)
+	if (!g->logging) {
+		wddm_adl_od5_read(&s->fn.od5, s->ctx, s->cand[i].tag, dev);
 		return;
+	}
 	memset(&out, 0, sizeof out);
 	if (s->fn.shm_read(s->ctx, s->cand[i].tag, g->n_sensors, g->sensors, &g->shm, &out) == GTM_ADL_OK)
 		wddm_adl_apply_sensors(out.sensors, WDDM_ADL_PMLOG_MAX_SENSORS, dev);
@@ -188,7 +196,11 @@ static void adl_fill(void *p, int i, struct gtm_device *dev)
 static void adl_note(const void *p, int i, char *out, size_t cap)
 {
 	const struct wddm_adl *s = p;
-	snprintf(out, cap, "%s", s->gpu[i].logging ? "" : "no Overdrive8 PMLog on this GPU (older generations are not read)");
+	if (s->gpu[i].logging)
+		out[0] = '\0';
+	else
+		snprintf(out, cap, "%s", wddm_adl_od5_present(&s->fn.od5) ? "no Overdrive8 PMLog on this GPU: Overdrive5 readings"
+									  : "neither Overdrive8 PMLog nor Overdrive5 on this GPU");
 }
 
 static void adl_describe(const void *p, char *out, size_t cap)

@@ -37,15 +37,34 @@ static const struct {
 	{PMLOG_BUS_LANES, offsetof(struct gtm_device, pcie_width), 1, 64},
 };
 
+static void set_if(gtm_f64 *r, double v, double lo, double hi)
+{
+	if (v >= lo && v <= hi)
+		*r = gtm_f64_of(v, GTM_MEASURED);
+}
+
 void wddm_adl_apply_sensors(const struct wddm_adl_sensor *sensors, int n, struct gtm_device *d)
 {
 	for (size_t i = 0; i < sizeof sensor_map / sizeof sensor_map[0]; i++) {
 		int k = sensor_map[i].sensor;
 		if (k >= n || !sensors[k].supported)
 			continue;
-		double v = sensors[k].value;
-		if (v < sensor_map[i].lo || v > sensor_map[i].hi)
-			continue;
-		*(gtm_f64 *)((char *)d + sensor_map[i].off) = gtm_f64_of(v, GTM_MEASURED);
+		set_if((gtm_f64 *)((char *)d + sensor_map[i].off), sensors[k].value, sensor_map[i].lo, sensor_map[i].hi);
 	}
+}
+
+void wddm_adl_apply_od5(const struct wddm_adl_od5_sample *s, struct gtm_device *d)
+{
+	if (s->has_activity) {
+		/* ADL fills iActivityPercent only where ODParameters says it reports it */
+		if (s->activity_reported)
+			set_if(&d->util_gpu_pct, s->activity_pct, 0, 100);
+		set_if(&d->clock_sm_mhz, s->engine_clock_10khz / 100.0, 0, 100000);
+		set_if(&d->clock_mem_mhz, s->memory_clock_10khz / 100.0, 0, 100000);
+		set_if(&d->pcie_width, s->bus_lanes, 1, 64);
+	}
+	if (s->has_temp)
+		set_if(&d->temp_c, s->temp_millic / 1000.0, -50, 200);
+	if (s->has_fan_pct)
+		set_if(&d->fan_pct, s->fan_pct, 0, 100);
 }

@@ -1,11 +1,12 @@
 /* A test double of AMD's atiadlxx.dll for the Windows suite under Wine: the
  * ADL2 entry points gputaskman calls (context, adapters, Overdrive8 PMLog
- * shared memory), answering from the scenario file named by
+ * shared memory, Overdrive5), answering from the scenario file named by
  * GTM_FAKE_ADL_SCENARIO, read at ADL2_Main_Control_Create (format:
  * tests/fakes/README.md). The ABI is gputaskman's own declaration
  * (src/platform/windows/adl_abi.h), so both sides share one layout.
  * fake_adl_open_sessions() tells a test whether every context, PMLog device
  * and PMLog session was closed again. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,9 @@ struct fake_adapter {
 	int n_sensors;
 	int sensor_id[MAX_SENSORS];
 	int sensor_value[MAX_SENSORS];
+	bool has_od5;               /* an "od5" line: Overdrive5 answers */
+	struct gtm_adl_pm_activity od5;
+	int od5_reporting, od5_temp_mc, od5_fan_pct;
 };
 
 static struct {
@@ -96,6 +100,41 @@ static void parse_sensor(const char *p)
 	}
 }
 
+/* od5 adapter=INDEX activity=% engine_clock=10kHz memory_clock=10kHz lanes=N
+ *     reporting=0|1 temp_mc=millidegrees fan_pct=% */
+static void parse_od5(const char *p)
+{
+	char key[32], val[160];
+	struct fake_adapter tmp = {0}, *a = NULL;
+	while (scenario_next_word(&p, key, sizeof key, val, sizeof val)) {
+		int n = (int)strtol(val, NULL, 0);
+		static const struct {
+			const char *key;
+			size_t off;
+		} keys[] = {
+			{"activity", offsetof(struct fake_adapter, od5.iActivityPercent)},
+			{"engine_clock", offsetof(struct fake_adapter, od5.iEngineClock)},
+			{"memory_clock", offsetof(struct fake_adapter, od5.iMemoryClock)},
+			{"lanes", offsetof(struct fake_adapter, od5.iCurrentBusLanes)},
+			{"reporting", offsetof(struct fake_adapter, od5_reporting)},
+			{"temp_mc", offsetof(struct fake_adapter, od5_temp_mc)},
+			{"fan_pct", offsetof(struct fake_adapter, od5_fan_pct)},
+		};
+		if (!strcmp(key, "adapter"))
+			a = by_index(n);
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			if (!strcmp(key, keys[k].key))
+				memcpy((char *)&tmp + keys[k].off, &n, sizeof n);
+	}
+	if (!a)
+		return;
+	a->has_od5 = true;
+	a->od5 = tmp.od5;
+	a->od5_reporting = tmp.od5_reporting;
+	a->od5_temp_mc = tmp.od5_temp_mc;
+	a->od5_fan_pct = tmp.od5_fan_pct;
+}
+
 /* Returns false for "fail create". */
 static bool load_scenario(void)
 {
@@ -112,6 +151,8 @@ static bool load_scenario(void)
 			parse_adapter(p);
 		else if (!strcmp(word, "sensor"))
 			parse_sensor(p);
+		else if (!strcmp(word, "od5"))
+			parse_od5(p);
 		else if (!strcmp(word, "fail"))
 			ok = false;
 	}
@@ -229,5 +270,52 @@ __declspec(dllexport) int ADL2_Overdrive8_PMLog_ShareMemory_Stop(gtm_adl_context
 	if (ctx != &st || !by_index(index) || !dev)
 		return ADL_ERR_INVALID_PARAM;
 	st.sessions--;
+	return GTM_ADL_OK;
+}
+
+/* Overdrive5: answers for adapters with an "od5" line, ADL_ERR otherwise;
+ * the structs' iSize must be set, as ADL requires. */
+static struct fake_adapter *od5_of(gtm_adl_context ctx, int index, int size, int want)
+{
+	struct fake_adapter *a = by_index(index);
+	return ctx == &st && a && a->has_od5 && size == want ? a : NULL;
+}
+
+__declspec(dllexport) int ADL2_Overdrive5_CurrentActivity_Get(gtm_adl_context ctx, int index, struct gtm_adl_pm_activity *out)
+{
+	struct fake_adapter *a = od5_of(ctx, index, out->iSize, (int)sizeof *out);
+	if (!a)
+		return ADL_ERR;
+	*out = a->od5;
+	out->iSize = (int)sizeof *out;
+	return GTM_ADL_OK;
+}
+
+__declspec(dllexport) int ADL2_Overdrive5_ODParameters_Get(gtm_adl_context ctx, int index, struct gtm_adl_od_parameters *out)
+{
+	struct fake_adapter *a = od5_of(ctx, index, out->iSize, (int)sizeof *out);
+	if (!a)
+		return ADL_ERR;
+	out->iActivityReportingSupported = a->od5_reporting;
+	return GTM_ADL_OK;
+}
+
+__declspec(dllexport) int ADL2_Overdrive5_Temperature_Get(gtm_adl_context ctx, int index, int controller,
+							  struct gtm_adl_temperature *out)
+{
+	struct fake_adapter *a = od5_of(ctx, index, out->iSize, (int)sizeof *out);
+	if (!a || controller != 0)
+		return ADL_ERR;
+	out->iTemperature = a->od5_temp_mc;
+	return GTM_ADL_OK;
+}
+
+__declspec(dllexport) int ADL2_Overdrive5_FanSpeed_Get(gtm_adl_context ctx, int index, int controller,
+						       struct gtm_adl_fan_speed *out)
+{
+	struct fake_adapter *a = od5_of(ctx, index, out->iSize, (int)sizeof *out);
+	if (!a || controller != 0 || out->iSpeedType != GTM_ADL_FANCTRL_SPEED_TYPE_PERCENT)
+		return ADL_ERR;
+	out->iFanSpeed = a->od5_fan_pct;
 	return GTM_ADL_OK;
 }

@@ -162,13 +162,40 @@ static void test_adl_sensors(void **state)
 	assert_false(gtm_f64_ok(d.pcie_width));
 }
 
+static void test_adl_od5(void **state)
+{
+	(void)state;
+	struct gtm_device d;
+	struct wddm_adl_od5_sample s = {.has_activity = true, .activity_reported = false, .activity_pct = 0,
+					.engine_clock_10khz = 203900, .memory_clock_10khz = 87500, .bus_lanes = 0,
+					.has_temp = true, .temp_millic = 47500};
+
+	memset(&d, 0, sizeof d);
+	wddm_adl_apply_od5(&s, &d);
+	assert_false(gtm_f64_ok(d.util_gpu_pct)); /* not reported: N/A, not the 0 in the struct */
+	assert_true(gtm_f64_ok(d.clock_sm_mhz) && d.clock_sm_mhz.v == 2039);
+	assert_true(gtm_f64_ok(d.clock_mem_mhz) && d.clock_mem_mhz.v == 875);
+	assert_false(gtm_f64_ok(d.pcie_width));
+	assert_true(gtm_f64_ok(d.temp_c) && d.temp_c.v == 47.5);
+	assert_false(gtm_f64_ok(d.fan_pct));
+
+	memset(&d, 0, sizeof d);
+	s = (struct wddm_adl_od5_sample){.has_activity = true, .activity_reported = true, .activity_pct = 0, .bus_lanes = 16,
+					 .has_fan_pct = true, .fan_pct = 30};
+	wddm_adl_apply_od5(&s, &d);
+	assert_true(gtm_f64_ok(d.util_gpu_pct) && d.util_gpu_pct.v == 0); /* reported: a measured idle */
+	assert_true(gtm_f64_ok(d.pcie_width) && d.pcie_width.v == 16);
+	assert_true(gtm_f64_ok(d.fan_pct) && d.fan_pct.v == 30);
+	assert_false(gtm_f64_ok(d.temp_c));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order),          cmocka_unit_test(test_software),
 		cmocka_unit_test(test_luid_format),    cmocka_unit_test(test_pci_match),
 		cmocka_unit_test(test_pci_ids_from_nvml), cmocka_unit_test(test_dedupe),
-		cmocka_unit_test(test_adl_sensors),
+		cmocka_unit_test(test_adl_sensors),    cmocka_unit_test(test_adl_od5),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
