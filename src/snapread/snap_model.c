@@ -97,6 +97,7 @@ static void read_device(const json_t *o, struct gtm_device *d)
 	copy_str(d->driver, sizeof d->driver, o, "driver");
 	copy_str(d->driver_version, sizeof d->driver_version, o, "driver_version");
 	copy_str(d->cuda_version, sizeof d->cuda_version, o, "cuda_version");
+	copy_str(d->luid, sizeof d->luid, o, "luid");
 	d->is_apu = get_bool(o, "is_apu");
 	d->mem_total = get_u64(mem, "total_bytes", GTM_MEASURED);
 	d->mem_used = get_u64(mem, "used_bytes", GTM_MEASURED);

@@ -21,21 +21,6 @@ struct nvml_state {
 	struct nvml_scratch scratch;
 };
 
-/* nvmlSystemGetCudaDriverVersion: 1000 * major + 10 * minor (12040 → "12.4"). */
-static void read_versions(struct nvml_state *s)
-{
-	char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-	int v = 0;
-
-	if (s->lib.driver_version && s->lib.driver_version(buf, sizeof buf) == NVML_SUCCESS) {
-		buf[sizeof buf - 1] = '\0';
-		str_copy(s->driver, buf, sizeof s->driver);
-	}
-	nvml_sys_int_fn cuda = s->lib.cuda_version_v2 ? s->lib.cuda_version_v2 : s->lib.cuda_version;
-	if (cuda && cuda(&v) == NVML_SUCCESS && v > 0)
-		snprintf(s->cuda, sizeof s->cuda, "%d.%d", v / 1000, (v % 1000) / 10);
-}
-
 static void *nvml_open(const struct gtm_source_opts *o, struct gtm_source_status *st)
 {
 	struct nvml_state *s = xcalloc(1, sizeof *s);
@@ -49,7 +34,7 @@ static void *nvml_open(const struct gtm_source_opts *o, struct gtm_source_status
 		free(s);
 		return NULL;
 	}
-	read_versions(s);
+	nvml_lib_versions(&s->lib, s->driver, sizeof s->driver, s->cuda, sizeof s->cuda);
 	st->available = true;
 	snprintf(st->message, sizeof st->message, "driver %s, CUDA %s", s->driver[0] ? s->driver : "N/A",
 		 s->cuda[0] ? s->cuda : "N/A");

@@ -121,6 +121,10 @@ typedef enum { NVML_TEMPERATURE_GPU = 0 } nvmlTemperatureSensors_t;
 typedef enum { NVML_CLOCK_GRAPHICS = 0, NVML_CLOCK_SM = 1, NVML_CLOCK_MEM = 2, NVML_CLOCK_VIDEO = 3 } nvmlClockType_t;
 typedef enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 } nvmlPcieUtilCounter_t;
 
+/* nvmlDriverModel_t: the Windows driver model (nvml.h; NOT_SUPPORTED off
+ * Windows). WDM is the deprecated TCC model. */
+typedef enum { NVML_DRIVER_WDDM = 0, NVML_DRIVER_WDM = 1, NVML_DRIVER_MCDM = 2 } nvmlDriverModel_t;
+
 /* Entry-point signatures (the names are the exported symbols). */
 typedef nvmlReturn_t (*nvml_init_fn)(void);
 typedef nvmlReturn_t (*nvml_shutdown_fn)(void);
@@ -138,6 +142,7 @@ typedef nvmlReturn_t (*nvml_util_fn)(nvmlDevice_t dev, nvmlUtilization_t *u);
 typedef nvmlReturn_t (*nvml_temp_fn)(nvmlDevice_t dev, nvmlTemperatureSensors_t s, unsigned int *t);
 typedef nvmlReturn_t (*nvml_clock_fn)(nvmlDevice_t dev, nvmlClockType_t type, unsigned int *mhz);
 typedef nvmlReturn_t (*nvml_pcie_tput_fn)(nvmlDevice_t dev, nvmlPcieUtilCounter_t c, unsigned int *kbps);
+typedef nvmlReturn_t (*nvml_driver_model_fn)(nvmlDevice_t dev, nvmlDriverModel_t *current, nvmlDriverModel_t *pending);
 /* infos points at nvmlProcessInfo_v1_t (original) or nvmlProcessInfo_t (_v2, _v3). */
 typedef nvmlReturn_t (*nvml_procs_fn)(nvmlDevice_t dev, unsigned int *count, void *infos);
 typedef nvmlReturn_t (*nvml_proc_util_fn)(nvmlDevice_t dev, nvmlProcessUtilizationSample_t *s,

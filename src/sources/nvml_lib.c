@@ -57,6 +57,8 @@ static const struct sym syms[] = {
 	SYM("nvmlDeviceGetGraphicsRunningProcesses_v2", graphics[NVML_PROCS_V2], OPTIONAL),
 	SYM("nvmlDeviceGetGraphicsRunningProcesses", graphics[NVML_PROCS_V1], OPTIONAL),
 	SYM("nvmlDeviceGetProcessUtilization", proc_util, OPTIONAL),
+	SYM("nvmlDeviceGetDriverModel_v2", driver_model_v2, OPTIONAL),
+	SYM("nvmlDeviceGetDriverModel", driver_model, OPTIONAL),
 };
 
 static const char *const need_what[] = {
@@ -81,38 +83,11 @@ static enum sym_need resolve(struct nvml_lib *lib)
 	return OPTIONAL;
 }
 
-const char *const nvml_lib_sonames[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", NULL};
-
-/* dlopen through the normal search path (LD_LIBRARY_PATH, ld.so.cache). */
-static int load(struct nvml_lib *lib, char *msg, size_t msg_len)
-{
-	char first_err[200] = "";
-
-	for (size_t i = 0; nvml_lib_sonames[i]; i++) {
-		lib->dl = dlopen(nvml_lib_sonames[i], RTLD_NOW | RTLD_LOCAL);
-		if (lib->dl) {
-			str_copy(lib->soname, nvml_lib_sonames[i], sizeof lib->soname);
-			return 0;
-		}
-		const char *e = dlerror();
-		if (i == 0 && e)
-			str_copy(first_err, e, sizeof first_err);
-	}
-	/* Absent is the normal state on machines without an NVIDIA driver; a library
-	 * that exists but will not load is worth its loader message. */
-	if (first_err[0] == '\0' || strstr(first_err, "No such file"))
-		snprintf(msg, msg_len, "no NVIDIA driver: libnvidia-ml.so.1 not found");
-	else
-		snprintf(msg, msg_len, "libnvidia-ml.so.1 could not be loaded: %s", first_err);
-	return first_err[0] == '\0' || strstr(first_err, "No such file") ? -1 : -2;
-}
-
-int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len)
+int nvml_lib_open_loaded(struct nvml_lib *lib, void *dl, const char *name, char *msg, size_t msg_len)
 {
 	memset(lib, 0, sizeof *lib);
-	int r_load = load(lib, msg, msg_len);
-	if (r_load < 0)
-		return r_load;
+	lib->dl = dl;
+	str_copy(lib->soname, name, sizeof lib->soname);
 	enum sym_need missing = resolve(lib);
 	if (missing != OPTIONAL) {
 		snprintf(msg, msg_len, "%s lacks %s: not a usable NVML library", lib->soname, need_what[missing]);
@@ -130,6 +105,21 @@ int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len)
 		return -2;
 	}
 	return 0;
+}
+
+/* nvmlSystemGetCudaDriverVersion: 1000 * major + 10 * minor (12040 → "12.4"). */
+void nvml_lib_versions(const struct nvml_lib *lib, char *driver, size_t driver_cap, char *cuda, size_t cuda_cap)
+{
+	char buf[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+	int v = 0;
+
+	if (lib->driver_version && lib->driver_version(buf, sizeof buf) == NVML_SUCCESS) {
+		buf[sizeof buf - 1] = '\0';
+		str_copy(driver, buf, driver_cap);
+	}
+	nvml_sys_int_fn fn = lib->cuda_version_v2 ? lib->cuda_version_v2 : lib->cuda_version;
+	if (fn && fn(&v) == NVML_SUCCESS && v > 0)
+		snprintf(cuda, cuda_cap, "%d.%d", v / 1000, (v % 1000) / 10);
 }
 
 void nvml_lib_close(struct nvml_lib *lib)

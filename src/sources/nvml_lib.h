@@ -16,7 +16,7 @@ enum { NVML_PROCS_V3 = 0, NVML_PROCS_V2, NVML_PROCS_V1, NVML_PROCS_N };
 
 struct nvml_lib {
 	void *dl;
-	char soname[32];
+	char soname[128];      /* Linux: the soname; Windows: nvml.dll's full path */
 	nvml_init_fn init_v2, init;
 	nvml_shutdown_fn shutdown;
 	nvml_count_fn count_v2, count;
@@ -35,13 +35,21 @@ struct nvml_lib {
 	nvml_dev_uint2_fn enc, dec;
 	nvml_procs_fn compute[NVML_PROCS_N], graphics[NVML_PROCS_N];
 	nvml_proc_util_fn proc_util;
+	nvml_driver_model_fn driver_model_v2, driver_model; /* Windows: WDDM, TCC, MCDM */
 };
 
-/* dlopen + resolve + nvmlInit. Returns 0, or -1 with a one-line reason in msg
+/* dlopen + resolve + nvmlInit (Linux: nvml_load.c). Returns 0, or -1 with a one-line reason in msg
  * (the library is then closed). */
 int nvml_lib_open(struct nvml_lib *lib, char *msg, size_t msg_len);
+/* Resolves and nvmlInit on a library already loaded (dl, from dlopen or
+ * LoadLibrary; name for messages): what nvml_lib_open does after finding it.
+ * Returns 0, or -2 with a reason in msg (the library is then closed). */
+int nvml_lib_open_loaded(struct nvml_lib *lib, void *dl, const char *name, char *msg, size_t msg_len);
 /* The names it tries, in order, NULL-terminated (--version looks for them too). */
 extern const char *const nvml_lib_sonames[];
+/* The driver's version and CUDA's ("12.4") into driver and cuda; each left
+ * as it is when the driver does not say. */
+void nvml_lib_versions(const struct nvml_lib *lib, char *driver, size_t driver_cap, char *cuda, size_t cuda_cap);
 /* nvmlShutdown + dlclose. */
 void nvml_lib_close(struct nvml_lib *lib);
 

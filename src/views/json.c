@@ -19,6 +19,7 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_str(w, "driver", d->driver);
 	jw_str(w, "driver_version", d->driver_version);
 	jw_str(w, "cuda_version", d->cuda_version);
+	jw_str(w, "luid", d->luid);
 	jw_bool(w, "is_apu", d->is_apu);
 
 	jw_begin_object(w, "memory");

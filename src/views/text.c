@@ -166,8 +166,12 @@ void text_print_gpu_list(FILE *out, const struct gtm_snapshot *s)
 	char mem[32], nm[SAFE_N], bus[SAFE_N];
 	for (int i = 0; i < s->n_devices; i++) {
 		const struct gtm_device *d = &s->devices[i];
-		fprintf(out, "%d  %-7s %-36s %-14s %s\n", d->index, gtm_vendor_name(d->vendor), fmt_safe(nm, sizeof nm, d->name),
+		fprintf(out, "%d  %-7s %-36s %-14s %s", d->index, gtm_vendor_name(d->vendor), fmt_safe(nm, sizeof nm, d->name),
 			d->pci_bus_id[0] ? fmt_safe(bus, sizeof bus, d->pci_bus_id) : "-", fmt_bytes(mem, sizeof mem, d->mem_total));
+		/* Windows: the adapter's LUID, the name PDH's counters give it; absent elsewhere */
+		if (d->luid[0])
+			fprintf(out, "  LUID %s", fmt_safe(nm, sizeof nm, d->luid));
+		fputc('\n', out);
 	}
 	if (s->n_devices == 0) {
 		fprintf(out, "No GPU found.\n");

@@ -1,42 +1,28 @@
+/* wddm_adapters_list: DXGI's adapters (wddm_dxgi.c), each one's PCI location
+ * from D3DKMT (wddm_d3dkmt.c), in --gpu order (sources/wddm/wddm_order.c). */
 #include "wddm_adapters.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
-/* Placeholder until DXGI, D3DKMT, NVML and ADL are read (issue 13): no
- * adapter is listed and no telemetry is filled, so the WDDM source names
- * adapters by the LUIDs its counters carry. */
+#include "sources/wddm/wddm_order.h"
+#include "wddm_d3dkmt.h"
+#include "wddm_dxgi.h"
+
 int wddm_adapters_list(struct wddm_adapter *out, int cap, char *why, size_t why_len)
 {
-	(void)out;
-	(void)cap;
-	snprintf(why, why_len, "DXGI adapters are not read yet");
-	return -1;
-}
-
-struct wddm_telemetry {
-	int unused;
-};
-
-struct wddm_telemetry *wddm_telemetry_open(void)
-{
-	return calloc(1, sizeof(struct wddm_telemetry));
-}
-
-void wddm_telemetry_fill(struct wddm_telemetry *t, const struct wddm_adapter *a, struct gtm_device *dev)
-{
-	(void)t;
-	(void)a;
-	(void)dev;
-}
-
-void wddm_telemetry_describe(const struct wddm_telemetry *t, char *out, size_t cap)
-{
-	(void)t;
-	snprintf(out, cap, "no vendor telemetry read yet");
-}
-
-void wddm_telemetry_close(struct wddm_telemetry *t)
-{
-	free(t);
+	if (why_len)
+		why[0] = '\0';
+	int n = wddm_dxgi_adapters(out, cap, why, why_len);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		char kmt_why[160];
+		out[i].has_pci = wddm_d3dkmt_pci(out[i].luid, &out[i].pci_bus, &out[i].pci_dev, &out[i].pci_fn, kmt_why,
+						 sizeof kmt_why);
+		/* one note is enough: every adapter goes through the same entry points */
+		if (!out[i].has_pci && why_len && !why[0])
+			snprintf(why, why_len, "no PCI location for %s: %s (its telemetry is unavailable)", out[i].name, kmt_why);
+	}
+	wddm_order_adapters(out, n);
+	return n;
 }

@@ -12,27 +12,15 @@
 
 #include "core/snapshot.h"
 
-#define WDDM_MAX_ADAPTERS 16
-
-/* An adapter LUID as one number: HighPart in the upper 32 bits, LowPart in
- * the lower, the order PDH's instance names print them in
- * (luid_0x<HIGH>_0x<LOW>). */
-typedef uint64_t wddm_luid;
-
-struct wddm_adapter {
-	wddm_luid luid;
-	char name[96];                 /* DXGI Description, UTF-8 */
-	uint32_t vendor_id, device_id, subsys_id, revision;
-	uint64_t dedicated_video;      /* DXGI DedicatedVideoMemory, bytes */
-	uint64_t dedicated_system, shared_system;
-	bool has_pci;                  /* D3DKMT gave its bus/device/function */
-	uint32_t pci_bus, pci_dev, pci_fn;
-};
+/* struct wddm_adapter, wddm_luid and WDDM_MAX_ADAPTERS live in a portable
+ * header, so the ordering and the PCI join are unit-tested on Linux too. */
+#include "sources/wddm/wddm_adapter_info.h"
 
 /* The hardware adapters DXGI lists, software ones (WARP, Basic Render)
  * left out, at most cap, in --gpu order (NVIDIA first, then the others,
  * each group by dedicated memory, largest first). Returns how many, or -1 with why set when DXGI
- * itself is unavailable (as under Wine without a display). */
+ * itself is unavailable (as under Wine without a display). With a count, why
+ * is empty or a note (an adapter D3DKMT gave no PCI location, and why). */
 int wddm_adapters_list(struct wddm_adapter *out, int cap, char *why, size_t why_len);
 
 /* Vendor telemetry providers, opened once (each is loaded at run time and
@@ -46,6 +34,9 @@ void wddm_telemetry_fill(struct wddm_telemetry *t, const struct wddm_adapter *a,
 /* One line per provider for the sources list ("nvml: driver 551.23", "adl: not
  * installed"), written into out. */
 void wddm_telemetry_describe(const struct wddm_telemetry *t, char *out, size_t cap);
+/* Why a's telemetry is what it is, one line per provider that could have
+ * measured it ("nvml: no device at the adapter's PCI location"), into out. */
+void wddm_telemetry_explain(const struct wddm_telemetry *t, const struct wddm_adapter *a, char *out, size_t cap);
 void wddm_telemetry_close(struct wddm_telemetry *t);
 
 #endif

@@ -1,7 +1,8 @@
 /* Scenario parser of the fake NVML (format: tests/fakes/README.md). */
 #include "scenario.h"
 
-#include <ctype.h>
+#include "scenario_words.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@ static const char *const key_names[K_N] = {
 	[K_CLOCK_SM_MAX] = "clock_sm_max", [K_CLOCK_MEM_MAX] = "clock_mem_max",
 	[K_PCIE_TX_KBS] = "pcie_tx_kbs", [K_PCIE_RX_KBS] = "pcie_rx_kbs", [K_PCIE_GEN] = "pcie_gen",
 	[K_PCIE_WIDTH] = "pcie_width", [K_ENC] = "enc", [K_DEC] = "dec",
+	[K_PCI_DEVICE_ID] = "pci_device_id", [K_DRIVER_MODEL] = "driver_model",
 };
 
 void fake_scenario_clear(struct fake_scenario *s)
@@ -31,40 +33,6 @@ bool fake_scenario_missing(const struct fake_scenario *s, const char *entry)
 	return false;
 }
 
-/* Next word of a line: key=value or key="value with spaces" or a bare word.
- * Returns false at the end of the line. */
-static bool next_word(const char **p, char *key, size_t kn, char *val, size_t vn)
-{
-	const char *s = *p;
-	size_t k = 0, v = 0;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s == '\0' || *s == '\n' || *s == '#')
-		return false;
-	while (*s && !isspace((unsigned char)*s) && *s != '=')
-		if (k + 1 < kn)
-			key[k++] = *s++;
-		else
-			s++;
-	key[k] = '\0';
-	val[0] = '\0';
-	if (*s == '=') {
-		s++;
-		bool quoted = *s == '"';
-		s += quoted;
-		while (*s && *s != '\n' && (quoted ? *s != '"' : !isspace((unsigned char)*s)))
-			if (v + 1 < vn)
-				val[v++] = *s++;
-			else
-				s++;
-		s += quoted && *s == '"';
-		val[v] = '\0';
-	}
-	*p = s;
-	return true;
-}
-
 static void set_str(char *dst, size_t n, const char *src)
 {
 	size_t len = strnlen(src, n - 1);
@@ -80,7 +48,7 @@ static void parse_device(struct fake_scenario *s, const char *p, int line)
 	if (s->n_devs >= FAKE_MAX_DEVICES)
 		return;
 	d = &s->devs[s->n_devs++];
-	while (next_word(&p, key, sizeof key, val, sizeof val)) {
+	while (scenario_next_word(&p, key, sizeof key, val, sizeof val)) {
 		size_t k;
 		if (strcmp(key, "name") == 0)
 			set_str(d->name, sizeof d->name, val);
@@ -106,7 +74,7 @@ static void parse_process(struct fake_scenario *s, const char *p, int line)
 	char key[64], val[128];
 	struct fake_process pr = {.lists = FAKE_COMPUTE};
 
-	while (next_word(&p, key, sizeof key, val, sizeof val)) {
+	while (scenario_next_word(&p, key, sizeof key, val, sizeof val)) {
 		if (strcmp(key, "dev") == 0)
 			pr.dev = (unsigned)strtoul(val, NULL, 0);
 		else if (strcmp(key, "pid") == 0)
@@ -140,7 +108,7 @@ static void parse_process(struct fake_scenario *s, const char *p, int line)
 static void parse_fail(struct fake_scenario *s, const char *p)
 {
 	char key[64], val[128];
-	while (next_word(&p, key, sizeof key, val, sizeof val)) {
+	while (scenario_next_word(&p, key, sizeof key, val, sizeof val)) {
 		if (strcmp(key, "init") == 0)
 			s->fail_init = true;
 		else if (strcmp(key, "all") == 0)
@@ -155,7 +123,7 @@ static void parse_line(struct fake_scenario *s, const char *p, int line)
 	char word[64], val[128];
 	const char *rest = p;
 
-	if (!next_word(&rest, word, sizeof word, val, sizeof val))
+	if (!scenario_next_word(&rest, word, sizeof word, val, sizeof val))
 		return;
 	if (strcmp(word, "device") == 0)
 		parse_device(s, rest, line);
@@ -163,15 +131,15 @@ static void parse_line(struct fake_scenario *s, const char *p, int line)
 		parse_process(s, rest, line);
 	else if (strcmp(word, "fail") == 0)
 		parse_fail(s, rest);
-	else if (strcmp(word, "driver") == 0 && next_word(&rest, word, sizeof word, val, sizeof val))
+	else if (strcmp(word, "driver") == 0 && scenario_next_word(&rest, word, sizeof word, val, sizeof val))
 		snprintf(s->driver, sizeof s->driver, "%s", word);
-	else if (strcmp(word, "cuda") == 0 && next_word(&rest, word, sizeof word, val, sizeof val)) {
+	else if (strcmp(word, "cuda") == 0 && scenario_next_word(&rest, word, sizeof word, val, sizeof val)) {
 		unsigned maj = 0, min = 0;
 		if (sscanf(word, "%u.%u", &maj, &min) >= 1)
 			s->cuda = (int)(maj * 1000 + min * 10);
-	} else if (strcmp(word, "api") == 0 && next_word(&rest, word, sizeof word, val, sizeof val))
+	} else if (strcmp(word, "api") == 0 && scenario_next_word(&rest, word, sizeof word, val, sizeof val))
 		s->api = word[0] == 'v' ? atoi(word + 1) : atoi(word);
-	else if (strcmp(word, "missing") == 0 && next_word(&rest, word, sizeof word, val, sizeof val)) {
+	else if (strcmp(word, "missing") == 0 && scenario_next_word(&rest, word, sizeof word, val, sizeof val)) {
 		s->missing = realloc(s->missing, (s->n_missing + 1) * sizeof *s->missing);
 		if (!s->missing)
 			abort();

@@ -206,6 +206,51 @@ static void test_text_views_escape_outside_strings(void **state)
 	snapshot_free(s);
 }
 
+/* --list-gpus shows a Windows adapter's LUID (text and JSON); a device
+ * without one (every Linux device) keeps its line as it was and null. */
+static void test_gpu_list_luid(void **state)
+{
+	char *text = NULL;
+	size_t len = 0;
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	d->index = 0;
+	d->vendor = GTM_VENDOR_NVIDIA;
+	str_copy(d->name, "NVIDIA GeForce RTX 4090", sizeof d->name);
+	str_copy(d->luid, "0x00000000_0x0000A18D", sizeof d->luid);
+	d->mem_total = gtm_u64_of(24ull << 30, GTM_MEASURED);
+	d = snapshot_add_device(s);
+	d->index = 1;
+	d->vendor = GTM_VENDOR_AMD;
+	str_copy(d->name, "AMD Radeon", sizeof d->name);
+	str_copy(d->pci_bus_id, "0000:03:00.0", sizeof d->pci_bus_id);
+	d->mem_total = GTM_U64_NA;
+	FILE *out = tu_memstream(&text, &len);
+	assert_non_null(out);
+	text_print_gpu_list(out, s);
+	tu_memclose(out);
+	char *second = strchr(text, '\n');
+	assert_non_null(second);
+	assert_non_null(strstr(text, "24.00 GiB  LUID 0x00000000_0x0000A18D\n"));
+	assert_null(strstr(second, "LUID"));
+	assert_string_equal(second + 1, "1  amd     AMD Radeon                           0000:03:00.0   N/A\n");
+	free(text);
+
+	out = tu_memstream(&text, &len);
+	json_print_gpu_list(out, s);
+	tu_memclose(out);
+	json_error_t err;
+	json_t *root = json_loads(text, 0, &err);
+	assert_non_null(root);
+	json_t *gpus = json_object_get(root, "gpus");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(gpus, 0), "luid")), "0x00000000_0x0000A18D");
+	assert_true(json_is_null(json_object_get(json_array_get(gpus, 1), "luid")));
+	json_decref(root);
+	free(text);
+	snapshot_free(s);
+}
+
 static char *render_explain(const struct gtm_explain *e)
 {
 	char *text = NULL;
@@ -514,6 +559,7 @@ int main(void)
 		cmocka_unit_test(test_fmt_safe_escapes_bad_utf8),
 		cmocka_unit_test(test_fmt_safe_truncates_whole),
 		cmocka_unit_test(test_text_views_escape_outside_strings),
+		cmocka_unit_test(test_gpu_list_luid),
 		cmocka_unit_test(test_explain_sentinels_are_na),
 		cmocka_unit_test(test_explain_token_rates_labelled),
 		cmocka_unit_test(test_explain_api_alias),

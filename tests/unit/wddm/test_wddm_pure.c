@@ -1,0 +1,201 @@
+/* The WDDM adapters' pure rules (src/sources/wddm/): which DXGI adapters are
+ * listed and in which order, the PCI join of telemetry to adapters, and
+ * ADL's PMLog sensors as readings. Built on Linux and, through
+ * tests/windows, under Wine. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "sources/wddm/wddm_adl_sensors.h"
+#include "sources/wddm/wddm_order.h"
+#include "sources/wddm/wddm_pci_join.h"
+
+static struct wddm_adapter adapter(const char *name, uint32_t vendor, uint64_t dedicated)
+{
+	struct wddm_adapter a;
+	memset(&a, 0, sizeof a);
+	strcpy(a.name, name);
+	a.vendor_id = vendor;
+	a.dedicated_video = dedicated;
+	return a;
+}
+
+static void test_order(void **state)
+{
+	(void)state;
+	struct wddm_adapter a[] = {
+		adapter("intel", WDDM_VENDOR_INTEL, 128u << 20), adapter("amd", WDDM_VENDOR_AMD, 16ull << 30),
+		adapter("nv-small", WDDM_VENDOR_NVIDIA, 8ull << 30), adapter("amd-2", WDDM_VENDOR_AMD, 16ull << 30),
+		adapter("nv-big", WDDM_VENDOR_NVIDIA, 24ull << 30),
+	};
+	wddm_order_adapters(a, 5);
+	const char *want[] = {"nv-big", "nv-small", "amd", "amd-2", "intel"}; /* equal memory: DXGI's order */
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(a[i].name, want[i]);
+	wddm_order_adapters(a, 0);
+	wddm_order_adapters(a, 1);
+	assert_string_equal(a[0].name, "nv-big");
+}
+
+static void test_software(void **state)
+{
+	(void)state;
+	assert_true(wddm_adapter_is_software(0x1414, 0x008C, 0));              /* Basic Render by its ids */
+	assert_true(wddm_adapter_is_software(0x10DE, 0x2684, WDDM_DXGI_FLAG_SOFTWARE)); /* the flag alone */
+	assert_false(wddm_adapter_is_software(0x1414, 0x008D, 0));             /* another Microsoft device */
+	assert_false(wddm_adapter_is_software(0x10DE, 0x2684, 1));             /* DXGI_ADAPTER_FLAG_REMOTE */
+}
+
+static void test_luid_format(void **state)
+{
+	(void)state;
+	char out[24];
+	wddm_luid_format(0x000000010000A18Dull, out, sizeof out);
+	assert_string_equal(out, "0x00000001_0x0000A18D");
+	wddm_luid_format(0xFFFFFFFFFFFFFFFFull, out, sizeof out);
+	assert_string_equal(out, "0xFFFFFFFF_0xFFFFFFFF");
+}
+
+static struct wddm_adapter at(uint32_t vendor, uint32_t device, uint32_t bus, uint32_t dev, uint32_t fn)
+{
+	struct wddm_adapter a = adapter("a", vendor, 0);
+	a.device_id = device;
+	a.has_pci = true;
+	a.pci_bus = bus;
+	a.pci_dev = dev;
+	a.pci_fn = fn;
+	return a;
+}
+
+static void test_pci_match(void **state)
+{
+	(void)state;
+	struct wddm_pci_cand c[] = {
+		{.bus = 1, .dev = 0, .fn = 0, .has_ids = true, .vendor_id = 0x10DE, .device_id = 0x2684, .tag = 7},
+		{.bus = 2, .dev = 0, .fn = 0, .has_ids = true, .vendor_id = 0x10DE, .device_id = 0x2786},
+		{.domain = 1, .bus = 3, .dev = 0, .fn = 0}, /* another PCI domain: D3DKMT has none, never matched */
+		{.bus = 4, .dev = 0, .fn = 0},
+		{.bus = 4, .dev = 0, .fn = 0},
+	};
+	enum wddm_join why;
+	struct wddm_adapter a = at(0x10DE, 0x2684, 1, 0, 0);
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), 0);
+	assert_int_equal(why, WDDM_JOIN_OK);
+	a = at(0x10DE, 0x2786, 2, 0, 0);
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), 1);
+	a = at(0x10DE, 0x2684, 2, 0, 0); /* another card's ids at that location */
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), -1);
+	assert_int_equal(why, WDDM_JOIN_IDS_DIFFER);
+	a = at(0x10DE, 0x2684, 1, 0, 1); /* the function counts */
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), -1);
+	assert_int_equal(why, WDDM_JOIN_NONE);
+	a = at(0x1002, 0x744C, 3, 0, 0);
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), -1);
+	assert_int_equal(why, WDDM_JOIN_NONE);
+	a = at(0x1002, 0x744C, 4, 0, 0); /* two at one place: neither is lent */
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), -1);
+	assert_int_equal(why, WDDM_JOIN_AMBIGUOUS);
+	a = at(0x10DE, 0x2684, 1, 0, 0);
+	a.has_pci = false; /* bus 0 dev 0 fn 0 must not be read as a location */
+	assert_int_equal(wddm_pci_match(c, 5, &a, &why), -1);
+	assert_int_equal(why, WDDM_JOIN_NO_PCI);
+	assert_string_equal(wddm_join_name(WDDM_JOIN_NONE), "no device at the adapter's PCI location");
+	assert_int_equal(wddm_pci_match(c, 0, &a, &why), -1);
+}
+
+static void test_pci_ids_from_nvml(void **state)
+{
+	(void)state;
+	uint32_t v, d;
+	wddm_pci_ids_from_nvml(0x268410DEu, &v, &d);
+	assert_int_equal(v, 0x10DE);
+	assert_int_equal(d, 0x2684);
+}
+
+static void test_dedupe(void **state)
+{
+	(void)state;
+	struct wddm_pci_cand c[] = {
+		{.bus = 3, .dev = 0, .fn = 0, .tag = 0}, {.bus = 3, .dev = 0, .fn = 0, .tag = 1},
+		{.bus = -1, .dev = -1, .fn = -1, .tag = 2}, {.bus = 3, .dev = 0, .fn = 1, .tag = 3},
+		{.bus = 10, .dev = 0, .fn = 0, .tag = 4}, {.bus = 3, .dev = 0, .fn = 0, .tag = 5},
+	};
+	assert_int_equal(wddm_pci_dedupe(c, 6), 3);
+	assert_int_equal(c[0].tag, 0); /* the first logical index of a GPU is kept */
+	assert_int_equal(c[1].tag, 3);
+	assert_int_equal(c[2].tag, 4);
+}
+
+static void test_adl_sensors(void **state)
+{
+	(void)state;
+	struct wddm_adl_sensor s[WDDM_ADL_PMLOG_MAX_SENSORS];
+	struct gtm_device d;
+
+	memset(s, 0, sizeof s);
+	memset(&d, 0, sizeof d);
+	s[1] = (struct wddm_adl_sensor){1, 2482};  /* CLK_GFXCLK */
+	s[8] = (struct wddm_adl_sensor){1, 54};    /* TEMPERATURE_EDGE */
+	s[27] = (struct wddm_adl_sensor){1, 71};   /* TEMPERATURE_HOTSPOT: not used */
+	s[15] = (struct wddm_adl_sensor){1, 250};  /* FAN_PERCENTAGE, implausible: dropped */
+	s[19] = (struct wddm_adl_sensor){0, 77};   /* INFO_ACTIVITY_GFX not supported: N/A whatever its value */
+	s[23] = (struct wddm_adl_sensor){1, 280};  /* ASIC_POWER */
+	s[73] = (struct wddm_adl_sensor){1, 301};  /* BOARD_POWER wins */
+	s[41] = (struct wddm_adl_sensor){1, 0};    /* BUS_LANES 0: no link, N/A */
+	wddm_adl_apply_sensors(s, WDDM_ADL_PMLOG_MAX_SENSORS, &d);
+	assert_true(gtm_f64_ok(d.clock_sm_mhz) && d.clock_sm_mhz.v == 2482);
+	assert_true(gtm_f64_ok(d.temp_c) && d.temp_c.v == 54);
+	assert_false(gtm_f64_ok(d.fan_pct));
+	assert_false(gtm_f64_ok(d.util_gpu_pct));
+	assert_true(gtm_f64_ok(d.power_w) && d.power_w.v == 301);
+	assert_false(gtm_f64_ok(d.pcie_width));
+	assert_false(gtm_f64_ok(d.clock_mem_mhz));
+
+	/* only ASIC power: that one; a short array reads no sensor past its end */
+	memset(&d, 0, sizeof d);
+	s[73].supported = 0;
+	wddm_adl_apply_sensors(s, 24, &d);
+	assert_true(gtm_f64_ok(d.power_w) && d.power_w.v == 280);
+	assert_false(gtm_f64_ok(d.pcie_width));
+}
+
+static void test_adl_od5(void **state)
+{
+	(void)state;
+	struct gtm_device d;
+	struct wddm_adl_od5_sample s = {.has_activity = true, .activity_reported = false, .activity_pct = 0,
+					.engine_clock_10khz = 203900, .memory_clock_10khz = 87500, .bus_lanes = 0,
+					.has_temp = true, .temp_millic = 47500};
+
+	memset(&d, 0, sizeof d);
+	wddm_adl_apply_od5(&s, &d);
+	assert_false(gtm_f64_ok(d.util_gpu_pct)); /* not reported: N/A, not the 0 in the struct */
+	assert_true(gtm_f64_ok(d.clock_sm_mhz) && d.clock_sm_mhz.v == 2039);
+	assert_true(gtm_f64_ok(d.clock_mem_mhz) && d.clock_mem_mhz.v == 875);
+	assert_false(gtm_f64_ok(d.pcie_width));
+	assert_true(gtm_f64_ok(d.temp_c) && d.temp_c.v == 47.5);
+	assert_false(gtm_f64_ok(d.fan_pct));
+
+	memset(&d, 0, sizeof d);
+	s = (struct wddm_adl_od5_sample){.has_activity = true, .activity_reported = true, .activity_pct = 0, .bus_lanes = 16,
+					 .has_fan_pct = true, .fan_pct = 30};
+	wddm_adl_apply_od5(&s, &d);
+	assert_true(gtm_f64_ok(d.util_gpu_pct) && d.util_gpu_pct.v == 0); /* reported: a measured idle */
+	assert_true(gtm_f64_ok(d.pcie_width) && d.pcie_width.v == 16);
+	assert_true(gtm_f64_ok(d.fan_pct) && d.fan_pct.v == 30);
+	assert_false(gtm_f64_ok(d.temp_c));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_order),          cmocka_unit_test(test_software),
+		cmocka_unit_test(test_luid_format),    cmocka_unit_test(test_pci_match),
+		cmocka_unit_test(test_pci_ids_from_nvml), cmocka_unit_test(test_dedupe),
+		cmocka_unit_test(test_adl_sensors),    cmocka_unit_test(test_adl_od5),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
