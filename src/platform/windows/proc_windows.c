@@ -436,13 +436,6 @@ static bool list_processes(struct proc_cache *c)
 	return true;
 }
 
-/* Whether a full row may still be read: past the budget only a priority
- * PID's is (the rest get a basic row and the scan is marked partial). */
-static bool full_allowed(const struct proc_scan_opts *o, uint64_t t0, uint32_t pid)
-{
-	return !o || !o->budget_ns || now_monotonic_ns() - t0 <= o->budget_ns || win_is_priority(o, pid);
-}
-
 static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o,
 		    const PROCESSENTRY32W *pe, bool full)
 {
@@ -463,12 +456,14 @@ static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struc
  * (with details_priority_only only the GPU users in full, their parents
  * for what ps shows, the rest only counted: opening a process is the cost
  * of a refresh). Nothing is cached between scans: a handle is the only way
- * to a process's start time, so each scan opens the processes it lists. */
+ * to a process's start time, so each scan opens the processes it lists.
+ * The budget is not applied: with no cache to keep what a cut-short scan
+ * skipped, the processes late in the listing would never get details
+ * (with `--all`); priority_only is what keeps a refresh cheap. */
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	if (!list_processes(c))
 		return -1;
-	uint64_t t0 = now_monotonic_ns();
 	read_dos_devices(c);
 	c->listeners_read = false;
 	c->n_listed = 0;
@@ -481,12 +476,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		snap->n_procs_total++;
 		if (c->rows[i] == WIN_ROW_COUNT)
 			continue;
-		bool full = c->rows[i] == WIN_ROW_FULL;
-		if (full && !full_allowed(o, t0, c->wl[i].pid)) {
-			full = false;
-			snap->partial_scan = true;
-		}
-		add_row(c, snap, o, &c->pe[i], full);
+		add_row(c, snap, o, &c->pe[i], c->rows[i] == WIN_ROW_FULL);
 	}
 	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
 	c->scanned = true;
