@@ -36,21 +36,23 @@ dos() {
 standin=$(cd "$(dirname "$standin")" && pwd)/$(basename "$standin")
 $wine "$standin" --write-gguf "$tmp/m.gguf" || fail "the stand-in could not write $tmp/m.gguf"
 # the HF cache layout: models--org--repo/refs/main names the snapshot
-repo="$tmp/hf/hub/models--gtm-org--tiny-GGUF"
+repo="$tmp/hf-模型 ß/hub/models--gtm-org--tiny-GGUF"
 mkdir -p "$repo/refs" "$repo/snapshots/0123abc"
 printf 0123abc >"$repo/refs/main"
 cp "$tmp/m.gguf" "$repo/snapshots/0123abc/tiny-Q4_K_M.gguf"
-# an Ollama models folder: two models, blobs named by their digests
+# an Ollama models folder: two models, blobs named by their digests; both
+# folders named in letters outside the ANSI code pages (a user name such as
+# Zoë or 模型 is in every path under it), listed as UTF-16 (posix/dirent.h)
 hexes=$(python3 - "$tmp" <<'PY'
 import hashlib, json, os, sys
 t = sys.argv[1]
 data = open(f"{t}/m.gguf", "rb").read()
-os.makedirs(f"{t}/om/blobs")
+os.makedirs(f"{t}/om-ü/blobs")
 out = []
 for name, tag, blob in (("gtmtiny", "latest", data), ("gtmother", "7b", data + b"\0")):
     h = hashlib.sha256(blob).hexdigest()
-    open(f"{t}/om/blobs/sha256-{h}", "wb").write(blob)
-    d = f"{t}/om/manifests/registry.ollama.ai/library/{name}"
+    open(f"{t}/om-ü/blobs/sha256-{h}", "wb").write(blob)
+    d = f"{t}/om-ü/manifests/registry.ollama.ai/library/{name}"
     os.makedirs(d)
     layer = {"mediaType": "application/vnd.ollama.image.model", "digest": "sha256:" + h, "size": len(blob)}
     json.dump({"schemaVersion": 2, "layers": [layer]}, open(f"{d}/{tag}", "w"))
@@ -63,7 +65,7 @@ tiny=${hexes% *} other=${hexes#* }
 mkdir "$tmp/bin"
 cp "$standin" "$tmp/bin/ollama.exe"
 cp "$(dirname "$standin")"/*.dll "$tmp/bin/"
-dhf=$(dos "$tmp/hf") dom=$(dos "$tmp/om") dm=$(dos "$tmp/m.gguf")
+dhf=$(dos "$tmp/hf-模型 ß") dom=$(dos "$tmp/om-ü") dm=$(dos "$tmp/m.gguf")
 [ -n "$dhf" ] && [ -n "$dom" ] && [ -n "$dm" ] || fail "winepath gave no Windows paths"
 mark="gtm-env-$$"
 
