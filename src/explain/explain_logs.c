@@ -16,6 +16,7 @@
 #include "identify/app_folders.h"
 #include "identify/ident.h"
 #include "llm/ollama_log.h"
+#include "portable.h"
 
 #define START_SLACK_S 2 /* clock ticks vs file times */
 
@@ -27,10 +28,11 @@ static bool resolve_path(const struct gtm_process *p, const char *path, char *ou
 			 size_t shown_n)
 {
 	char abs[1024];
-	if (path[0] == '/')
+	/* absolute as this OS writes paths: a Windows log is at C:\... */
+	if (os_path_absolute(path))
 		str_copy(abs, path, sizeof abs);
-	else if (p->detail && p->detail->cwd && p->detail->cwd[0] == '/')
-		snprintf(abs, sizeof abs, "%s/%s", p->detail->cwd, path);
+	else if (p->detail && p->detail->cwd && os_path_absolute(p->detail->cwd))
+		snprintf(abs, sizeof abs, "%s%c%s", p->detail->cwd, OS_PATH_SEP, path);
 	else
 		return false;
 	str_copy(shown, abs, shown_n);

@@ -11,8 +11,10 @@
 # other model as an installed candidate; the processes without the
 # variable must show neither (no home folder of the Wine prefix holds
 # them), so the environment, not a guess, found them. `inspect PID` shows
-# the HF model too. Wine runs only 64-bit processes here: the 32-bit PEB of
-# a WOW64 process is tested on bytes (tests/unit/winpure/test_win_env.c).
+# the HF model too, and Ollama's log is looked for in the LOCALAPPDATA of
+# the process (%LOCALAPPDATA%\Ollama\server.log). Wine runs only 64-bit
+# processes here: the 32-bit PEB of a WOW64 process is tested on bytes
+# (tests/unit/winpure/test_win_env.c).
 set -u
 export LC_ALL=C.UTF-8
 gtm=$1 standin=$2
@@ -91,9 +93,13 @@ for out in hf nohf om noom; do
 	grep -q ready "$tmp/$out.out" || fail "the $out stand-in never said ready: $(cat "$tmp/$out.out")"
 done
 $wine "$gtm" --json --all >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman.exe --json failed: $(cat "$tmp/gtm.err")"
-hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" <<'PY'
+# Wine gives every process the prefix's profile folders, whatever the Unix
+# environment says: Ollama's log is looked for under that LOCALAPPDATA
+lad=$($wine cmd /c echo %LOCALAPPDATA% 2>/dev/null | tr -d '\r')
+case $lad in [A-Za-z]:\\*) ;; *) fail "no LOCALAPPDATA from Wine's cmd: $lad" ;; esac
+hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" <<'PY'
 import json, sys
-snap, mark, dhf, dom, tiny, other = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
+snap, mark, dhf, dom, tiny, other, lad = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
 def die(msg):  # on stdout: the shell shows what $(...) took
     print(msg)
     sys.exit(1)
@@ -128,6 +134,9 @@ for suffix, want_other in (("om", True), ("noom", False)):
         problems.append(f"OLLAMA_MODELS: installed candidate {o and (o['name'], o['evidence'])}; models {list(ms)}")
     if not want_other and o:
         problems.append(f"without OLLAMA_MODELS the store's other model was listed: {o['name']}")
+    log = ((p.get("explain") or {}).get("log") or {}).get("path") or ""
+    if log.lower() != (lad + "\\Ollama\\server.log").lower():
+        problems.append(f"{suffix}: Ollama log looked for at {log!r}, not in LOCALAPPDATA {lad}")
 if problems:
     die("; ".join(problems))
 print(proc("hf")["pid"])
