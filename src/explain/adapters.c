@@ -39,7 +39,7 @@ struct app_event_pattern {
 
 struct app_adapter {
 	const char *id;
-	const char *comms[4];           /* process names (comm or exe base name) */
+	const char *comms[6];           /* process names (comm, or exe base name: Windows's keeps .exe) */
 	enum platform_folder data_dir;  /* the app's data folder (the platform's rules) */
 	const char *settings_file;      /* in data_dir */
 	const char *settings_keys[3];   /* path to the selected model in the JSON */
@@ -60,7 +60,7 @@ static const struct app_event_pattern handy_events[] = {
 };
 
 static const struct app_adapter adapters[] = {
-	{"handy", {"handy", "Handy", NULL}, PLATFORM_FOLDER_HANDY_DATA, "settings_store.json",
+	{"handy", {"handy", "Handy", "handy.exe", "Handy.exe", NULL}, PLATFORM_FOLDER_HANDY_DATA, "settings_store.json",
 	 {"settings", "selected_model", NULL}, "logs", handy_events, ARRAY_LEN(handy_events)},
 };
 
@@ -68,7 +68,7 @@ static const struct app_adapter *adapter_for(const struct gtm_process *p)
 {
 	const char *exe = p->detail && p->detail->exe ? path_base(p->detail->exe) : "";
 	for (size_t i = 0; i < ARRAY_LEN(adapters); i++)
-		for (int k = 0; k < 4 && adapters[i].comms[k]; k++)
+		for (size_t k = 0; k < ARRAY_LEN(adapters[i].comms) && adapters[i].comms[k]; k++)
 			if (!strcmp(p->name, adapters[i].comms[k]) || !strcmp(exe, adapters[i].comms[k]))
 				return &adapters[i];
 	return NULL;
@@ -171,7 +171,7 @@ static bool newest_log(const char *dir, char *out, size_t n)
 		struct stat st;
 		if (!str_ends(e->d_name, ".log"))
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		snprintf(path, sizeof path, "%s%c%s", dir, OS_PATH_SEP, e->d_name);
 		if (sysroot_stat(&st, "%s", path) == 0 && S_ISREG(st.st_mode) && st.st_mtime > best) {
 			best = st.st_mtime;
 			str_copy(out, path, n);

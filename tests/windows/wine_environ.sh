@@ -12,9 +12,11 @@
 # variable must show neither (no home folder of the Wine prefix holds
 # them), so the environment, not a guess, found them. `inspect PID` shows
 # the HF model too, and Ollama's log is looked for in the LOCALAPPDATA of
-# the process (%LOCALAPPDATA%\Ollama\server.log). Wine runs only 64-bit
-# processes here: the 32-bit PEB of a WOW64 process is tested on bytes
-# (tests/unit/winpure/test_win_env.c).
+# the process (%LOCALAPPDATA%\Ollama\server.log); a copy named Handy.exe
+# shows Handy's selected model and log events from %APPDATA%\com.pais.handy
+# (written into the Wine prefix for the test, removed after). Wine runs
+# only 64-bit processes here: the 32-bit PEB of a WOW64 process is tested
+# on bytes (tests/unit/winpure/test_win_env.c).
 set -u
 export LC_ALL=C.UTF-8
 gtm=$1 standin=$2
@@ -22,8 +24,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 wine="sh $here/../../scripts/wine-run.sh"
 tmp=$(mktemp -d /tmp/gtm-wine-env-XXXXXX)
 pids=""
+handy_dir=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -n "$handy_dir" ] && rm -rf "$handy_dir"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -67,6 +71,18 @@ tiny=${hexes% *} other=${hexes#* }
 mkdir "$tmp/bin"
 cp "$standin" "$tmp/bin/ollama.exe"
 cp "$(dirname "$standin")"/*.dll "$tmp/bin/"
+# Handy's data folder in the prefix's %APPDATA% (Wine sets APPDATA to the
+# prefix's profile for every process): its selected model and log
+appdata=$($wine cmd /c echo %APPDATA% 2>/dev/null | tr -d '\r')
+uappdata=$($wine winepath -u "$appdata" 2>/dev/null | tr -d '\r')
+[ -d "$uappdata" ] || fail "no APPDATA folder from Wine: $appdata"
+[ -e "$uappdata/com.pais.handy" ] && fail "$uappdata/com.pais.handy exists already: not overwritten"
+handy_dir="$uappdata/com.pais.handy"
+mkdir -p "$handy_dir/logs"
+printf '{"settings":{"selected_model":"whisper-small"}}\n' >"$handy_dir/settings_store.json"
+printf '[2026-12-01][10:00:00][handy::managers::transcription][INFO] Starting to load model: whisper-small\n' \
+	>"$handy_dir/logs/handy.log"
+cp "$tmp/bin/ollama.exe" "$tmp/bin/Handy.exe"
 dhf=$(dos "$tmp/hf-模型 ß") dom=$(dos "$tmp/om-ü") dm=$(dos "$tmp/m.gguf")
 [ -n "$dhf" ] && [ -n "$dom" ] && [ -n "$dm" ] || fail "winepath gave no Windows paths"
 mark="gtm-env-$$"
@@ -85,7 +101,8 @@ start hf.out "HF_HOME=$dhf" "$standin" -m "$dm" -hf gtm-org/tiny-GGUF:Q4_K_M --a
 start nohf.out - "$standin" -m "$dm" -hf gtm-org/tiny-GGUF:Q4_K_M --alias "$mark-nohf"
 start om.out "OLLAMA_MODELS=$dom" "$tmp/bin/ollama.exe" runner -m "$dom\\blobs\\sha256-$tiny" --alias "$mark-om"
 start noom.out - "$tmp/bin/ollama.exe" runner -m "$dom\\blobs\\sha256-$tiny" --alias "$mark-noom"
-for out in hf nohf om noom; do
+start handy.out - "$tmp/bin/Handy.exe" -m "$dm" --alias "$mark-handy"
+for out in hf nohf om noom handy; do
 	for _ in $(seq 100); do
 		grep -q ready "$tmp/$out.out" && break
 		sleep 0.2
@@ -97,9 +114,9 @@ $wine "$gtm" --json --all >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman
 # environment says: Ollama's log is looked for under that LOCALAPPDATA
 lad=$($wine cmd /c echo %LOCALAPPDATA% 2>/dev/null | tr -d '\r')
 case $lad in [A-Za-z]:\\*) ;; *) fail "no LOCALAPPDATA from Wine's cmd: $lad" ;; esac
-hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" <<'PY'
+hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" "$appdata" <<'PY'
 import json, sys
-snap, mark, dhf, dom, tiny, other, lad = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
+snap, mark, dhf, dom, tiny, other, lad, appdata = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
 def die(msg):  # on stdout: the shell shows what $(...) took
     print(msg)
     sys.exit(1)
@@ -137,6 +154,12 @@ for suffix, want_other in (("om", True), ("noom", False)):
     log = ((p.get("explain") or {}).get("log") or {}).get("path") or ""
     if log.lower() != (lad + "\\Ollama\\server.log").lower():
         problems.append(f"{suffix}: Ollama log looked for at {log!r}, not in LOCALAPPDATA {lad}")
+app = (proc("handy").get("explain") or {}).get("app") or {}
+want = (appdata + "\\com.pais.handy\\settings_store.json").lower()
+if (app.get("app"), app.get("selected_model"), (app.get("settings_path") or "").lower()) != ("handy", "whisper-small", want):
+    problems.append(f"Handy: {app}")
+elif [(e["event"], e["detail"]) for e in app.get("events") or []] != [("load", "whisper-small")]:
+    problems.append(f"Handy log events {app.get('events')} from {app.get('log_path')}")
 if problems:
     die("; ".join(problems))
 print(proc("hf")["pid"])
@@ -145,4 +168,4 @@ PY
 $wine "$gtm" inspect "$hfpid" >"$tmp/inspect.txt" 2>&1 || fail "inspect $hfpid failed: $(cat "$tmp/inspect.txt")"
 grep -q "gtm-org/tiny-GGUF" "$tmp/inspect.txt" && grep -q "store hf" "$tmp/inspect.txt" ||
 	fail "inspect $hfpid shows no HF model: $(cat "$tmp/inspect.txt")"
-printf "%s\n" "ok: HF_HOME and OLLAMA_MODELS read from the processes' PEBs: -hf model in $dhf, Ollama candidate gtmother:7b in $dom; none without them"
+printf "%s\n" "ok: HF_HOME and OLLAMA_MODELS read from the processes' PEBs: -hf model in $dhf, Ollama candidate gtmother:7b in $dom; none without them; Ollama's log under $lad, Handy's settings and log under $appdata"
