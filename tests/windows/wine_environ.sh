@@ -14,7 +14,8 @@
 # the HF model too, and Ollama's log is looked for in the LOCALAPPDATA of
 # the process (%LOCALAPPDATA%\Ollama\server.log); a copy named Handy.exe
 # shows Handy's selected model and log events from %APPDATA%\com.pais.handy
-# (written into the Wine prefix for the test, removed after). Wine runs
+# and lms.exe the model in %USERPROFILE%\.lmstudio\models as installed
+# (both written into the Wine prefix for the test, removed after). Wine runs
 # only 64-bit processes here: the 32-bit PEB of a WOW64 process is tested
 # on bytes (tests/unit/winpure/test_win_env.c).
 set -u
@@ -24,10 +25,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 wine="sh $here/../../scripts/wine-run.sh"
 tmp=$(mktemp -d /tmp/gtm-wine-env-XXXXXX)
 pids=""
-handy_dir=""
+handy_dir="" lms_dir=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	[ -n "$handy_dir" ] && rm -rf "$handy_dir"
+	[ -n "$lms_dir" ] && rm -rf "$lms_dir"
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -83,6 +85,16 @@ printf '{"settings":{"selected_model":"whisper-small"}}\n' >"$handy_dir/settings
 printf '[2026-12-01][10:00:00][handy::managers::transcription][INFO] Starting to load model: whisper-small\n' \
 	>"$handy_dir/logs/handy.log"
 cp "$tmp/bin/ollama.exe" "$tmp/bin/Handy.exe"
+# LM Studio's models folder in the prefix's %USERPROFILE% (Wine's too), a
+# model two levels down, for lms.exe (LM Studio's CLI) to list as installed
+profile=$($wine cmd /c echo %USERPROFILE% 2>/dev/null | tr -d '\r')
+uprofile=$($wine winepath -u "$profile" 2>/dev/null | tr -d '\r')
+[ -d "$uprofile" ] || fail "no USERPROFILE folder from Wine: $profile"
+[ -e "$uprofile/.lmstudio" ] && fail "$uprofile/.lmstudio exists already: not overwritten"
+lms_dir="$uprofile/.lmstudio"
+mkdir -p "$lms_dir/models/gtm-pub/tiny-GGUF"
+cp "$tmp/m.gguf" "$lms_dir/models/gtm-pub/tiny-GGUF/tiny-Q8_0.gguf"
+cp "$tmp/bin/ollama.exe" "$tmp/bin/lms.exe"
 dhf=$(dos "$tmp/hf-模型 ß") dom=$(dos "$tmp/om-ü") dm=$(dos "$tmp/m.gguf")
 [ -n "$dhf" ] && [ -n "$dom" ] && [ -n "$dm" ] || fail "winepath gave no Windows paths"
 mark="gtm-env-$$"
@@ -102,7 +114,8 @@ start nohf.out - "$standin" -m "$dm" -hf gtm-org/tiny-GGUF:Q4_K_M --alias "$mark
 start om.out "OLLAMA_MODELS=$dom" "$tmp/bin/ollama.exe" runner -m "$dom\\blobs\\sha256-$tiny" --alias "$mark-om"
 start noom.out - "$tmp/bin/ollama.exe" runner -m "$dom\\blobs\\sha256-$tiny" --alias "$mark-noom"
 start handy.out - "$tmp/bin/Handy.exe" -m "$dm" --alias "$mark-handy"
-for out in hf nohf om noom handy; do
+start lms.out - "$tmp/bin/lms.exe" -m "$dm" --alias "$mark-lms"
+for out in hf nohf om noom handy lms; do
 	for _ in $(seq 100); do
 		grep -q ready "$tmp/$out.out" && break
 		sleep 0.2
@@ -114,9 +127,9 @@ $wine "$gtm" --json --all >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman
 # environment says: Ollama's log is looked for under that LOCALAPPDATA
 lad=$($wine cmd /c echo %LOCALAPPDATA% 2>/dev/null | tr -d '\r')
 case $lad in [A-Za-z]:\\*) ;; *) fail "no LOCALAPPDATA from Wine's cmd: $lad" ;; esac
-hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" "$appdata" <<'PY'
+hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" "$appdata" "$profile" <<'PY'
 import json, sys
-snap, mark, dhf, dom, tiny, other, lad, appdata = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
+snap, mark, dhf, dom, tiny, other, lad, appdata, profile = json.load(open(sys.argv[1], encoding="utf-8")), *sys.argv[2:]
 def die(msg):  # on stdout: the shell shows what $(...) took
     print(msg)
     sys.exit(1)
@@ -160,6 +173,10 @@ if (app.get("app"), app.get("selected_model"), (app.get("settings_path") or "").
     problems.append(f"Handy: {app}")
 elif [(e["event"], e["detail"]) for e in app.get("events") or []] != [("load", "whisper-small")]:
     problems.append(f"Handy log events {app.get('events')} from {app.get('log_path')}")
+lms_file = (profile + "\\.lmstudio\\models\\gtm-pub\\tiny-GGUF\\tiny-Q8_0.gguf").lower()
+m = models(proc("lms")).get(lms_file)
+if not m or (m["store"], m["name"], m["evidence"]) != ("lmstudio", "gtm-pub/tiny-GGUF", ["installed"]):
+    problems.append(f"LM Studio: {m and (m['store'], m['name'], m['evidence'])}; models {list(models(proc('lms')))}")
 if problems:
     die("; ".join(problems))
 print(proc("hf")["pid"])
@@ -168,4 +185,4 @@ PY
 $wine "$gtm" inspect "$hfpid" >"$tmp/inspect.txt" 2>&1 || fail "inspect $hfpid failed: $(cat "$tmp/inspect.txt")"
 grep -q "gtm-org/tiny-GGUF" "$tmp/inspect.txt" && grep -q "store hf" "$tmp/inspect.txt" ||
 	fail "inspect $hfpid shows no HF model: $(cat "$tmp/inspect.txt")"
-printf "%s\n" "ok: HF_HOME and OLLAMA_MODELS read from the processes' PEBs: -hf model in $dhf, Ollama candidate gtmother:7b in $dom; none without them; Ollama's log under $lad, Handy's settings and log under $appdata"
+printf "%s\n" "ok: HF_HOME and OLLAMA_MODELS read from the processes' PEBs: -hf model in $dhf, Ollama candidate gtmother:7b in $dom; none without them; Ollama's log under $lad, Handy's settings and log under $appdata, LM Studio's model under $profile"
