@@ -73,25 +73,29 @@ tiny=${hexes% *} other=${hexes#* }
 mkdir "$tmp/bin"
 cp "$standin" "$tmp/bin/ollama.exe"
 cp "$(dirname "$standin")"/*.dll "$tmp/bin/"
-# Handy's data folder in the prefix's %APPDATA% (Wine sets APPDATA to the
-# prefix's profile for every process): its selected model and log
-appdata=$($wine cmd /c echo %APPDATA% 2>/dev/null | tr -d '\r')
-uappdata=$($wine winepath -u "$appdata" 2>/dev/null | tr -d '\r')
-[ -d "$uappdata" ] || fail "no APPDATA folder from Wine: $appdata"
-[ -e "$uappdata/com.pais.handy" ] && fail "$uappdata/com.pais.handy exists already: not overwritten"
-handy_dir="$uappdata/com.pais.handy"
-mkdir -p "$handy_dir/logs"
+# Wine sets APPDATA, LOCALAPPDATA and USERPROFILE to the prefix's profile
+# for every process, whatever the Unix environment says: profile_dir VAR SUB
+# sets $win to %VAR% and makes SUB under it, as $dir (never one that exists)
+profile_dir() {
+	win=$($wine cmd /c echo "%$1%" 2>/dev/null | tr -d '\r')
+	unix=$($wine winepath -u "$win" 2>/dev/null | tr -d '\r')
+	[ -d "$unix" ] || fail "no $1 folder from Wine: $win"
+	dir="$unix/$2"
+	[ -e "$dir" ] && fail "$dir exists already: not overwritten"
+	mkdir -p "$dir"
+}
+# Handy's data folder: its selected model and log
+profile_dir APPDATA com.pais.handy
+appdata=$win handy_dir=$dir
+mkdir "$handy_dir/logs"
 printf '{"settings":{"selected_model":"whisper-small"}}\n' >"$handy_dir/settings_store.json"
 printf '[2026-12-01][10:00:00][handy::managers::transcription][INFO] Starting to load model: whisper-small\n' \
 	>"$handy_dir/logs/handy.log"
 cp "$tmp/bin/ollama.exe" "$tmp/bin/Handy.exe"
-# LM Studio's models folder in the prefix's %USERPROFILE% (Wine's too), a
-# model two levels down, for lms.exe (LM Studio's CLI) to list as installed
-profile=$($wine cmd /c echo %USERPROFILE% 2>/dev/null | tr -d '\r')
-uprofile=$($wine winepath -u "$profile" 2>/dev/null | tr -d '\r')
-[ -d "$uprofile" ] || fail "no USERPROFILE folder from Wine: $profile"
-[ -e "$uprofile/.lmstudio" ] && fail "$uprofile/.lmstudio exists already: not overwritten"
-lms_dir="$uprofile/.lmstudio"
+# LM Studio's models folder, a model two levels down, for lms.exe (LM
+# Studio's CLI) to list as installed
+profile_dir USERPROFILE .lmstudio
+profile=$win lms_dir=$dir
 mkdir -p "$lms_dir/models/gtm-pub/tiny-GGUF"
 cp "$tmp/m.gguf" "$lms_dir/models/gtm-pub/tiny-GGUF/tiny-Q8_0.gguf"
 cp "$tmp/bin/ollama.exe" "$tmp/bin/lms.exe"
@@ -123,8 +127,7 @@ for out in hf nohf om noom handy lms; do
 	grep -q ready "$tmp/$out.out" || fail "the $out stand-in never said ready: $(cat "$tmp/$out.out")"
 done
 $wine "$gtm" --json --all >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman.exe --json failed: $(cat "$tmp/gtm.err")"
-# Wine gives every process the prefix's profile folders, whatever the Unix
-# environment says: Ollama's log is looked for under that LOCALAPPDATA
+# Ollama's log is looked for under the prefix's LOCALAPPDATA
 lad=$($wine cmd /c echo %LOCALAPPDATA% 2>/dev/null | tr -d '\r')
 case $lad in [A-Za-z]:\\*) ;; *) fail "no LOCALAPPDATA from Wine's cmd: $lad" ;; esac
 hfpid=$(python3 - "$tmp/snap.json" "$mark" "$dhf" "$dom" "$tiny" "$other" "$lad" "$appdata" "$profile" <<'PY'
