@@ -96,6 +96,38 @@ const char *path_base(const char *s)
 	return slash ? slash + 1 : s;
 }
 
+static bool is_sep(char c)
+{
+	return c == '/' || c == OS_PATH_SEP;
+}
+
+const char *path_find(const char *path, const char *marker)
+{
+	for (const char *p = path; *p; p++) {
+		size_t i = 0;
+		while (marker[i] && p[i] && (p[i] == marker[i] || (marker[i] == '/' && is_sep(p[i]))))
+			i++;
+		if (!marker[i])
+			return p;
+	}
+	return NULL;
+}
+
+const char *path_next_sep(const char *p)
+{
+	for (; *p; p++)
+		if (is_sep(*p))
+			return p;
+	return NULL;
+}
+
+void path_to_native(char *p)
+{
+	for (; *p; p++)
+		if (*p == '/')
+			*p = OS_PATH_SEP;
+}
+
 bool path_is_dos_absolute(const char *s)
 {
 	bool drive = ((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) && s[1] == ':' &&

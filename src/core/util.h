@@ -21,6 +21,16 @@ int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
 /* The part after the last separator ('/'; on Windows also '\\'), or s. */
 const char *path_base(const char *s);
+/* The first place marker occurs in path, a '/' of marker matching any
+ * separator of this OS ('/', on Windows also '\\'), or NULL: store layouts
+ * ("/blobs/sha256-") are found in paths as each OS writes them. */
+const char *path_find(const char *path, const char *marker);
+/* The first separator at or after p, or NULL. */
+const char *path_next_sep(const char *p);
+/* Writes every '/' of a path gputaskman joined as this OS's separator (a
+ * no-op where that is '/'): a store's file is then shown as the OS, and a
+ * process's command line or mapping, names it. */
+void path_to_native(char *p);
 /* A Windows absolute path: a drive letter, a colon and a separator
  * ("C:\\x", "C:/x"), or a UNC path ("\\\\server\\share"). Pure, so every
  * OS's tests reach it; Windows's os_path_absolute (portable.h) is this. */

@@ -4,7 +4,8 @@
  *
  * Handy (github.com/cjpais/Handy), read from its sources: settings in the
  * Tauri store `settings_store.json` under the app data folder
- * (identifier com.pais.handy → ~/.local/share/com.pais.handy on Linux), key
+ * (identifier com.pais.handy → ~/.local/share/com.pais.handy on Linux,
+ * %APPDATA%\com.pais.handy on Windows: platform_folder_rules), key
  * "settings" → "selected_model" (settings.rs); model events from
  * managers/transcription.rs ("Starting to load model: ID", "Successfully
  * loaded transcription model: ID", "Model unloaded ...", "Immediately
@@ -23,6 +24,7 @@
 #include "core/util.h"
 #include "explain/explain_internal.h"
 #include "explain/logfile.h"
+#include "identify/app_folders.h"
 #include "identify/ident.h"
 #include "llm/log_scan.h"
 #include "llm/ollama_log.h"
@@ -37,8 +39,8 @@ struct app_event_pattern {
 
 struct app_adapter {
 	const char *id;
-	const char *comms[4];           /* process names (comm or exe base name) */
-	const char *data_dir;           /* relative to HOME */
+	const char *comms[6];           /* process names (comm, or exe base name: Windows's keeps .exe) */
+	enum platform_folder data_dir;  /* the app's data folder (the platform's rules) */
 	const char *settings_file;      /* in data_dir */
 	const char *settings_keys[3];   /* path to the selected model in the JSON */
 	const char *log_dir;            /* in data_dir; the newest *.log is read */
@@ -58,7 +60,7 @@ static const struct app_event_pattern handy_events[] = {
 };
 
 static const struct app_adapter adapters[] = {
-	{"handy", {"handy", "Handy", NULL}, ".local/share/com.pais.handy", "settings_store.json",
+	{"handy", {"handy", "Handy", "handy.exe", "Handy.exe", NULL}, PLATFORM_FOLDER_HANDY_DATA, "settings_store.json",
 	 {"settings", "selected_model", NULL}, "logs", handy_events, ARRAY_LEN(handy_events)},
 };
 
@@ -66,7 +68,7 @@ static const struct app_adapter *adapter_for(const struct gtm_process *p)
 {
 	const char *exe = p->detail && p->detail->exe ? path_base(p->detail->exe) : "";
 	for (size_t i = 0; i < ARRAY_LEN(adapters); i++)
-		for (int k = 0; k < 4 && adapters[i].comms[k]; k++)
+		for (size_t k = 0; k < ARRAY_LEN(adapters[i].comms) && adapters[i].comms[k]; k++)
 			if (!strcmp(p->name, adapters[i].comms[k]) || !strcmp(exe, adapters[i].comms[k]))
 				return &adapters[i];
 	return NULL;
@@ -169,7 +171,7 @@ static bool newest_log(const char *dir, char *out, size_t n)
 		struct stat st;
 		if (!str_ends(e->d_name, ".log"))
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		snprintf(path, sizeof path, "%s%c%s", dir, OS_PATH_SEP, e->d_name);
 		if (sysroot_stat(&st, "%s", path) == 0 && S_ISREG(st.st_mode) && st.st_mtime > best) {
 			best = st.st_mtime;
 			str_copy(out, path, n);
@@ -187,16 +189,16 @@ bool ex_adapter_matches(const struct gtm_process *p)
 void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e)
 {
 	const struct app_adapter *a = adapter_for(p);
-	const char *home = proc_detail_getenv(p->detail, "HOME");
-	if (!a || !home || home[0] != '/')
+	char data[1][APP_FOLDER_MAX];
+	if (!a || app_folders(p->detail, a->data_dir, data, 1) < 1)
 		return;
 	struct ex_app *app = &e->app;
 	app->present = true;
 	str_copy(app->app, a->id, sizeof app->app);
-	snprintf(app->settings_path, sizeof app->settings_path, "%s/%s/%s", home, a->data_dir, a->settings_file);
+	snprintf(app->settings_path, sizeof app->settings_path, "%s%c%s", data[0], OS_PATH_SEP, a->settings_file);
 	read_selected(a, app);
 	char dir[768];
-	snprintf(dir, sizeof dir, "%s/%s/%s", home, a->data_dir, a->log_dir);
+	snprintf(dir, sizeof dir, "%s%c%s", data[0], OS_PATH_SEP, a->log_dir);
 	if (!newest_log(dir, app->log_path, sizeof app->log_path))
 		return;
 	int rc = tail_read(&c->app_log, app->log_path, LOG_TAIL_MAX);

@@ -13,8 +13,10 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "explain/explain_internal.h"
+#include "identify/app_folders.h"
 #include "identify/ident.h"
 #include "llm/ollama_log.h"
+#include "portable.h"
 
 #define START_SLACK_S 2 /* clock ticks vs file times */
 
@@ -26,10 +28,11 @@ static bool resolve_path(const struct gtm_process *p, const char *path, char *ou
 			 size_t shown_n)
 {
 	char abs[1024];
-	if (path[0] == '/')
+	/* absolute as this OS writes paths: a Windows log is at C:\... */
+	if (os_path_absolute(path))
 		str_copy(abs, path, sizeof abs);
-	else if (p->detail && p->detail->cwd && p->detail->cwd[0] == '/')
-		snprintf(abs, sizeof abs, "%s/%s", p->detail->cwd, path);
+	else if (p->detail && p->detail->cwd && os_path_absolute(p->detail->cwd))
+		snprintf(abs, sizeof abs, "%s%c%s", p->detail->cwd, OS_PATH_SEP, path);
 	else
 		return false;
 	str_copy(shown, abs, shown_n);
@@ -252,12 +255,11 @@ static const struct llog_load *classify_ollama(struct explain_ctx *c, const stru
 static bool ollama_log_path(const struct gtm_process *p, char *out, size_t n, char *shown, size_t sn)
 {
 	const char *o = proc_detail_getenv(p->detail, "OLLAMA_LOGS");
-	const char *home = proc_detail_getenv(p->detail, "HOME");
-	char path[768];
+	char path[768], dflt[1][APP_FOLDER_MAX];
 	if (o && o[0])
 		snprintf(path, sizeof path, str_ends(o, ".log") ? "%s" : "%s/server.log", o);
-	else if (home && home[0] == '/')
-		snprintf(path, sizeof path, "%s/.ollama/logs/server.log", home);
+	else if (app_folders(p->detail, PLATFORM_FOLDER_OLLAMA_LOG, dflt, 1) == 1)
+		snprintf(path, sizeof path, "%s", dflt[0]);
 	else
 		return false;
 	return resolve_path(p, path, out, n, shown, sn);

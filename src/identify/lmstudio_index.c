@@ -1,7 +1,8 @@
 /* LM Studio keeps models at ~/.lmstudio/models/<publisher>/<repo>/<file>,
  * the file exactly two levels deep, older versions at ~/.cache/lm-studio/models
- * (llm-memory.md §7). One index per home folder, shared, rebuilt when a
- * folder it read changed; the walk and the magic checks are bounded. */
+ * (llm-memory.md §7; each OS's folders: platform_folder_rules). One index per
+ * set of models folders, shared, rebuilt when a folder it read changed; the
+ * walk and the magic checks are bounded. */
 #include "identify/lmstudio_index.h"
 
 #include <dirent.h>
@@ -19,14 +20,12 @@
 #define LMS_MAX_INDEXES 4
 #define LMS_MAX_MODELS 256
 
-static const char *const lmstudio_roots[] = {".lmstudio/models", ".cache/lm-studio/models"};
-
 struct lms_entry {
 	char *path, *name;
 };
 
 struct lms_index {
-	char *home;
+	char *key; /* the models folders, one a line */
 	struct lms_entry *e;
 	size_t n, cap;
 	struct dir_stamps dirs;
@@ -47,6 +46,7 @@ static void add_file(struct lms_index *ix, const char *path)
 		return;
 	ix->e = grow_array(ix->e, sizeof *ix->e, &ix->cap, ix->n);
 	ix->e[ix->n].path = xstrdup(path);
+	path_to_native(ix->e[ix->n].path);
 	ix->e[ix->n].name = name;
 	ix->n++;
 }
@@ -95,29 +95,31 @@ static void index_free(struct lms_index *ix)
 	index_clear(ix);
 	free(ix->e);
 	dir_stamps_free(&ix->dirs);
-	free(ix->home);
+	free(ix->key);
 	free(ix);
 }
 
 static void index_build(struct lms_index *ix)
 {
-	char root[4096];
 	index_clear(ix);
 	ix->budget = STORES_MAX_DIR_ENTRIES;
-	for (size_t i = 0; i < ARRAY_LEN(lmstudio_roots); i++)
-		if ((size_t)snprintf(root, sizeof root, "%s/%s", ix->home, lmstudio_roots[i]) < sizeof root)
-			walk(ix, root, 0);
+	for (const char *root = ix->key, *end; *root; root = *end ? end + 1 : end) {
+		end = root + strcspn(root, "\n");
+		char *one = xstrndup(root, (size_t)(end - root));
+		walk(ix, one, 0);
+		free(one);
+	}
 	if (ix->n > 1)
 		qsort(ix->e, ix->n, sizeof *ix->e, entry_cmp);
 }
 
 /* Called with lms_lock held. */
-static struct lms_index *index_get(const char *home)
+static struct lms_index *index_get(const char *key)
 {
 	uint64_t now = now_monotonic_ns();
 	for (int i = 0; i < n_indexes; i++) {
 		struct lms_index *ix = indexes[i];
-		if (strcmp(ix->home, home) != 0)
+		if (strcmp(ix->key, key) != 0)
 			continue;
 		if (now - ix->checked_ns >= stores_recheck_ns() && dir_stamps_changed(&ix->dirs))
 			index_build(ix);
@@ -130,19 +132,26 @@ static struct lms_index *index_get(const char *home)
 		n_indexes--;
 	}
 	struct lms_index *ix = xcalloc(1, sizeof *ix);
-	ix->home = xstrdup(home);
+	ix->key = xstrdup(key);
 	index_build(ix);
 	ix->checked_ns = now;
 	indexes[n_indexes++] = ix;
 	return ix;
 }
 
-int lmstudio_list_models(const char *home, struct store_candidate *out, int max, int *n_more)
+int lmstudio_list_models(char (*roots)[APP_FOLDER_MAX], int n_roots, struct store_candidate *out, int max,
+			 int *n_more)
 {
 	int n = 0;
 	*n_more = 0;
+	char *key = xcalloc((size_t)n_roots, APP_FOLDER_MAX + 1);
+	for (int i = 0; i < n_roots; i++) {
+		strcat(key, roots[i]);
+		strcat(key, i + 1 < n_roots ? "\n" : "");
+	}
 	pthread_mutex_lock(&lms_lock);
-	struct lms_index *ix = index_get(home);
+	struct lms_index *ix = index_get(key);
+	free(key);
 	for (size_t i = 0; i < ix->n; i++) {
 		if (n >= max) {
 			(*n_more)++;

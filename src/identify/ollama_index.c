@@ -279,6 +279,7 @@ int ollama_list_models(const char *models_dir, struct store_candidate *out, int 
 			continue;
 		}
 		snprintf(path, sizeof path, "%s/blobs/sha256-%s", models_dir, e->hex);
+		path_to_native(path);
 		out[n].path = xstrdup(path);
 		out[n].name = xstrdup(e->name);
 		out[n].store = MODEL_STORE_OLLAMA;

@@ -15,6 +15,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "identify/app_folders.h"
 #include "identify/lmstudio_index.h"
 #include "identify/ollama_index.h"
 #include "llm/gguf.h"
@@ -38,7 +39,7 @@ static bool name_ollama(const char *path, char **name, enum model_role *role)
 	const char *b = NULL;
 	char hex[65], dir[4096];
 
-	for (const char *p = strstr(path, "/blobs/sha256-"); p; p = strstr(p + 1, "/blobs/sha256-"))
+	for (const char *p = path_find(path, "/blobs/sha256-"); p; p = path_find(p + 1, "/blobs/sha256-"))
 		b = p;
 	if (!b || !ollama_digest_hex(b + strlen("/blobs/sha256-"), hex) || (size_t)(b - path) >= sizeof dir)
 		return false;
@@ -56,11 +57,12 @@ static bool name_ollama(const char *path, char **name, enum model_role *role)
 /* "models--org--repo" → "org/repo" ("models--gpt2" → "gpt2"). */
 static bool name_hf(const char *path, char **name)
 {
-	const char *c = strstr(path, "/models--");
+	const char *c = path_find(path, "/models--");
 	if (!c)
 		return false;
 	c += strlen("/models--");
-	size_t len = strcspn(c, "/");
+	const char *end = path_next_sep(c);
+	size_t len = end ? (size_t)(end - c) : strlen(c);
 	if (len == 0)
 		return false;
 	char *n = xstrndup(c, len);
@@ -76,16 +78,19 @@ static bool name_hf(const char *path, char **name)
 bool stores_name_lmstudio(const char *path, char **name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(lmstudio_markers); i++) {
-		const char *m = strstr(path, lmstudio_markers[i]);
+		const char *m = path_find(path, lmstudio_markers[i]);
 		if (!m)
 			continue;
 		const char *rest = m + strlen(lmstudio_markers[i]);
-		const char *s1 = strchr(rest, '/');
-		const char *s2 = s1 ? strchr(s1 + 1, '/') : NULL;
+		const char *s1 = path_next_sep(rest);
+		const char *s2 = s1 ? path_next_sep(s1 + 1) : NULL;
 		/* publisher/repo/file: exactly two levels below the models folder */
-		if (!s1 || !s2 || s1 == rest || s2 == s1 + 1 || strchr(s2 + 1, '/') || !s2[1])
+		if (!s1 || !s2 || s1 == rest || s2 == s1 + 1 || path_next_sep(s2 + 1) || !s2[1])
 			continue;
-		*name = xstrndup(rest, (size_t)(s2 - rest));
+		/* "publisher/repo" whichever separator the path has */
+		char *n = xstrndup(rest, (size_t)(s2 - rest));
+		n[s1 - rest] = '/';
+		*name = n;
 		return true;
 	}
 	return false;
@@ -106,55 +111,25 @@ void stores_name_model(const char *path, char **name, enum model_store *store, e
 	}
 }
 
-static const char *proc_home(const struct gtm_proc_detail *d)
-{
-	const char *home = proc_detail_getenv(d, "HOME");
-	return home && home[0] == '/' ? home : NULL;
-}
-
 bool stores_ollama_dir(const struct gtm_proc_detail *d, char *out, size_t n)
 {
-	const char *env = proc_detail_getenv(d, "OLLAMA_MODELS");
-	const char *home = proc_home(d);
-
-	if (env && env[0] == '/' && (size_t)snprintf(out, n, "%s", env) < n && is_dir(out))
-		return true;
-	if (home && (size_t)snprintf(out, n, "%s/.ollama/models", home) < n && is_dir(out))
-		return true;
-	return (size_t)snprintf(out, n, "/usr/share/ollama/.ollama/models") < n && is_dir(out);
+	return app_folder_existing(d, PLATFORM_FOLDER_OLLAMA_MODELS, out, n);
 }
 
 int stores_installed(const struct gtm_proc_detail *d, unsigned traits, struct store_candidate *out, int max,
 		     int *n_more)
 {
 	char dir[4096];
-	const char *home = proc_home(d);
 
 	*n_more = 0;
 	if ((traits & RT_T_STORE_OLLAMA) && stores_ollama_dir(d, dir, sizeof dir))
 		return ollama_list_models(dir, out, max, n_more);
-	if ((traits & RT_T_STORE_LMSTUDIO) && home)
-		return lmstudio_list_models(home, out, max, n_more);
-	return 0;
-}
-
-/* The HF cache roots llama.cpp looks in, in its order (common/hf-cache.cpp:37-65). */
-static int hf_roots(const struct gtm_proc_detail *d, char roots[][4096], int max)
-{
-	static const struct {
-		const char *env;
-		const char *suffix;
-	} env_roots[] = {
-		{"LLAMA_CACHE", ""}, {"HF_HUB_CACHE", ""}, {"HUGGINGFACE_HUB_CACHE", ""},
-		{"HF_HOME", "/hub"}, {"XDG_CACHE_HOME", "/huggingface/hub"}, {"HOME", "/.cache/huggingface/hub"},
-	};
-	int n = 0;
-	for (size_t i = 0; i < ARRAY_LEN(env_roots) && n < max; i++) {
-		const char *v = proc_detail_getenv(d, env_roots[i].env);
-		if (v && v[0] == '/' && (size_t)snprintf(roots[n], 4096, "%s%s", v, env_roots[i].suffix) < 4096)
-			n++;
+	if (traits & RT_T_STORE_LMSTUDIO) {
+		char roots[APP_FOLDERS_MAX_RULES][APP_FOLDER_MAX];
+		int nr = app_folders(d, PLATFORM_FOLDER_LMSTUDIO_MODELS, roots, APP_FOLDERS_MAX_RULES);
+		return nr ? lmstudio_list_models(roots, nr, out, max, n_more) : 0;
 	}
-	return n;
+	return 0;
 }
 
 /* Whether a repo file suits the request: its quant tag (case-insensitive),
@@ -217,11 +192,12 @@ static bool hf_pick(const char *snap, const char *tag, bool mmproj, int depth, c
 bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const char *hf_file, bool mmproj,
 		       char *out, size_t n)
 {
-	char roots[6][4096], repo[512], snap[4096], ref[128];
+	char roots[APP_FOLDERS_MAX_RULES][APP_FOLDER_MAX], repo[512], snap[4096], ref[128];
 	const char *colon = strchr(spec, ':');
 	const char *tag = colon ? colon + 1 : NULL;
 	size_t rlen = colon ? (size_t)(colon - spec) : strlen(spec);
-	int nr = hf_roots(d, roots, 6);
+	/* the HF cache roots llama.cpp looks in, in its order */
+	int nr = app_folders(d, PLATFORM_FOLDER_HF_HUB, roots, APP_FOLDERS_MAX_RULES);
 
 	if (rlen == 0 || rlen >= sizeof repo || !memchr(spec, '/', rlen))
 		return false;
@@ -242,14 +218,18 @@ bool stores_hf_resolve(const struct gtm_proc_detail *d, const char *spec, const 
 						repo + strlen(repo) + 1, ref) >= sizeof snap)
 			continue;
 		if (hf_file && !mmproj) {
-			if ((size_t)snprintf(out, n, "%s/%s", snap, hf_file) < n && is_file(out))
+			if ((size_t)snprintf(out, n, "%s/%s", snap, hf_file) < n && is_file(out)) {
+				path_to_native(out);
 				return true;
+			}
 			continue;
 		}
 		/* llama.cpp's default tag is Q4_K_M; without it any model file will do */
 		if (hf_pick(snap, tag ? tag : "Q4_K_M", mmproj, 0, out, n) ||
-		    (!tag && hf_pick(snap, NULL, mmproj, 0, out, n)))
+		    (!tag && hf_pick(snap, NULL, mmproj, 0, out, n))) {
+			path_to_native(out);
 			return true;
+		}
 	}
 	return false;
 }

@@ -86,12 +86,38 @@ int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uin
  * process is gone, was reused, or is not in the cache. */
 int proc_detail_load(struct proc_cache *c, struct gtm_process *p);
 
+/* The most of a process's environment kept, on every OS: its first
+ * PROC_ENVIRON_MAX bytes (UTF-8, NUL-separated), cut after the last whole
+ * entry. */
+#define PROC_ENVIRON_MAX (64u * 1024u)
+
 /* Reads the environment a scan deferred (proc_scan_opts.defer_environ) into
  * p's detail, once: kept only if the PID's start time is still the row's
  * afterwards (an exited or reused PID leaves it empty). Does nothing when the
  * environment is already there. On the collector's thread only (the cache's
  * buffer); readers elsewhere see it appear atomically. */
 void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p);
+
+/* Where apps keep their folders, as a process's environment tells: each
+ * OS folder's table (folders_linux.c: $HOME/.ollama/models ...;
+ * folders_windows.c: %USERPROFILE%\.ollama\models, %APPDATA%\com.pais.handy
+ * ...), in the order the apps themselves look, so identify/ and explain/
+ * ask identify/app_folders.h and never which OS this is. */
+enum platform_folder {
+	PLATFORM_FOLDER_OLLAMA_MODELS,   /* Ollama's models (manifests/, blobs/) */
+	PLATFORM_FOLDER_OLLAMA_LOG,      /* Ollama's server log file */
+	PLATFORM_FOLDER_LMSTUDIO_MODELS, /* LM Studio's models (publisher/repo/file) */
+	PLATFORM_FOLDER_HF_HUB,          /* Hugging Face hub caches, llama.cpp's order */
+	PLATFORM_FOLDER_HANDY_DATA,      /* Handy's app data (settings, logs/) */
+};
+struct platform_folder_rule {
+	enum platform_folder folder;
+	const char *env;  /* a variable of the process's environment holding an absolute
+	                   * path; NULL: tail is the whole path */
+	const char *tail; /* appended to the variable's value, in this OS's separators */
+};
+extern const struct platform_folder_rule platform_folder_rules[];
+extern const size_t platform_n_folder_rules;
 
 /* Where gputaskman runs: native, in a container or in WSL (the collector
  * pairs host PIDs only in a container). Linux reads it from the

@@ -79,7 +79,6 @@
  * whose resident set wobbles by 10% would otherwise be rescanned on every
  * refresh (measured: a growing `perf record` was, each time). */
 #define PROC_RESCAN_MIN_INTERVAL_NS (5ull * 1000000000ull)
-#define PROC_ENVIRON_MAX (64u * 1024u)
 #define PROC_CMDLINE_MAX (128u * 1024u)
 #define PROC_MAPS_MAX_PATHS 8192
 

@@ -1,7 +1,7 @@
 /* The Windows platform: processes through the Win32 process API (Toolhelp,
  * OpenProcess with limited rights, QueryFullProcessImageNameW, the PEB's
- * command line, EnumProcessModulesEx, VirtualQueryEx + GetMappedFileNameW)
- * and listening ports through GetExtendedTcpTable. What a process refuses
+ * command line and environment, EnumProcessModulesEx, VirtualQueryEx +
+ * GetMappedFileNameW) and listening ports through GetExtendedTcpTable. What a process refuses
  * (another user's, a protected one) leaves its fields empty and counts it
  * as not inspectable. GPU sources (PDH, DXGI, NVML's nvml.dll) are part 2. */
 #ifndef GTM_PLATFORM_H

@@ -21,6 +21,8 @@
 #include "core/snapshot.h"
 #include "core/util.h"
 #include "portable.h"
+#include "proc_win.h"
+#include "win_scan_plan.h"
 
 #define MAX_MAPS 8192
 
@@ -30,6 +32,10 @@ struct proc_cache {
 	struct win_tcp_listener *listeners;
 	size_t n_listeners;
 	bool listeners_read;
+	PROCESSENTRY32W *pe; /* the last Toolhelp listing */
+	struct win_listed *wl; /* its PIDs and parents, for win_scan_plan */
+	uint8_t *rows;         /* enum win_row per entry */
+	size_t n_pe, cap_pe;
 	uint32_t *listed; /* the last scan's PIDs, sorted */
 	size_t n_listed, cap_listed;
 	bool scanned;
@@ -46,6 +52,9 @@ void proc_cache_free(struct proc_cache *c)
 		return;
 	free(c->listeners);
 	free(c->listed);
+	free(c->pe);
+	free(c->wl);
+	free(c->rows);
 	free(c);
 }
 
@@ -75,12 +84,11 @@ static void read_dos_devices(struct proc_cache *c)
 	}
 }
 
-typedef LONG(NTAPI *nt_query_fn)(HANDLE, ULONG, PVOID, ULONG, PULONG);
 #define PROCESS_COMMAND_LINE_INFORMATION 60 /* Windows 8.1+ */
 
-static nt_query_fn nt_query(void)
+win_nt_query_fn win_nt_query(void)
 {
-	static nt_query_fn query;
+	static win_nt_query_fn query;
 	if (!query) {
 		FARPROC f = GetProcAddress(GetModuleHandleW(L"ntdll.dll"), "NtQueryInformationProcess");
 		memcpy(&query, &f, sizeof query);
@@ -91,7 +99,7 @@ static nt_query_fn nt_query(void)
 /* The process's RTL_USER_PROCESS_PARAMETERS, read across from its PEB. */
 static bool read_params(HANDLE h, RTL_USER_PROCESS_PARAMETERS *params)
 {
-	nt_query_fn query = nt_query();
+	win_nt_query_fn query = win_nt_query();
 	PROCESS_BASIC_INFORMATION pbi;
 	PEB peb;
 	SIZE_T got;
@@ -120,7 +128,7 @@ static wchar_t *read_remote_string(HANDLE h, const UNICODE_STRING *u)
  * PEB's RTL_USER_PROCESS_PARAMETERS.CommandLine read across. malloc'd. */
 static wchar_t *read_command_line(HANDLE h, const RTL_USER_PROCESS_PARAMETERS *params)
 {
-	nt_query_fn query = nt_query();
+	win_nt_query_fn query = win_nt_query();
 	if (!query)
 		return NULL;
 	ULONG need = 0;
@@ -254,33 +262,58 @@ static void read_user(HANDLE h, struct gtm_process *p)
 	CloseHandle(tok);
 }
 
-static uint64_t filetime_ticks(FILETIME ft)
+uint64_t win_start_time(HANDLE h)
 {
-	return ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+	FILETIME created, exited, kernel, user;
+	if (!GetProcessTimes(h, &created, &exited, &kernel, &user))
+		return 0;
+	return ((uint64_t)created.dwHighDateTime << 32) | created.dwLowDateTime;
 }
 
-/* Fills what an open handle tells; false when the process refused it. */
-static bool inspect(struct proc_cache *c, struct gtm_process *p)
+/* A handle with the most of these rights the process grants: *full when it
+ * allows reading its memory and regions (PROCESS_QUERY_INFORMATION: the
+ * limited right lists DLLs but no mapped file, Wine refuses it, as the
+ * documentation says). NULL when it grants not even the limited right. */
+static HANDLE open_process(uint32_t pid, bool *full)
 {
-	/* VirtualQueryEx needs PROCESS_QUERY_INFORMATION (the limited right lists
-	 * DLLs but no mapped file: Wine refuses it, as the documentation says);
-	 * a process that refuses it may still give the limited one */
-	HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
+	HANDLE h = OpenProcess(PROCESS_QUERY_INFORMATION | PROCESS_VM_READ, FALSE, pid);
 	if (!h)
-		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, p->pid);
-	bool full = h != NULL;
+		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | PROCESS_VM_READ, FALSE, pid);
+	*full = h != NULL;
 	if (!h)
-		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, p->pid);
-	if (!h)
-		return false;
-	FILETIME created, exited, kernel, user;
-	if (GetProcessTimes(h, &created, &exited, &kernel, &user))
-		p->start_time = filetime_ticks(created);
+		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
+	return h;
+}
+
+/* What ps would show: start time, working set, user. */
+static void read_basic(HANDLE h, struct gtm_process *p)
+{
 	PROCESS_MEMORY_COUNTERS pmc;
+	p->start_time = win_start_time(h);
 	if (GetProcessMemoryInfo(h, &pmc, sizeof pmc))
 		p->rss = gtm_u64_of(pmc.WorkingSetSize, GTM_MEASURED);
 	read_user(h, p);
+}
 
+/* The environment now, or left for proc_detail_load_environ (defer); an
+ * unreadable one is read as empty, so it is not asked for again. */
+static void read_environ(HANDLE h, bool full, bool defer, struct gtm_proc_detail *d)
+{
+	if (defer) {
+		d->environ_deferred = true;
+		return;
+	}
+	char *buf = xmalloc(PROC_ENVIRON_MAX);
+	bool denied = true;
+	size_t n = full ? win_environ_read(h, buf, &denied) : 0;
+	proc_detail_set_environ(d, buf, denied ? 0 : n);
+	free(buf);
+}
+
+/* The detail: image path, and with full rights command line, working
+ * folder, DLLs, mapped files and environment. */
+static struct gtm_proc_detail *read_detail(struct proc_cache *c, HANDLE h, bool full, bool defer_environ)
+{
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	atomic_init(&d->refs, 1);
 	wchar_t w[MAX_PATH * 2];
@@ -298,11 +331,25 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p)
 		free(cmd);
 		read_maps(c, h, d);
 	}
+	read_environ(h, full, defer_environ, d);
 	if (!d->argv)
 		d->argv = xcalloc(1, sizeof *d->argv);
-	p->detail = d;
+	return d;
+}
+
+/* Fills what an open handle tells, the detail too when asked; false when
+ * the process refused it (or, with detail, its memory). */
+static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bool defer_environ)
+{
+	bool full;
+	HANDLE h = open_process(p->pid, &full);
+	if (!h)
+		return false;
+	read_basic(h, p);
+	if (detail)
+		p->detail = read_detail(c, h, full, defer_environ);
 	CloseHandle(h);
-	return full && d->argc > 0;
+	return !detail || (full && p->detail->argc > 0);
 }
 
 static void read_listeners(struct proc_cache *c)
@@ -368,37 +415,69 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every row gets its details here (the Toolhelp list is one call and a
- * process's handle the only way to its start time): details_priority_only
- * reads no less on Windows yet. */
-int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
+/* The Toolhelp listing into the cache's arrays; false when it fails. */
+static bool list_processes(struct proc_cache *c)
 {
 	HANDLE hs = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	if (hs == INVALID_HANDLE_VALUE)
+		return false;
+	c->n_pe = 0;
+	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
+	for (BOOL more = Process32FirstW(hs, &pe); more; more = Process32NextW(hs, &pe)) {
+		c->pe = grow_array(c->pe, sizeof *c->pe, &c->cap_pe, c->n_pe);
+		c->pe[c->n_pe++] = pe;
+	}
+	CloseHandle(hs);
+	size_t room = c->n_pe ? c->n_pe : 1;
+	c->wl = xrealloc(c->wl, room * sizeof *c->wl);
+	c->rows = xrealloc(c->rows, room);
+	for (size_t i = 0; i < c->n_pe; i++)
+		c->wl[i] = (struct win_listed){c->pe[i].th32ProcessID, c->pe[i].th32ParentProcessID};
+	return true;
+}
+
+static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o,
+		    const PROCESSENTRY32W *pe, bool full)
+{
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->pid = pe->th32ProcessID;
+	p->ppid = pe->th32ParentProcessID;
+	snprintf(p->label, sizeof p->label, "%u", p->pid);
+	char *name = wide_to_utf8(pe->szExeFile, -1);
+	snprintf(p->name, sizeof p->name, "%s", name ? name : "");
+	free(name);
+	if (!inspect(c, p, full, o && o->defer_environ))
+		snap->n_procs_uninspectable++;
+	if (!(o && o->ports_on_demand))
+		proc_refresh_ports(c, p);
+}
+
+/* One Toolhelp listing; each process then opened as win_scan_plan says
+ * (with details_priority_only only the GPU users in full, their parents
+ * for what ps shows, the rest only counted: opening a process is the cost
+ * of a refresh). Nothing is cached between scans: a handle is the only way
+ * to a process's start time, so each scan opens the processes it lists.
+ * The budget is not applied: with no cache to keep what a cut-short scan
+ * skipped, the processes late in the listing would never get details
+ * (with `--all`); priority_only is what keeps a refresh cheap. */
+int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
+{
+	if (!list_processes(c))
 		return -1;
 	read_dos_devices(c);
 	c->listeners_read = false;
 	c->n_listed = 0;
-	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
-	for (BOOL more = Process32FirstW(hs, &pe); more; more = Process32NextW(hs, &pe)) {
-		if (o && o->only_pid && pe.th32ProcessID != o->only_pid)
+	win_scan_plan(c->wl, c->n_pe, o, c->rows);
+	for (size_t i = 0; i < c->n_pe; i++) {
+		if (c->rows[i] == WIN_ROW_SKIP)
 			continue;
 		c->listed = grow_array(c->listed, sizeof *c->listed, &c->cap_listed, c->n_listed);
-		c->listed[c->n_listed++] = pe.th32ProcessID;
-		struct gtm_process *p = snapshot_add_process(snap);
-		p->pid = pe.th32ProcessID;
-		p->ppid = pe.th32ParentProcessID;
-		snprintf(p->label, sizeof p->label, "%u", p->pid);
-		char *name = wide_to_utf8(pe.szExeFile, -1);
-		snprintf(p->name, sizeof p->name, "%s", name ? name : "");
-		free(name);
+		c->listed[c->n_listed++] = c->wl[i].pid;
 		snap->n_procs_total++;
-		if (!inspect(c, p))
-			snap->n_procs_uninspectable++;
-		if (!(o && o->ports_on_demand))
-			proc_refresh_ports(c, p);
+		if (c->rows[i] == WIN_ROW_COUNT)
+			continue;
+		add_row(c, snap, o, &c->pe[i], c->rows[i] == WIN_ROW_FULL);
 	}
-	CloseHandle(hs);
 	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
 	c->scanned = true;
 	return 0;
@@ -420,7 +499,7 @@ int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
 		return 0;
 	/* read into a copy: a reused PID's memory and user must not reach the row */
 	struct gtm_process q = *p;
-	bool full = inspect(c, &q);
+	bool full = inspect(c, &q, true, true);
 	if (!q.detail)
 		return -1; /* gone, or not ours to open */
 	if (p->start_time && q.start_time != p->start_time) {
@@ -440,13 +519,4 @@ bool proc_pid_exists(uint32_t pid)
 	bool alive = GetExitCodeProcess(h, &code) && code == STILL_ACTIVE;
 	CloseHandle(h);
 	return alive;
-}
-
-void proc_detail_load_environ(struct proc_cache *c, const struct gtm_process *p)
-{
-	(void)c;
-	/* Another process's environment sits in its PEB; reading it is part 2.
-	 * Set as empty, so the layers above never wait for it. */
-	if (p->detail && !proc_detail_environ(p->detail))
-		proc_detail_set_environ(p->detail, "", 0);
 }

@@ -1,0 +1,28 @@
+/* What the files of the Windows process layer share: ntdll's
+ * NtQueryInformationProcess (proc_windows.c) and the environment reader
+ * (proc_environ.c). */
+#ifndef GTM_PROC_WIN_H
+#define GTM_PROC_WIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <windows.h>
+
+typedef LONG(NTAPI *win_nt_query_fn)(HANDLE, ULONG, PVOID, ULONG, PULONG);
+/* NtQueryInformationProcess from ntdll.dll, looked up once; NULL if absent. */
+win_nt_query_fn win_nt_query(void);
+
+/* The creation time of the process behind h (its start time, FILETIME
+ * ticks), 0 when not given. */
+uint64_t win_start_time(HANDLE h);
+
+/* The environment of the process behind h (opened with PROCESS_VM_READ and
+ * a query right), read from its PEB: a WOW64 process's 32-bit PEB, the one
+ * its code reads and changes, else its own. Writes at most PROC_ENVIRON_MAX
+ * bytes of NUL-separated UTF-8 entries into out (that many bytes of room)
+ * and returns their length; 0 with *denied set when the process refused a
+ * read (another user's, a protected one), 0 alone for an empty block. */
+size_t win_environ_read(HANDLE h, char *out, bool *denied);
+
+#endif
