@@ -1,0 +1,35 @@
+#!/bin/sh
+# The Debian package (make deb): scripts/build-deb.sh OUT_DIR
+# copies the working tree's files (tracked and untracked, not ignored) into
+# OUT_DIR/gputaskman-VERSION and runs dpkg-buildpackage there, since it
+# builds in the source folder and writes the package beside it, in its
+# parent: the checkout and its parent stay untouched. OUT_DIR is best inside
+# the checkout (make deb: build-deb/): the commit --version prints is then
+# the checkout's (vcs_tag asks git from the copy, which finds the checkout
+# above it); elsewhere it is 'unknown'. Then lintian checks the source and
+# binary packages; any error fails (warnings we cannot fix are overridden in
+# debian/*lintian-overrides with the reason). Prints the .deb's path.
+set -eu
+out=${1:?usage: build-deb.sh OUT_DIR}
+src=$(cd "$(dirname "$0")/.." && pwd)
+version=$(sed -n "s/^  version : '\(.*\)',/\1/p" "$src/meson.build")
+# debian/changelog names the package's version; it must be meson's
+debver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+[ "$debver" = "$version" ] || { echo "build-deb: debian/changelog is at $debver, meson.build at $version: add a debian/changelog entry" >&2; exit 1; }
+for t in dpkg-buildpackage dh lintian fakeroot; do
+	command -v $t >/dev/null || { echo "build-deb: no $t (apt-get install dpkg-dev debhelper lintian fakeroot)" >&2; exit 77; }
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+tree=$out/gputaskman-$version
+rm -rf "$tree" "$out"/gputaskman_"$version"*
+mkdir -p "$tree"
+(cd "$src" && git ls-files -co --exclude-standard -z 2>/dev/null | xargs -0 cp --parents -d -t "$tree" 2>/dev/null) ||
+	{ echo "build-deb: cannot list the checkout's files with git" >&2; exit 1; }
+(cd "$tree" && dpkg-buildpackage -us -uc >"$out/build.log" 2>&1) ||
+	{ tail -n 40 "$out/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2; exit 1; }
+changes=$(ls "$out"/gputaskman_"$version"_*.changes)
+# --fail-on error: warnings are reported, not fatal (they are in lintian.txt)
+lintian --fail-on error --info "$changes" >"$out/lintian.txt" 2>&1 ||
+	{ cat "$out/lintian.txt" >&2; echo "build-deb: lintian reports errors" >&2; exit 1; }
+ls "$out"/gputaskman_"$version"_*.deb
