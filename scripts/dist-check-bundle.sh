@@ -13,7 +13,9 @@ readelf=${2:?usage: dist-check-bundle.sh DIR READELF}
 bad=$(find "$dir" \( -name 'libnvidia-*' -o -name 'libcuda*' -o -name 'libnvcuvid*' \) -print)
 [ -z "$bad" ] || { echo "dist: refusing to bundle NVIDIA's libraries: $bad" >&2; exit 1; }
 rc=0
-for f in $(find "$dir" -type f); do
+# (file names are ours: no newline in them)
+find "$dir" -type f >"${TMPDIR:-/tmp}/gtm-bundle-$$"
+while read -r f; do
 	head -c 4 "$f" | grep -q 'ELF' || continue
 	for lib in $("$readelf" -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p'); do
 		case $lib in
@@ -28,5 +30,6 @@ for f in $(find "$dir" -type f); do
 			;;
 		esac
 	done
-done
+done <"${TMPDIR:-/tmp}/gtm-bundle-$$"
+rm -f "${TMPDIR:-/tmp}/gtm-bundle-$$"
 exit $rc

@@ -48,7 +48,7 @@ tar -xzf "$tmp/out/$name.tar.gz" -C "$root" || fail "tar -x failed"
 bin=$root/$name/gputaskman
 case $arch in
 x64)
-	machine="X86-64" tool= wrap=
+	machine="X86-64" tool="" wrap=""
 	mkdir -p "$root/lib64" "$root/lib/x86_64-linux-gnu"
 	cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
 	cp -L /lib/x86_64-linux-gnu/libc.so.6 /lib/x86_64-linux-gnu/libm.so.6 "$root/lib/x86_64-linux-gnu/"
@@ -67,12 +67,14 @@ esac
 # the root as / and nothing of this machine's: its own /proc, /dev, /tmp, no network
 run() {
 	bwrap --bind "$root" / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --chdir "/$name" \
-		--setenv PATH /usr/bin:/bin $wrap "$@"
+		--setenv PATH /usr/bin:/bin $wrap "$@" # $wrap: the qemu path or nothing
 }
 run ./gputaskman --version >"$tmp/version" 2>&1 || fail "--version in the clean root: $(cat "$tmp/version")"
 [ "$(head -n1 "$tmp/version")" = "gputaskman $version" ] || fail "--version said: $(cat "$tmp/version")"
 grep -q "libcurl.so.4 not found" "$tmp/version" || fail "libcurl found in the clean root? $(cat "$tmp/version")"
 grep -q "libnvidia-ml.so.1 not found" "$tmp/version" || fail "NVML found in the clean root? $(cat "$tmp/version")"
+commit=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+grep -qx "commit: $commit" "$tmp/version" || fail "--version: no 'commit: $commit' in $(cat "$tmp/version")"
 [ "$(run ./gtm --version 2>&1 | head -n1)" = "gputaskman $version" ] || fail "gtm --version"
 run ./gputaskman --help >"$tmp/help" 2>&1 || fail "--help: $(cat "$tmp/help")"
 grep -q "gputaskman inspect PID" "$tmp/help" || fail "--help printed no usage: $(head -5 "$tmp/help")"
