@@ -3,10 +3,10 @@
 # copies the working tree's files (tracked and untracked, not ignored) into
 # OUT_DIR/gputaskman-VERSION and runs dpkg-buildpackage there, since it
 # builds in the source folder and writes the package beside it, in its
-# parent: the checkout and its parent stay untouched. OUT_DIR is best inside
-# the checkout (make deb: build-deb/): the commit --version prints is then
-# the checkout's (vcs_tag asks git from the copy, which finds the checkout
-# above it); elsewhere it is 'unknown'. Then lintian checks the source and
+# parent: the checkout and its parent stay untouched. The copy has no .git:
+# GIT_DIR points the build's git (vcs_tag, for --version's commit) at the
+# checkout's, so the package names the commit it was built from ('unknown'
+# outside a checkout, as for any build). Then lintian checks the source and
 # binary packages; any error fails (warnings we cannot fix are overridden in
 # debian/*lintian-overrides with the reason). Prints the .deb's path.
 set -eu
@@ -26,6 +26,7 @@ rm -rf "$tree" "$out"/gputaskman_"$version"*
 mkdir -p "$tree"
 (cd "$src" && git ls-files -co --exclude-standard -z 2>/dev/null | xargs -0 cp --parents -d -t "$tree" 2>/dev/null) ||
 	{ echo "build-deb: cannot list the checkout's files with git" >&2; exit 1; }
+gitdir=$(git -C "$src" rev-parse --absolute-git-dir 2>/dev/null) && export GIT_DIR="$gitdir"
 (cd "$tree" && dpkg-buildpackage -us -uc >"$out/build.log" 2>&1) ||
 	{ tail -n 40 "$out/build.log" >&2; echo "build-deb: dpkg-buildpackage failed (log: $out/build.log)" >&2; exit 1; }
 changes=$(ls "$out"/gputaskman_"$version"_*.changes)

@@ -6,10 +6,12 @@
 #   Recommended and libmicrohttpd Suggested (both dlopen'd); no field names
 #   NVIDIA's libraries;
 # - dpkg installs it into a scratch root (dpkg --root: its own package
-#   database; --force-depends, since that root holds none of the
-#   libraries: the binary runs with this machine's, which are the packages
-#   its Depends name), lists its files, and the installed gputaskman and gtm
-#   print --version (this version and commit), --help and --once;
+#   database; --force-depends, since that database lists no other package)
+#   and lists its files; the files of the packages its Depends name (this
+#   machine's copies, from dpkg -L) are added to that root and nothing else,
+#   and there, run with bwrap, the installed gputaskman and gtm print
+#   --version (this version and commit), --help and --once: Depends is
+#   enough to run it;
 # - dpkg removes it from that root and leaves none of its files.
 #   deb.sh OUT_DIR VERSION
 set -u
@@ -73,18 +75,45 @@ for f in /usr/bin/gputaskman /usr/bin/gtm /usr/share/man/man1/gputaskman.1.gz /u
 	[ -e "$root$f" ] || fail "$f is not in the root"
 done
 gzip -dc "$root/usr/share/man/man1/gputaskman.1.gz" | grep -q '^\.TH GPUTASKMAN 1' || fail "the man page is not gputaskman(1)"
-bin=$root/usr/bin/gputaskman
-"$bin" --version >"$tmp/version" 2>&1 || fail "--version failed: $(cat "$tmp/version")"
+# the Depends packages' files, and only those, beside it
+host_arch=$(dpkg --print-architecture)
+: >"$tmp/dep-files"
+for pkg in $(echo "$depends" | tr ',' '\n' | sed 's/^ *//; s/[ (].*//'); do
+	dpkg -L "$pkg:$host_arch" >"$tmp/pkg-files" 2>/dev/null || dpkg -L "$pkg" >"$tmp/pkg-files" || fail "dpkg -L $pkg"
+	while read -r f; do
+		[ -d "$f" ] && [ ! -L "$f" ] && continue
+		case $f in /usr/share/*) continue ;; esac # documents, man pages: not needed to run
+		if [ -e "$f" ] || [ -L "$f" ]; then echo "${f#/}" >>"$tmp/dep-files"; fi
+	done <"$tmp/pkg-files"
+done
+# a merged /usr here makes /lib and /lib64 links into usr/: their targets first
+mkdir -p "$root/usr/lib" "$root/usr/lib64"
+tar -cf - -C / --no-recursion -T "$tmp/dep-files" | tar -xf - -C "$root" || fail "copying the Depends' files"
+if command -v bwrap >/dev/null && bwrap --bind "$root" / --proc /proc --dev /dev /usr/bin/gputaskman --version >/dev/null 2>&1; then
+	where="in the scratch root holding only it and its Depends (bwrap)"
+	run() {
+		bwrap --bind "$root" / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --setenv PATH /usr/bin:/bin "$@"
+	}
+	bin=/usr/bin/gputaskman gtm=/usr/bin/gtm
+else
+	# no sandbox here: the binary runs from the scratch root with this machine's libraries
+	where="from the scratch root with this machine's libraries (no usable bwrap: scripts/deps.sh --check installs bubblewrap)"
+	run() { "$@"; }
+	bin=$root/usr/bin/gputaskman gtm=$root/usr/bin/gtm
+fi
+run "$bin" --version >"$tmp/version" 2>&1 || fail "--version failed: $(cat "$tmp/version")"
 [ "$(head -n1 "$tmp/version")" = "gputaskman $version" ] || fail "--version said: $(head -n1 "$tmp/version")"
 commit=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 grep -qx "commit: $commit" "$tmp/version" || fail "--version: no 'commit: $commit' in $(cat "$tmp/version")"
-[ "$("$root/usr/bin/gtm" --version | head -n1)" = "gputaskman $version" ] || fail "gtm --version"
-"$bin" --help >"$tmp/help" 2>&1 || fail "--help failed: $(cat "$tmp/help")"
+[ "$(run "$gtm" --version | head -n1)" = "gputaskman $version" ] || fail "gtm --version"
+run "$bin" --help >"$tmp/help" 2>&1 || fail "--help failed: $(cat "$tmp/help")"
 grep -q "gputaskman inspect PID" "$tmp/help" || fail "--help printed no usage: $(head -5 "$tmp/help")"
-"$bin" --once >"$tmp/once" 2>&1 || fail "--once exited $?: $(cat "$tmp/once")"
+run "$bin" --once >"$tmp/once" 2>&1 || fail "--once exited $?: $(cat "$tmp/once")"
 case $(head -n1 "$tmp/once") in "gputaskman $version "*) ;; *) fail "--once printed: $(head -5 "$tmp/once")" ;; esac
 
 dpkg --root="$root" --log=/dev/null -r gputaskman >"$tmp/dpkg-r" 2>&1 || fail "dpkg -r: $(cat "$tmp/dpkg-r")"
-left=$(cd "$root" && find usr -type f -o -type l 2>/dev/null)
-[ -z "$left" ] || fail "dpkg -r left: $left"
-echo "ok: $(basename "$deb") ($(wc -c <"$deb") bytes), Depends: $depends; lintian: no error, $warnings warnings; installed into $root, ran --version/--help/--once, removed"
+while read -r f; do
+	[ -d "$root$f" ] && [ ! -L "$root$f" ] && continue
+	if [ -e "$root$f" ] || [ -L "$root$f" ]; then fail "dpkg -r left $f"; fi
+done <"$tmp/files"
+echo "ok: $(basename "$deb") ($(wc -c <"$deb") bytes), Depends: $depends; lintian: no error, $warnings warnings; installed with dpkg, ran --version/--help/--once $where; removed"
