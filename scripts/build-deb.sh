@@ -7,8 +7,9 @@
 # GIT_DIR points the build's git (vcs_tag, for --version's commit) at the
 # checkout's, so the package names the commit it was built from ('unknown'
 # outside a checkout, as for any build). Then lintian checks the source and
-# binary packages; any error fails (warnings we cannot fix are overridden in
-# debian/*lintian-overrides with the reason). Prints the .deb's path.
+# binary packages; any error fails (a warning we could not fix would go into
+# debian/gputaskman.lintian-overrides with its reason; there is none today).
+# Prints the .deb's path. Rules-Requires-Root: no, so no fakeroot is needed.
 set -eu
 out=${1:?usage: build-deb.sh OUT_DIR}
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,8 +17,8 @@ version=$(sed -n "s/^  version : '\(.*\)',/\1/p" "$src/meson.build")
 # debian/changelog names the package's version; it must be meson's
 debver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [ "$debver" = "$version" ] || { echo "build-deb: debian/changelog is at $debver, meson.build at $version: add a debian/changelog entry" >&2; exit 1; }
-for t in dpkg-buildpackage dh lintian fakeroot; do
-	command -v $t >/dev/null || { echo "build-deb: no $t (apt-get install dpkg-dev debhelper lintian fakeroot)" >&2; exit 77; }
+for t in dpkg-buildpackage dh lintian; do
+	command -v $t >/dev/null || { echo "build-deb: no $t (apt-get install dpkg-dev debhelper lintian)" >&2; exit 77; }
 done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
