@@ -7,7 +7,8 @@
 #   library (libc, libm, the loader; for arm64 those of Debian's arm64 glibc
 #   and qemu-aarch64-static to run them), no build package and no other
 #   library, the binary and its gtm alias print --version (no libcurl, no
-#   NVML found: the root is clean), --help and --once, run with bwrap;
+#   NVML found: the root is clean), --help and --once, run with bwrap, and
+#   the live view draws in tmux (with one terminfo entry added) and quits on q;
 # - the newest glibc symbol version it needs (objdump -T) is no newer than
 #   the glibc the README names;
 # - (x64) the bundle check refuses a folder holding NVIDIA's library, a
@@ -82,6 +83,41 @@ run ./gputaskman --once >"$tmp/once" 2>&1 || fail "--once exited $?: $(cat "$tmp
 case $(head -n1 "$tmp/once") in "gputaskman $version "*) ;; *) fail "--once printed: $(head -5 "$tmp/once")" ;; esac
 grep -q "no NVIDIA driver" "$tmp/once" || fail "--once does not say why no NVIDIA GPU: $(cat "$tmp/once")"
 
+# the live view in tmux: the static ncursesw finds the terminal's terminfo
+# entry in /usr/share/terminfo, where most distributions keep it (the only
+# terminfo in the root), draws the view, and q quits with status 0
+if command -v tmux >/dev/null; then
+	mkdir -p "$root/usr/share/terminfo/x"
+	cp /lib/terminfo/x/xterm-256color "$root/usr/share/terminfo/x/" 2>/dev/null ||
+		cp /usr/share/terminfo/x/xterm-256color "$root/usr/share/terminfo/x/" || fail "no xterm-256color terminfo here"
+	cat >"$tmp/live.sh" <<LIVE
+bwrap --bind "$root" / --proc /proc --dev /dev --tmpfs /tmp --unshare-pid --unshare-net --chdir "/$name" \
+	--setenv PATH /usr/bin:/bin --setenv TERM xterm-256color $wrap ./gputaskman --no-probe
+echo \$? >"$tmp/live-rc"
+LIVE
+	sock=gtm-dist-$arch-$$
+	tmux -L "$sock" new-session -d -x 120 -y 30 "sh $tmp/live.sh" || fail "tmux new-session"
+	i=0
+	until tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "No process is using a GPU"; do
+		i=$((i + 1))
+		[ -s "$tmp/live-rc" ] && fail "the live view exited $(cat "$tmp/live-rc") before drawing (no terminfo found?)"
+		[ $i -gt 100 ] && { tmux -L "$sock" capture-pane -p >"$tmp/pane" 2>&1; tmux -L "$sock" kill-server; fail "the live view did not draw: $(cat "$tmp/pane")"; }
+		sleep 0.1
+	done
+	tmux -L "$sock" send-keys q
+	i=0
+	until [ -s "$tmp/live-rc" ]; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && { tmux -L "$sock" kill-server; fail "q did not end the live view"; }
+		sleep 0.1
+	done
+	tmux -L "$sock" kill-server 2>/dev/null
+	[ "$(cat "$tmp/live-rc")" = 0 ] || fail "the live view exited $(cat "$tmp/live-rc")"
+	live=", the live view in tmux"
+else
+	live=" (no tmux: the live view not run)"
+fi
+
 # the glibc floor: the README's "need glibc X.Y or newer" holds
 need=$("${tool}objdump" -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -V | tail -n1)
 [ -n "$need" ] || fail "objdump -T found no GLIBC_ version"
@@ -104,4 +140,4 @@ if [ "$arch" = x64 ]; then
 	$check "$tmp/bad3" readelf 2>"$tmp/err3" && fail "the bundle check let a dynamically linked build in"
 	grep -q "needs libjansson.so.4" "$tmp/err3" || fail "bundle check: $(cat "$tmp/err3")"
 fi
-echo "ok: $name.tar.gz ($(wc -c <"$tmp/out/$name.tar.gz") bytes): ran --version/--help/--once from a clean root${wrap:+ under qemu-aarch64}; needs glibc $need (README: $readme)"
+echo "ok: $name.tar.gz ($(wc -c <"$tmp/out/$name.tar.gz") bytes): ran --version/--help/--once$live from a clean root${wrap:+ under qemu-aarch64}; needs glibc $need (README: $readme)"
