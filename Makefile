@@ -7,11 +7,14 @@ CHECK_BUILD ?= build-check
 FUZZ_BUILD ?= build-fuzz
 WIN_BUILD ?= build-win
 CHECK_WIN_BUILD ?= build-check-win
+DEB_BUILD ?= build-deb
+DIST_BUILD ?= build-dist
 VERSION := $(shell sed -n "s/^  version : '\\(.*\\)',/\\1/p" meson.build)
 FUZZ_SECONDS ?= 30
 ARGS ?=
 
 .PHONY: all run build check check-deps install fuzz bench deps clean windows dist-windows
+.PHONY: deb dist-linux
 
 all: build
 
@@ -69,5 +72,19 @@ windows: $(WIN_BUILD)/build.ninja
 dist-windows: windows
 	sh scripts/dist-windows.sh $(WIN_BUILD) $(VERSION)
 
+# The Debian package: debian/, built by dpkg-buildpackage in a copy of the
+# tree under $(DEB_BUILD) (it writes beside its source folder); lintian must
+# report no error. The .deb lands in $(DEB_BUILD).
+deb:
+	@sh scripts/deps.sh --release
+	sh scripts/build-deb.sh $(DEB_BUILD)
+
+# Portable tarballs for Linux x64 and arm64 (cross-built, cross/aarch64-linux-gnu.txt),
+# each from its own static release build under $(DIST_BUILD); they land in $(DIST_BUILD).
+dist-linux:
+	@sh scripts/deps.sh --release
+	sh scripts/dist-linux.sh x64 $(DIST_BUILD)/x64 $(VERSION) $(DIST_BUILD)
+	sh scripts/dist-linux.sh arm64 $(DIST_BUILD)/arm64 $(VERSION) $(DIST_BUILD)
+
 clean:
-	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD) $(CHECK_WIN_BUILD)
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD) $(CHECK_WIN_BUILD) $(DEB_BUILD) $(DIST_BUILD)

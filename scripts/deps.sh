@@ -6,16 +6,23 @@
 # builds the mingw sysroot from Debian source packages), and zsh, fish and
 # mandoc for the completion and man page tests. They are optional:
 # when one cannot be installed, the tests that need it say SKIP and why, and
-# the build goes on. `make run` installs none of them.
+# the build goes on. `make run` installs none of them. --release (make deb,
+# make dist-linux; --check adds them too) installs the packaging tools and
+# the arm64 libraries of Debian's multiarch, for the arm64 tarball.
 set -u
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 # serve: libmicrohttpd (headers to build, the library to run)
 pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
 optional=""
+# the .deb (dpkg-buildpackage, dh, lintian), the tarballs' cross compiler,
+# their clean-root runner and qemu for the arm64 one
+release="dpkg-dev debhelper lintian bubblewrap gcc-aarch64-linux-gnu qemu-user-static"
+arm64=""
 for a in "$@"; do
 	case $a in
 	--fuzz) pkgs="$pkgs clang" ;;
-	--check) optional="prometheus gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip zsh fish mandoc" ;;
+	--check) optional="prometheus gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip zsh fish mandoc $release" arm64=1 ;;
+	--release) optional="$release" arm64=1 ;;
 	esac
 done
 missing_of() {
@@ -27,6 +34,25 @@ missing_of() {
 }
 missing=$(missing_of $pkgs)
 missing_opt=$(missing_of $optional)
+# The arm64 tarball links Debian's own arm64 libraries, installed through
+# multiarch. Optional like the rest: where apt cannot fetch arm64 packages the
+# architecture is taken back out and the arm64 test SKIPs.
+if [ -n "$arm64" ]; then
+	arm64_pkgs="libjansson-dev:arm64 libzstd-dev:arm64 libncurses-dev:arm64 libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64"
+	missing_arm=$(missing_of $arm64_pkgs)
+	if [ -n "$missing_arm" ] && [ "$(id -u)" = 0 ]; then
+		echo "gputaskman: installing the arm64 libraries (multiarch):$missing_arm"
+		added=""
+		dpkg --print-foreign-architectures | grep -qx arm64 || { dpkg --add-architecture arm64 && added=1; }
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing_arm >/dev/null 2>&1 || {
+			echo "gputaskman: could not install$missing_arm: the arm64 tarball's test will SKIP" >&2
+			[ -n "$added" ] && dpkg --remove-architecture arm64 2>/dev/null
+		}
+	elif [ -n "$missing_arm" ]; then
+		echo "gputaskman: the arm64 tarball's test will SKIP (sudo dpkg --add-architecture arm64; sudo apt-get update; sudo apt-get install -y$missing_arm)" >&2
+	fi
+fi
 [ -z "$missing" ] && [ -z "$missing_opt" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
 	export DEBIAN_FRONTEND=noninteractive
