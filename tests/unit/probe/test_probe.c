@@ -25,7 +25,7 @@ static char *fixture(const char *run, const char *file)
 	return tu_read_file(path, NULL);
 }
 
-static void need_curl(void)
+static void need_http(void)
 {
 	char why[160];
 	if (!probe_available(why, sizeof why)) {
@@ -60,7 +60,7 @@ static void test_policy(void **state)
 static void test_replay_captured_llama_server(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	char *props = fixture("qwen3-f16-c4096", "props.json");
 	if (!props)
 		skip();
@@ -98,7 +98,7 @@ static void test_replay_captured_llama_server(void **state)
 static void test_disabled_endpoints(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	char *props = fixture("llama-q8_0-alias-nometrics-noslots", "props.body.txt");
 	if (!props)
 		skip();
@@ -129,7 +129,7 @@ static void test_disabled_endpoints(void **state)
 static void test_unauthorized_garbage_huge_redirect(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	struct replay_route routes[] = {
 		{"/props", 401, "{\"error\":{\"code\":401,\"message\":\"Invalid API Key\",\"type\":\"authentication_error\"}}", REPLAY_NORMAL},
 		{"/slots", 200, NULL, REPLAY_HUGE},
@@ -163,7 +163,7 @@ static void test_unauthorized_garbage_huge_redirect(void **state)
 static void test_silent_server_costs_one_timeout(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	struct replay_route hang[] = {{NULL, 0, NULL, REPLAY_HANG}};
 	struct replay_server *rs = replay_start(hang, 1, false, 0);
 	struct ex_server s;
@@ -181,7 +181,7 @@ static void test_silent_server_costs_one_timeout(void **state)
 static void test_refused_and_budget(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	struct replay_route r[] = {{NULL, 200, "{}", REPLAY_NORMAL}};
 	struct replay_server *rs = replay_start(r, 1, false, 0);
 	uint16_t port = replay_port(rs);
@@ -201,7 +201,7 @@ static void test_refused_and_budget(void **state)
 static void test_ollama_over_http(void **state)
 {
 	(void)state;
-	need_curl();
+	need_http();
 	struct replay_route r[] = {
 		{"/api/ps", 200, "{\"models\":[{\"name\":\"qwen3:0.6b\",\"model\":\"qwen3:0.6b\",\"size\":1000,\"size_vram\":600,\"context_length\":4096}]}", REPLAY_NORMAL},
 	};
