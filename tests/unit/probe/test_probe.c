@@ -158,6 +158,41 @@ static void test_unauthorized_garbage_huge_redirect(void **state)
 	replay_stop(rs);
 }
 
+/* Endless bodies (with and without chunks) are cut at the 1 MiB bound, endless
+ * headers and a close without an answer are refused, each within the timeout,
+ * and none of it raises SIGPIPE or holds more than the bound. */
+static void test_endless_answers(void **state)
+{
+	static const struct {
+		enum replay_mode mode;
+		enum ex_ep_state want, or_want;
+	} cases[] = {
+		{REPLAY_FLOOD, EP_TOO_LARGE, EP_TOO_LARGE},
+		{REPLAY_CHUNK_FLOOD, EP_TOO_LARGE, EP_TOO_LARGE},
+		{REPLAY_HEADER_FLOOD, EP_GARBAGE, EP_REFUSED},
+		{REPLAY_CLOSE, EP_REFUSED, EP_REFUSED},
+	};
+	(void)state;
+	need_http();
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		for (int v6 = 0; v6 < 2; v6++) {
+			struct replay_route route = {NULL, 200, NULL, cases[i].mode};
+			struct replay_server *rs = replay_start(&route, 1, v6, 0);
+			struct probe_result r;
+			uint64_t t0 = now_monotonic_ns();
+			enum ex_ep_state st = probe_get(v6 ? "::1" : "127.0.0.1", replay_port(rs), "/props", 1000, &r);
+			uint64_t ms = (now_monotonic_ns() - t0) / 1000000;
+			print_message("mode %d %s: state %d in %llu ms (%s)\n", (int)cases[i].mode, v6 ? "::1" : "127.0.0.1",
+				      (int)st, (unsigned long long)ms, r.error);
+			assert_true(st == cases[i].want || st == cases[i].or_want);
+			assert_true(r.len <= EX_MAX_BODY);
+			assert_true(ms < 3000); /* a bound, not a timing assertion: the timeout holds */
+			probe_result_clear(&r);
+			replay_stop(rs);
+		}
+	}
+}
+
 /* A server that accepts and never answers costs at most its timeout, and the
  * probe does not go on to pay it again for every other endpoint. */
 static void test_silent_server_costs_one_timeout(void **state)
@@ -224,6 +259,7 @@ int main(void)
 		cmocka_unit_test(test_disabled_endpoints),
 		cmocka_unit_test(test_unauthorized_garbage_huge_redirect),
 		cmocka_unit_test(test_silent_server_costs_one_timeout),
+		cmocka_unit_test(test_endless_answers),
 		cmocka_unit_test(test_refused_and_budget),
 		cmocka_unit_test(test_ollama_over_http),
 	};
