@@ -45,6 +45,10 @@ bool grid_next_change(const struct cell_grid *g, int y, int *x, int *end)
 	const struct grid_cell *d = &g->draw[(long)y * g->cols], *s = &g->shown[(long)y * g->cols];
 	int i = *x;
 
+	/* most lines did not change at all: one memcmp says so */
+	if (i == 0 && memcmp(d, s, (size_t)g->cols * sizeof *d) == 0)
+		return false;
+
 	while (i < g->cols && same(&d[i], &s[i]))
 		i++;
 	if (i >= g->cols)
