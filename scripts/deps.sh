@@ -13,6 +13,9 @@ set -u
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 # serve: libmicrohttpd (headers to build, the library to run)
 pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
+# the probes' HTTP: libevent's client, loaded at run time with our own
+# declarations (no headers); libcurl above is the fallback
+pkgs="$pkgs libevent-2.1-7"
 optional=""
 # the .deb (dpkg-buildpackage, dh, lintian), the tarballs' cross compiler,
 # their clean-root runner and qemu for the arm64 one

@@ -121,7 +121,9 @@ def status_kib(pid, key):
 def live(env, tmp):
     sock = f"gtm-bench-compare-{os.getpid()}"
     tm = ["tmux", "-L", sock, "-f", "/dev/null"]
-    envs = " ".join(f"{k}='{env[k]}'" for k in ("LD_LIBRARY_PATH", "GTM_FAKE_NVML_SCENARIO"))
+    # GPUTASKMAN_PROBE_HTTP=libcurl, when set, probes through libcurl (src/explain/probe_posix.c)
+    envs = " ".join(f"{k}='{env[k]}'" for k in ("LD_LIBRARY_PATH", "GTM_FAKE_NVML_SCENARIO", "GPUTASKMAN_PROBE_HTTP")
+                    if k in env)
     progs = {"gputaskman -i 1 " + " ".join(GTM_ARGS): f"{binary} -i 1 {' '.join(GTM_ARGS)}"}
     if NVTOP:
         progs["nvtop -d 10"] = f"{NVTOP} -d 10"
@@ -156,7 +158,7 @@ def live(env, tmp):
     if NVTOP:
         g, n = rows[next(iter(rows))], rows["nvtop -d 10"]
         print(f"  gputaskman / nvtop CPU per refresh: {med([x[0] for x in g]) / med([x[0] for x in n]):.2f}x "
-              f"(target <= 1.0x); RSS targets <= 8 MiB without probes, <= 12 MiB with libcurl")
+              f"(target <= 1.0x); RSS targets <= 8 MiB without probes, <= 12 MiB probing")
 
 
 def start_server(tmp):

@@ -52,6 +52,8 @@ static const char usage_text[] =
 	"  GPUTASKMAN_ROOT_PROBE=1  probe anyway (a tree copied from live local processes)\n"
 	"  GPUTASKMAN_THREADS  threads (1-4) that read /proc in a one-shot or first scan\n"
 	"                      (default: as many as the CPUs this process may use)\n"
+	"  GPUTASKMAN_PROBE_HTTP=libcurl  probe local APIs through libcurl (default: libevent's\n"
+	"                      HTTP client where it is installed, else libcurl)\n"
 	"  NO_COLOR            no colours in the live view\n"
 	"  ESCDELAY            milliseconds the live view waits to tell a lone Escape from a key\n"
 	"                      sequence (ncurses' variable; default 25)\n"

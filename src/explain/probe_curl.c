@@ -1,8 +1,9 @@
 /* The probe's HTTP through libcurl, by a small dlsym table (design.md:
  * measured ~5 ms of start-up when linked), compiled against the Debian
  * <curl/curl.h> types. Options from the libcurl documentation
- * (curl_easy_setopt(3)). */
-#include "explain/probe_backend.h"
+ * (curl_easy_setopt(3)). The fallback where libevent is not installed
+ * (probe_posix.c): libcurl initialises its TLS stack for any URL. */
+#include "explain/probe_posix.h"
 
 #include <curl/curl.h>
 #include <dlfcn.h>
@@ -22,14 +23,12 @@ static struct {
 	const char *(*easy_strerror)(CURLcode);
 } cu;
 
-const char *const probe_backend_libs[] = {"libcurl.so.4", "libcurl-gnutls.so.4", NULL};
-
-bool probe_backend_load(char *why, size_t n)
+bool curl_backend_load(const char *soname, char *why, size_t n)
 {
-	for (size_t i = 0; probe_backend_libs[i] && !cu.lib; i++)
-		cu.lib = dlopen(probe_backend_libs[i], RTLD_NOW | RTLD_LOCAL);
+	if (!cu.lib)
+		cu.lib = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (!cu.lib) {
-		snprintf(why, n, "libcurl.so.4 not loadable: %s", dlerror());
+		snprintf(why, n, "%s not loadable: %s", soname, dlerror());
 		return false;
 	}
 	*(void **)&cu.global_init = dlsym(cu.lib, "curl_global_init");
@@ -41,7 +40,9 @@ bool probe_backend_load(char *why, size_t n)
 	*(void **)&cu.easy_strerror = dlsym(cu.lib, "curl_easy_strerror");
 	if (!cu.global_init || !cu.easy_init || !cu.easy_setopt || !cu.easy_perform || !cu.easy_getinfo ||
 	    !cu.easy_cleanup || !cu.easy_strerror) {
-		snprintf(why, n, "libcurl.so.4 lacks an entry point");
+		snprintf(why, n, "%s lacks an entry point", soname);
+		dlclose(cu.lib);
+		cu.lib = NULL;
 		return false;
 	}
 	if (cu.global_init(CURL_GLOBAL_NOTHING) != CURLE_OK) {
@@ -96,8 +97,8 @@ static void set_options(CURL *h, const char *url, uint32_t timeout_ms, struct pr
 	cu.easy_setopt(h, CURLOPT_WRITEDATA, b);
 }
 
-enum ex_ep_state probe_backend_get(bool v6, uint16_t port, const char *path, uint32_t timeout_ms,
-				   struct probe_body *b, struct probe_result *r)
+enum ex_ep_state curl_backend_get(bool v6, uint16_t port, const char *path, uint32_t timeout_ms,
+				  struct probe_body *b, struct probe_result *r)
 {
 	char url[128];
 	snprintf(url, sizeof url, v6 ? "http://[::1]:%u%s" : "http://127.0.0.1:%u%s", port, path);

@@ -32,6 +32,27 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
+/* Writes a head, then blocks (a chunk's framing around each when chunked;
+ * as header lines when headers) until the client stops reading: a send
+ * fails once it has closed. 1024 blocks at most. */
+static void flood(int c, const char *head, const char *block_head, bool headers, size_t block)
+{
+	char *b = malloc(block);
+	memset(b, 'y', block);
+	if (headers) {
+		memcpy(b, "X-Padding: ", 11);
+		memcpy(b + block - 2, "\r\n", 2);
+	}
+	write_all(c, head, strlen(head));
+	for (int i = 0; i < 1024; i++) {
+		if (block_head && send(c, block_head, strlen(block_head), MSG_NOSIGNAL) <= 0)
+			break;
+		if (send(c, b, block, MSG_NOSIGNAL) <= 0 || (block_head && send(c, "\r\n", 2, MSG_NOSIGNAL) <= 0))
+			break;
+	}
+	free(b);
+}
+
 static const struct replay_route *route_for(const struct replay_server *s, const char *path)
 {
 	const struct replay_route *fallback = NULL;
@@ -79,6 +100,17 @@ static void answer(struct replay_server *s, int c, const char *path)
 	case REPLAY_REDIRECT:
 		snprintf(head, sizeof head, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/props\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 		write_all(c, head, strlen(head));
+		return;
+	case REPLAY_FLOOD:
+		flood(c, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", NULL, false, 65536);
+		return;
+	case REPLAY_CHUNK_FLOOD:
+		flood(c, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "10000\r\n", false, 65536);
+		return;
+	case REPLAY_HEADER_FLOOD:
+		flood(c, "HTTP/1.1 200 OK\r\n", NULL, true, 1024);
+		return;
+	case REPLAY_CLOSE:
 		return;
 	case REPLAY_NORMAL:
 		break;

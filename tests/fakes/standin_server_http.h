@@ -1,6 +1,7 @@
 /* A tiny loopback HTTP server on its own thread that replays canned answers:
  * used by the probe unit tests and by the stand-in llama-server. Modes cover
- * what a probe must survive: garbage, silence, oversized bodies, redirects. */
+ * what a probe must survive: garbage, silence, oversized bodies, redirects,
+ * endless bodies and headers, a close without an answer. */
 #ifndef GTM_STANDIN_SERVER_HTTP_H
 #define GTM_STANDIN_SERVER_HTTP_H
 
@@ -14,6 +15,10 @@ enum replay_mode {
 	REPLAY_HANG,       /* read the request, never answer */
 	REPLAY_HUGE,       /* 200 with a 2 MiB body */
 	REPLAY_REDIRECT,   /* 302 to another path */
+	REPLAY_FLOOD,      /* 200, no length: 64 KiB blocks until the client goes (64 MiB at most) */
+	REPLAY_CHUNK_FLOOD, /* the same as chunked transfer coding */
+	REPLAY_HEADER_FLOOD, /* a status line, then header lines without end */
+	REPLAY_CLOSE,      /* read the request, close without answering */
 };
 
 struct replay_route {

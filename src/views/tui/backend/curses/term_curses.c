@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <wchar.h>
 
+#include "views/tui/backend/curses/cell_grid.h"
 #include "views/tui/backend/curses/crash_guard.h"
 #include "views/tui/tui_keys.h"
 
@@ -24,6 +25,10 @@ static int wake_fd[2] = {-1, -1};
  * endwin SIGTERM and SIGHUP are raised again (term_exit_status). */
 static volatile sig_atomic_t quit_signal;
 static const int quit_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* What is drawn goes to the cell grid; term_refresh gives ncurses the cells
+ * that changed since the frame before (cell_grid.h says why). */
+static struct cell_grid grid;
+static term_attr cur_attr;
 
 bool term_open(char *why, size_t n)
 {
@@ -128,6 +133,8 @@ void term_end(void)
 {
 	crash_guard_disarm();
 	endwin();
+	grid_free(&grid); /* a later term_start shows every cell again */
+	cur_attr = TERM_NORMAL;
 	for (size_t i = 0; i < sizeof quit_signals / sizeof quit_signals[0]; i++)
 		signal(quit_signals[i], SIG_DFL);
 }
@@ -248,33 +255,40 @@ void term_size(int *lines, int *cols)
 
 void term_erase(void)
 {
-	erase();
+	int lines, cols;
+	getmaxyx(stdscr, lines, cols);
+	grid_resize(&grid, lines, cols);
+	grid_erase(&grid);
 }
 
+/* As curses' attron/attroff: style bits add and clear; a colour pair replaces
+ * the pair, and turning it off goes back to the default colours. */
 void term_attr_on(term_attr a)
 {
-	attron(curses_attr(a));
+	cur_attr |= a & TERM_STYLE_BITS;
+	if (TERM_PAIR_OF(a))
+		cur_attr = (cur_attr & ~TERM_PAIR(TERM_PAIR_MAX)) | TERM_PAIR(TERM_PAIR_OF(a));
 }
 
 void term_attr_off(term_attr a)
 {
-	attroff(curses_attr(a));
+	cur_attr &= ~(a & TERM_STYLE_BITS);
+	if (TERM_PAIR_OF(a))
+		cur_attr &= ~TERM_PAIR(TERM_PAIR_MAX);
 }
 
 /* A non-ASCII character's cell in attributes a, made once and kept:
  * setcchar is not cheap, and a redraw writes the same few glyphs (chart
- * eighths, bar blocks, dots) in the same few attributes. width < 0: the
- * character is not one column wide, and the string goes the slow way. */
+ * eighths, bar blocks, dots) in the same few attributes. */
 struct cell_entry {
 	wchar_t wc;
 	attr_t a;
 	short pair;
-	signed char width;
 	bool used;
 	cchar_t cc;
 };
 
-static const struct cell_entry *cell_for(wchar_t wc, attr_t a, short pair)
+static const cchar_t *cell_for(wchar_t wc, attr_t a, short pair)
 {
 	static struct cell_entry cache[256];
 	struct cell_entry *e = &cache[((unsigned)wc * 2654435761u ^ (unsigned)a ^ (unsigned)pair * 40503u) >> 24];
@@ -284,11 +298,10 @@ static const struct cell_entry *cell_for(wchar_t wc, attr_t a, short pair)
 		e->wc = wc;
 		e->a = a;
 		e->pair = pair;
-		e->width = (signed char)(wcwidth(wc) == 1 ? 1 : -1);
 		setcchar(&e->cc, w, a, pair, NULL);
 		e->used = true;
 	}
-	return e;
+	return &e->cc;
 }
 
 /* The code point of the UTF-8 sequence at s (fmt_safe made every string
@@ -308,79 +321,110 @@ static long utf8_decode(const unsigned char *s, int n, int *len)
 	return c;
 }
 
-/* A string with non-ASCII characters, each one column wide, as one run of
- * ready cells (mvadd_wchnstr); false when some character is not. */
-static bool put_wide(int y, int x, const char *s, int n, attr_t a, short pair)
+/* One character into the grid at column x of row; the next column. A
+ * two-column character takes x and x + 1 (when both are on the screen);
+ * one of no width (a combining mark) is left out, one that cannot be shown
+ * is '?': one character a cell, as the Windows console keeps them. */
+static int put_char(int y, int x, long c)
 {
-	cchar_t cells[512];
-	int cols = 0;
+	int w = c < 0x80 ? 1 : wcwidth((wchar_t)c);
+	struct grid_cell *cell = grid_at(&grid, y, x);
 
-	for (int i = 0; i < n;) {
-		int k;
-		long c = utf8_decode((const unsigned char *)s + i, n - i, &k);
-		if (c < 0 || cols == (int)(sizeof cells / sizeof cells[0]))
-			return false;
-		const struct cell_entry *e = cell_for((wchar_t)c, a, pair);
-		if (e->width < 0)
-			return false;
-		cells[cols++] = e->cc;
-		i += k;
-	}
-	if (cols > 0)
-		mvadd_wchnstr(y, x, cells, cols);
-	move(y, x + cols);
-	return true;
+	if (w == 0)
+		return x;
+	if (w < 0 || c < 0x20 || (w == 2 && !grid_at(&grid, y, x + 1)))
+		c = '?', w = 1;
+	if (cell)
+		*cell = (struct grid_cell){(uint32_t)c, cur_attr};
+	if (w == 2 && cell)
+		*grid_at(&grid, y, x + 1) = (struct grid_cell){GRID_CONT, cur_attr};
+	return x + w;
 }
 
 void term_put(int y, int x, const char *s, int n)
 {
-	chtype cells[1024];
-	int i = 0;
-
 	if (n < 0)
 		n = (int)strlen(s);
-	if (n > (int)(sizeof cells / sizeof cells[0])) {
-		mvaddnstr(y, x, s, n);
-		return;
+	for (int i = 0; i < n && x < grid.cols;) {
+		int k = 1;
+		long c = utf8_decode((const unsigned char *)s + i, n - i, &k);
+		x = put_char(y, x, c < 0 ? '?' : c);
+		i += c < 0 ? 1 : k;
 	}
-	attr_t a;
-	short pair;
-	wattr_get(stdscr, &a, &pair, NULL);
-	a &= ~A_COLOR;
-	while (i < n && (unsigned char)s[i] < 0x80)
-		i++;
-	if (i < n) {
-		if (!put_wide(y, x, s, n, a, pair))
-			mvaddnstr(y, x, s, n);
-		return;
-	}
-	/* ASCII, most of a redraw: cells in the current attributes, without
-	 * waddnstr's multibyte conversion and width lookup per character; the
-	 * cursor ends where waddnstr would leave it */
-	chtype at = a | COLOR_PAIR(pair);
-	for (i = 0; i < n; i++)
-		cells[i] = (chtype)(unsigned char)s[i] | at;
-	if (n > 0)
-		mvaddchnstr(y, x, cells, n);
-	move(y, x + n);
-}
-
-static chtype curses_glyph(int glyph)
-{
-	return glyph == TERM_GLYPH_HLINE ? ACS_HLINE : glyph == TERM_GLYPH_VLINE ? ACS_VLINE : (chtype)glyph;
 }
 
 void term_hline(int y, int x, int glyph, int n)
 {
-	mvhline(y, x, curses_glyph(glyph), n);
+	uint32_t ch = glyph == TERM_GLYPH_HLINE ? GRID_HLINE : glyph == TERM_GLYPH_VLINE ? GRID_VLINE : (uint32_t)glyph;
+	for (struct grid_cell *c; n-- > 0 && (c = grid_at(&grid, y, x)); x++)
+		*c = (struct grid_cell){ch, cur_attr};
 }
 
 void term_vline(int y, int x, int glyph, int n)
 {
-	mvvline(y, x, curses_glyph(glyph), n);
+	uint32_t ch = glyph == TERM_GLYPH_HLINE ? GRID_HLINE : glyph == TERM_GLYPH_VLINE ? GRID_VLINE : (uint32_t)glyph;
+	for (struct grid_cell *c; n-- > 0 && (c = grid_at(&grid, y, x)); y++)
+		*c = (struct grid_cell){ch, cur_attr};
 }
 
+static bool narrow(uint32_t ch)
+{
+	return ch < 0x80 || ch == GRID_HLINE || ch == GRID_VLINE;
+}
+
+/* A run of ASCII and line cells as chtypes (mvaddchnstr: no conversion). */
+static void show_narrow(int y, int x, const struct grid_cell *c, int n)
+{
+	chtype cells[512];
+	for (int i = 0; i < n; i++) {
+		chtype ch = c[i].ch == GRID_HLINE ? ACS_HLINE : c[i].ch == GRID_VLINE ? ACS_VLINE : c[i].ch ? c[i].ch : ' ';
+		cells[i] = ch | curses_attr(c[i].attr);
+	}
+	mvaddchnstr(y, x, cells, n);
+}
+
+/* A run with other characters as ready cells (mvadd_wchnstr); a two-column
+ * character's right half is ncurses' to fill. */
+static void show_wide(int y, int x, const struct grid_cell *c, int n)
+{
+	cchar_t cells[512];
+	int k = 0;
+	for (int i = 0; i < n; i++) {
+		attr_t a = curses_attr(c[i].attr & TERM_STYLE_BITS);
+		short pair = (short)TERM_PAIR_OF(c[i].attr);
+		if (c[i].ch == GRID_CONT)
+			continue;
+		if (c[i].ch == GRID_HLINE || c[i].ch == GRID_VLINE) {
+			wchar_t w[CCHARW_MAX + 1];
+			attr_t la;
+			short lp;
+			getcchar(c[i].ch == GRID_HLINE ? WACS_HLINE : WACS_VLINE, w, &la, &lp, NULL);
+			setcchar(&cells[k++], w, la | a, pair, NULL);
+			continue;
+		}
+		cells[k++] = *cell_for(c[i].ch ? (wchar_t)c[i].ch : L' ', a, pair);
+	}
+	mvadd_wchnstr(y, x, cells, k);
+}
+
+/* Gives ncurses the changed cells, line by line, then shows them. */
 void term_refresh(void)
 {
+	for (int y = 0; y < grid.lines; y++) {
+		bool changed = false;
+		for (int x = 0, end; grid_next_change(&grid, y, &x, &end); x = end) {
+			const struct grid_cell *c = grid_at(&grid, y, x);
+			for (int at = x; at < end; at += 512) {
+				int n = end - at < 512 ? end - at : 512;
+				bool all_narrow = true;
+				for (int i = 0; i < n && all_narrow; i++)
+					all_narrow = narrow(c[at - x + i].ch);
+				(all_narrow ? show_narrow : show_wide)(y, at, c + (at - x), n);
+			}
+			changed = true;
+		}
+		if (changed)
+			grid_shown(&grid, y);
+	}
 	refresh();
 }
