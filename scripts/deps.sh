@@ -13,9 +13,9 @@ set -u
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
 # serve: libmicrohttpd (headers to build, the library to run)
 pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
-# the probes' HTTP: libevent's client, compiled against its header and
-# loaded at run time; libcurl above is the fallback
-pkgs="$pkgs libevent-dev libevent-2.1-7"
+# the probes' HTTP: libevent's client, loaded at run time with our own
+# declarations (no headers); libcurl above is the fallback
+pkgs="$pkgs libevent-2.1-7"
 optional=""
 # the .deb (dpkg-buildpackage, dh, lintian), the tarballs' cross compiler,
 # their clean-root runner and qemu for the arm64 one
@@ -41,7 +41,7 @@ missing_opt=$(missing_of $optional)
 # multiarch. Optional like the rest: where apt cannot fetch arm64 packages the
 # architecture is taken back out and the arm64 test SKIPs.
 if [ -n "$arm64" ]; then
-	arm64_pkgs="libjansson-dev:arm64 libzstd-dev:arm64 libncurses-dev:arm64 libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64 libevent-dev:arm64"
+	arm64_pkgs="libjansson-dev:arm64 libzstd-dev:arm64 libncurses-dev:arm64 libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64"
 	missing_arm=$(missing_of $arm64_pkgs)
 	if [ -n "$missing_arm" ] && [ "$(id -u)" = 0 ]; then
 		echo "gputaskman: installing the arm64 libraries (multiarch):$missing_arm"

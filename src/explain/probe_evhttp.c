@@ -1,6 +1,5 @@
 /* The probe's HTTP through libevent's HTTP client (evhttp), by a small dlsym
- * table whose types come from libevent's Debian header (libevent-dev, found
- * with pkg-config, as libcurl's are from its header). The probes are plain-HTTP
+ * table over our own declarations (evhttp_abi.h). The probes are plain-HTTP
  * GETs to loopback; libcurl does them too, but brings its TLS stack whatever
  * the URL: 8.3 MiB resident at dlopen and curl_global_init (libcrypto alone
  * 3.1 MiB), against 0.9 MiB for libevent (docs/benchmarks.md), and the live
@@ -18,33 +17,31 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include <event2/buffer.h>
-#include <event2/event.h>
-#include <event2/http.h>
+#include "explain/evhttp_abi.h"
 
 static struct {
 	void *lib;
-	__typeof__(event_set_log_callback) *set_log_callback;
-	__typeof__(event_base_new) *base_new;
-	__typeof__(event_base_free) *base_free;
-	__typeof__(event_base_dispatch) *base_dispatch;
-	__typeof__(event_base_loopexit) *base_loopexit;
-	__typeof__(event_base_loopbreak) *base_loopbreak;
-	__typeof__(evhttp_connection_base_new) *conn_new;
-	__typeof__(evhttp_connection_free) *conn_free;
-	__typeof__(evhttp_connection_set_family) *conn_set_family;
-	__typeof__(evhttp_connection_set_max_body_size) *conn_set_max_body;
-	__typeof__(evhttp_connection_set_max_headers_size) *conn_set_max_headers;
-	__typeof__(evhttp_connection_set_timeout_tv) *conn_set_timeout_tv;
-	__typeof__(evhttp_request_new) *req_new;
-	__typeof__(evhttp_request_set_error_cb) *req_set_error_cb;
-	__typeof__(evhttp_request_get_output_headers) *req_output_headers;
-	__typeof__(evhttp_request_get_input_buffer) *req_input_buffer;
-	__typeof__(evhttp_request_get_response_code) *req_response_code;
-	__typeof__(evhttp_add_header) *add_header;
-	__typeof__(evhttp_make_request) *make_request;
-	__typeof__(evbuffer_get_length) *buf_length;
-	__typeof__(evbuffer_pullup) *buf_pullup;
+	void (*set_log_callback)(gtm_event_log_cb);
+	struct event_base *(*base_new)(void);
+	void (*base_free)(struct event_base *);
+	int (*base_dispatch)(struct event_base *);
+	int (*base_loopexit)(struct event_base *, const struct timeval *);
+	int (*base_loopbreak)(struct event_base *);
+	struct evhttp_connection *(*conn_new)(struct event_base *, struct evdns_base *, const char *, uint16_t);
+	void (*conn_free)(struct evhttp_connection *);
+	void (*conn_set_family)(struct evhttp_connection *, int);
+	void (*conn_set_max_body)(struct evhttp_connection *, ssize_t);
+	void (*conn_set_max_headers)(struct evhttp_connection *, ssize_t);
+	void (*conn_set_timeout_tv)(struct evhttp_connection *, const struct timeval *);
+	struct evhttp_request *(*req_new)(gtm_evhttp_done_cb, void *);
+	void (*req_set_error_cb)(struct evhttp_request *, gtm_evhttp_error_cb);
+	struct evkeyvalq *(*req_output_headers)(struct evhttp_request *);
+	struct evbuffer *(*req_input_buffer)(struct evhttp_request *);
+	int (*req_response_code)(const struct evhttp_request *);
+	int (*add_header)(struct evkeyvalq *, const char *, const char *);
+	int (*make_request)(struct evhttp_connection *, struct evhttp_request *, int, const char *);
+	size_t (*buf_length)(const struct evbuffer *);
+	unsigned char *(*buf_pullup)(struct evbuffer *, ssize_t);
 } ev;
 
 /* The headers a server may send before its body, at most. */
@@ -100,11 +97,11 @@ struct get_state {
 	struct probe_body *body;
 	bool done;
 	bool have_error;
-	enum evhttp_request_error error;
+	enum gtm_evreq_error error;
 	int status;
 };
 
-static void on_error(enum evhttp_request_error e, void *arg)
+static void on_error(enum gtm_evreq_error e, void *arg)
 {
 	struct get_state *g = arg;
 	g->have_error = true;
@@ -124,7 +121,7 @@ static void on_done(struct evhttp_request *req, void *arg)
 	struct evbuffer *in = ev.req_input_buffer(req);
 	size_t len = ev.buf_length(in);
 	if (len && !probe_body_add(g->body, ev.buf_pullup(in, -1), len))
-		g->have_error = true, g->error = EVREQ_HTTP_DATA_TOO_LONG;
+		g->have_error = true, g->error = GTM_EVREQ_HTTP_DATA_TOO_LONG;
 }
 
 /* What a failed request means for an endpoint; curl's states for the same
@@ -135,12 +132,12 @@ static enum ex_ep_state state_of_error(const struct get_state *g, char *msg, siz
 		enum ex_ep_state state;
 		const char *text;
 	} table[] = {
-		[EVREQ_HTTP_TIMEOUT] = {EP_TIMEOUT, "Timeout was reached"},
-		[EVREQ_HTTP_EOF] = {EP_REFUSED, "Connection refused or closed before an answer"},
-		[EVREQ_HTTP_INVALID_HEADER] = {EP_GARBAGE, "Weird server reply"},
-		[EVREQ_HTTP_BUFFER_ERROR] = {EP_REFUSED, "Failure receiving data from the peer"},
-		[EVREQ_HTTP_REQUEST_CANCEL] = {EP_ERROR, "Request cancelled"},
-		[EVREQ_HTTP_DATA_TOO_LONG] = {EP_TOO_LARGE, "Maximum file size exceeded"},
+		[GTM_EVREQ_HTTP_TIMEOUT] = {EP_TIMEOUT, "Timeout was reached"},
+		[GTM_EVREQ_HTTP_EOF] = {EP_REFUSED, "Connection refused or closed before an answer"},
+		[GTM_EVREQ_HTTP_INVALID_HEADER] = {EP_GARBAGE, "Weird server reply"},
+		[GTM_EVREQ_HTTP_BUFFER_ERROR] = {EP_REFUSED, "Failure receiving data from the peer"},
+		[GTM_EVREQ_HTTP_REQUEST_CANCEL] = {EP_ERROR, "Request cancelled"},
+		[GTM_EVREQ_HTTP_DATA_TOO_LONG] = {EP_TOO_LARGE, "Maximum file size exceeded"},
 	};
 	if (!g->done) {
 		snprintf(msg, n, "Timeout was reached");
@@ -210,7 +207,7 @@ static bool send_get(struct evhttp_connection *c, bool v6, uint16_t port, const 
 	ev.add_header(h, "User-Agent", "gputaskman/" GTM_VERSION);
 	ev.add_header(h, "Accept", "*/*");
 	ev.add_header(h, "Connection", "close");
-	return ev.make_request(c, req, EVHTTP_REQ_GET, path) == 0;
+	return ev.make_request(c, req, GTM_EVHTTP_REQ_GET, path) == 0;
 }
 
 enum ex_ep_state evhttp_backend_get(bool v6, uint16_t port, const char *path, uint32_t timeout_ms,
