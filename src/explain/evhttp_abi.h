@@ -2,7 +2,10 @@
  * probe's evhttp backend calls, declared here as design.md asks for a
  * library loaded with dlopen (as nvml_abi.h does for NVML), so no libevent
  * header is needed to build. Names, types and enum values as in libevent
- * 2.1.12's include/event2/{event,http,buffer}.h; only opaque handles. */
+ * 2.1.12's include/event2/{event,http,buffer}.h; only opaque handles.
+ * Unlike libcurl's, libevent's Debian header package is not Multi-Arch:
+ * same: libevent-dev and libevent-dev:arm64 cannot be installed together,
+ * so building against it would cost the arm64 tarball's cross build. */
 #ifndef GTM_EVHTTP_ABI_H
 #define GTM_EVHTTP_ABI_H
 
