@@ -53,8 +53,17 @@ void version_print(FILE *out)
 	fprintf(out, "  Windows helper: not built (there is none yet)\n");
 	fprintf(out, "run-time libraries:\n");
 	for (size_t i = 0; i < sizeof runtime_libs / sizeof runtime_libs[0]; i++) {
-		const char *found = first_loadable(runtime_libs[i].names);
-		fprintf(out, "  %s: %s %s\n", runtime_libs[i].part, found ? found : runtime_libs[i].names[0],
-			found ? "found" : "not found");
+		const char *const *names = runtime_libs[i].names;
+		const char *found = first_loadable(names);
+		fprintf(out, "  %s: ", runtime_libs[i].part);
+		if (found || !names[1]) {
+			fprintf(out, "%s %s\n", found ? found : names[0], found ? "found" : "not found");
+			continue;
+		}
+		/* Every alternative was tried: name them all, not just the first. */
+		fprintf(out, "none found (tried");
+		for (size_t k = 0; names[k]; k++)
+			fprintf(out, "%s %s", k ? "," : "", names[k]);
+		fprintf(out, ")\n");
 	}
 }

@@ -19,7 +19,7 @@ expect "the commit it was built from ($commit)" "^commit: $commit\$" "$t/v"
 expect "the exporter is built in" "^  exporter (serve): built in" "$t/v"
 expect "the recorder is built in" "^  recorder (record, replay, --record): built in" "$t/v"
 expect "the Windows helper is named" "^  Windows helper: not built" "$t/v"
-expect "NVML not found without a driver" "^  NVML (NVIDIA GPUs): libnvidia-ml.so.1 not found" "$t/v"
+expect "NVML not found without a driver" "^  NVML (NVIDIA GPUs): none found (tried libnvidia-ml.so.1" "$t/v"
 expect "libevent or libcurl is looked for" "^  HTTP (local API probes): lib\(event\|curl\)" "$t/v"
 expect "libmicrohttpd is looked for" "^  HTTP (serve): libmicrohttpd.so.12 " "$t/v"
 LD_LIBRARY_PATH="$fake_nvml" "$bin" -V >"$t/v2" 2>&1

@@ -6,7 +6,7 @@
 # - unpacked into a clean root that holds nothing but that folder and the C
 #   library (libc, libm, the loader; for arm64 those of Debian's arm64 glibc
 #   and qemu-aarch64-static to run them), no build package and no other
-#   library, the binary and its gtm alias print --version (no libcurl, no
+#   library, the binary and its gtm alias print --version (no libevent or libcurl, no
 #   NVML found: the root is clean), --help and --once, run with bwrap, and
 #   the live view draws in tmux (with one terminfo entry added) and quits on q;
 # - the newest glibc symbol version it needs (objdump -T) is no newer than
@@ -72,8 +72,9 @@ run() {
 }
 run ./gputaskman --version >"$tmp/version" 2>&1 || fail "--version in the clean root: $(cat "$tmp/version")"
 [ "$(head -n1 "$tmp/version")" = "gputaskman $version" ] || fail "--version said: $(cat "$tmp/version")"
-grep -q "libcurl.so.4 not found" "$tmp/version" || fail "libcurl found in the clean root? $(cat "$tmp/version")"
-grep -q "libnvidia-ml.so.1 not found" "$tmp/version" || fail "NVML found in the clean root? $(cat "$tmp/version")"
+grep -q "HTTP (local API probes): none found (tried libevent-2.1.so.7, libcurl.so.4" "$tmp/version" ||
+	fail "libevent or libcurl found in the clean root? $(cat "$tmp/version")"
+grep -q "NVML (NVIDIA GPUs): none found (tried libnvidia-ml.so.1" "$tmp/version" || fail "NVML found in the clean root? $(cat "$tmp/version")"
 commit=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 grep -qx "commit: $commit" "$tmp/version" || fail "--version: no 'commit: $commit' in $(cat "$tmp/version")"
 [ "$(run ./gtm --version 2>&1 | head -n1)" = "gputaskman $version" ] || fail "gtm --version"
