@@ -5,7 +5,8 @@
 # (default Debian's /usr/lib/wine/wine64), GTM_WINE_TIMEOUT the limit in s.
 set -u
 export WINEDEBUG=-all
-export WINEDLLOVERRIDES="mscoree,mshtml="
+# GTM_WINEDLLOVERRIDES adds a test's own (pdh=n: the PDH test double beside the exe)
+export WINEDLLOVERRIDES="mscoree,mshtml=${GTM_WINEDLLOVERRIDES:+;$GTM_WINEDLLOVERRIDES}"
 : "${WINEPREFIX:=${GTM_WINEPREFIX:-$HOME/.wine-gputaskman}}"
 export WINEPREFIX
 exec timeout "${GTM_WINE_TIMEOUT:-60}" "${GTM_WINE:-/usr/lib/wine/wine64}" "$@"

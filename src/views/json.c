@@ -72,6 +72,25 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_end_object(w);
 }
 
+/* WDDM (Windows): Task Manager's GPU % of the process (its busiest engine),
+ * the load per engine type, how paged was obtained (estimated: Total
+ * Committed - Local - Non Local) and which counters the memory came from
+ * when not Local/Non Local Usage. Null / empty from the other sources. */
+static void jw_use_wddm(struct jw *w, const struct gtm_gpu_use *u)
+{
+	jw_f64(w, "gpu_pct", u->busy_pct);
+	jw_str(w, "paged_provenance", gtm_u64_ok(u->paged) ? gtm_prov_name(u->paged.prov) : NULL);
+	jw_str(w, "memory_note", u->mem_note[0] ? u->mem_note : NULL);
+	jw_begin_array(w, "engines");
+	for (int i = 0; i < u->n_engines && i < GTM_MAX_ENGINES; i++) {
+		jw_begin_object(w, NULL);
+		jw_str(w, "name", u->engines[i].name);
+		jw_f64(w, "busy_pct", u->engines[i].busy_pct);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
 static void jw_use(struct jw *w, const struct gtm_gpu_use *u)
 {
 	jw_begin_object(w, NULL);
@@ -89,6 +108,7 @@ static void jw_use(struct jw *w, const struct gtm_gpu_use *u)
 	jw_f64(w, "graphics_pct", u->gfx_pct);
 	jw_f64(w, "copy_pct", u->copy_pct);
 	jw_f64(w, "video_pct", u->video_pct);
+	jw_use_wddm(w, u);
 	if (u->n_clients > 0) {
 		/* DRM: every buffer the process can reach, shared ones included. A
 		 * reference for the reader, never summed into any total. */

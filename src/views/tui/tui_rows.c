@@ -47,6 +47,7 @@ void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m)
 		/* NVML reports SM; DRM engines report graphics. GPU % is the busiest. */
 		max_f64(&m->gpu, u->sm_pct);
 		max_f64(&m->gpu, u->gfx_pct);
+		max_f64(&m->gpu, u->busy_pct); /* WDDM: the busiest engine (Task Manager's GPU %) */
 		max_f64(&m->enc, u->enc_pct);
 		max_f64(&m->dec, u->dec_pct);
 		max_f64(&m->gfx, u->gfx_pct);
