@@ -16,6 +16,7 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_str(w, "name", d->name);
 	jw_str(w, "uuid", d->uuid);
 	jw_str(w, "pci_bus_id", d->pci_bus_id);
+	jw_str(w, "luid", d->luid); /* Windows adapter LUID ("0x00000000_0x0000A18D"); null elsewhere */
 	jw_str(w, "driver", d->driver);
 	jw_str(w, "driver_version", d->driver_version);
 	jw_str(w, "cuda_version", d->cuda_version);
