@@ -7,6 +7,19 @@
 #include "views/ident_json.h"
 #include "views/json_util.h"
 
+/* {name, busy_pct} per engine: a device's (DRM, WDDM) or a WDDM use's. */
+static void jw_engines(struct jw *w, const struct gtm_engine *e, int n)
+{
+	jw_begin_array(w, "engines");
+	for (int i = 0; i < n && i < GTM_MAX_ENGINES; i++) {
+		jw_begin_object(w, NULL);
+		jw_str(w, "name", e[i].name);
+		jw_f64(w, "busy_pct", e[i].busy_pct);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
 static void jw_device(struct jw *w, const struct gtm_device *d)
 {
 	jw_begin_object(w, NULL);
@@ -58,14 +71,7 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_f64(w, "width", d->pcie_width);
 	jw_end_object(w);
 
-	jw_begin_array(w, "engines");
-	for (int i = 0; i < d->n_engines && i < GTM_MAX_ENGINES; i++) {
-		jw_begin_object(w, NULL);
-		jw_str(w, "name", d->engines[i].name);
-		jw_f64(w, "busy_pct", d->engines[i].busy_pct);
-		jw_end_object(w);
-	}
-	jw_end_array(w);
+	jw_engines(w, d->engines, d->n_engines);
 	if (d->n_processes_seen >= 0)
 		jw_int(w, "processes_listed", d->n_processes_seen);
 	else
@@ -82,14 +88,7 @@ static void jw_use_wddm(struct jw *w, const struct gtm_gpu_use *u)
 	jw_f64(w, "gpu_pct", u->busy_pct);
 	jw_str(w, "paged_provenance", gtm_u64_ok(u->paged) ? gtm_prov_name(u->paged.prov) : NULL);
 	jw_str(w, "memory_note", u->mem_note[0] ? u->mem_note : NULL);
-	jw_begin_array(w, "engines");
-	for (int i = 0; i < u->n_engines && i < GTM_MAX_ENGINES; i++) {
-		jw_begin_object(w, NULL);
-		jw_str(w, "name", u->engines[i].name);
-		jw_f64(w, "busy_pct", u->engines[i].busy_pct);
-		jw_end_object(w);
-	}
-	jw_end_array(w);
+	jw_engines(w, u->engines, u->n_engines);
 }
 
 static void jw_use(struct jw *w, const struct gtm_gpu_use *u)

@@ -97,7 +97,7 @@ static int split_tabs(char *line, char **f, int max)
 
 static void take_line(char *line)
 {
-	char *f[6];
+	char *f[6] = {0};
 	int n = split_tabs(line, f, 6);
 
 	if (n == 0 || f[0][0] == '#' || f[0][0] == '\0')
