@@ -89,7 +89,7 @@ struct gtm_gpu_use {
 	struct gtm_engine engines[GTM_MAX_ENGINES];
 	int n_engines;
 	gtm_f64 busy_pct;
-	char mem_note[80];
+	char mem_note[96];
 };
 
 /* A process's environment: NUL-separated entries, len bytes (bounded),

@@ -19,6 +19,9 @@ collects. Cases:
     deltas per engine type, Task Manager's device load, an engine instance
     appearing (N/A), one vanishing and coming back (starts over), a bad
     CStatus on an engine, a PID reused by a new process (starts over);
+  - the live view in tmux (TERM unset: the console backend): the memory bar
+    normalised against the adapter's use and labelled, the legend's raw
+    values, the inspector of dwm.exe explaining Local vs Dedicated Usage;
   - Local/Non Local Usage missing: Dedicated/Shared stand in, said so;
   - PDH_MORE_DATA past the reader's retries: the source fails, exit 1.
 """
@@ -228,20 +231,30 @@ def case_snapshot(llama, dwm, csrss, model):
     check(r.returncode == 0 and LUID_N in text and "4.00 GiB" in text, "--once shows the adapter and the stand-in's VRAM")
 
 
-def wait_collects(n, timeout=30):
-    """Waits for the double's n-th collect; returns when it saw it, or None."""
+def wait_log(prefix, n, timeout):
     end = time.time() + timeout
     while time.time() < end:
-        if sum(l.startswith("collect") for l in log_lines()) >= n:
+        if sum(l.startswith(prefix) for l in log_lines()) >= n:
             return time.time()
         time.sleep(0.05)
     return None
 
 
+def wait_collects(n, timeout=30):
+    """Waits until the double served its n-th collect; returns when, or None."""
+    return wait_log("collect items", n, timeout)
+
+
+def wait_begins(n, timeout=30):
+    """Waits until the n-th collect began (it may be waiting at the gate)."""
+    return wait_log("collect begins", n, timeout)
+
+
 def case_live(llama, dwm):
-    """Three collects of one process (gputaskman record -i 3): C1 at 100 s,
-    C2 at 101 s, C3 at 102 s (the double's clock); C3's snapshot is read back
-    with replay --at a time between it and the fourth's (3 s later)."""
+    """Three collects of one process (gputaskman record), each released by the
+    double's gate once its scenario is written: C1 at 100 s, C2 at 101 s, C3
+    at 102 s (the double's clock). The fourth collect waits at the gate for
+    good, so the recording's last snapshot is C3's."""
     reuse, old = start(os.path.join(tmp, "dwm.exe"), "60")
     old_pid = old
     base = [mem(llama, LUID_N, "Local Usage", 4 * GIB)]
@@ -253,31 +266,34 @@ def case_live(llama, dwm):
                   eng(llama, LUID_N, 1, "Compute_0", SEC + SEC // 2), eng(llama, LUID_N, 2, "Copy", SEC // 5),
                   eng(llama, LUID_N, 3, "VideoDecode", SEC // 2), eng(dwm, LUID_N, 0, "3D", SEC // 5, "C0000BBA"),
                   eng(old_pid, LUID_N, 0, "3D", SEC // 2)]
+    gate = os.path.join(tmp, "gate")
+    c1, c2 = [["gate", gate]] + c1, [["gate", gate]] + c2
+    c3_engines = [["gate", gate]] + c3_engines
     write_scenario(c1)
     open(pdh_log, "w").close()
+    open(gate, "w").close()
     rec = os.path.join(tmp, "live.rec")
-    r = subprocess.Popen(["sh", wine_run, os.path.join(tmp, "gputaskman.exe"), "record", "-i", "3", "-o", rec],
+    r = subprocess.Popen(["sh", wine_run, os.path.join(tmp, "gputaskman.exe"), "record", "-i", "0.5", "-o", rec],
                          env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
     children.append(r)
-    check(wait_collects(1), "live: first collect")
+    check(wait_collects(1) is not None, "live: first collect")
     write_scenario(c2)
-    check(wait_collects(2), "live: second collect")
+    open(gate, "w").close()
+    check(wait_collects(2) is not None, "live: second collect")
     # the PID of the process the engine instance names is given to a new process (Wine reuses PIDs)
     stop(reuse)
     news = [start(os.path.join(tmp, "dwm.exe"), "60") for _ in range(4)]
     reused = any(pid == old_pid for _, pid in news)
     write_scenario(base + c3_engines)
-    t3 = wait_collects(3)
-    check(t3 is not None, "live: third collect")
-    check(wait_collects(4) is not None, "live: fourth collect (C3's snapshot is written)")
+    open(gate, "w").close()
+    check(wait_collects(3) is not None, "live: third collect")
+    check(wait_begins(4) is not None, "live: the fourth collect waits at the gate (C3's snapshot is written)")
     stop(r)
-    at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(t3) + 1))
-    out = run(os.path.join(tmp, "gputaskman.exe"), "replay", rec, "--json", "--at", at, double=False)
+    out = run(os.path.join(tmp, "gputaskman.exe"), "replay", rec, "--json", double=False)
     check(out.returncode == 0, f"replay of the live recording ({out.stderr.decode(errors='replace')[:200]})")
     snap = json.loads(out.stdout.decode("utf-8"))
     n = device(snap, LUID_N)
     u = use_on(proc(snap, llama), n["index"]) if n else None
-    print(f"live: the snapshot taken at {snap['taken_at']} (asked at {at}; C3 collected at {t3:.2f})")
     check(u is not None and near(engine(u, "3D")["busy_pct"], 25)
           and near(engine(u, "Compute_0")["busy_pct"], 50), f"live: per-type loads from Running Time ({u and u['engines']})")
     check(u is not None and near(u["gpu_pct"], 50) and near(u["sm_pct"], 50)
@@ -298,6 +314,52 @@ def case_live(llama, dwm):
         print(f"not checked: Wine gave the new processes other PIDs than {old_pid} (test_wddm_rules checks reuse)")
     for p, _ in news:
         stop(p)
+
+
+def case_tui(llama, dwm, csrss):
+    if not shutil.which("tmux"):
+        print("not checked: the live view (tmux is not installed)")
+        return
+    write_scenario(first_scenario(llama, dwm, csrss))
+    sock = f"gtm-wine-wddm-{os.getpid()}"
+    tmux = ["tmux", "-L", sock]
+    cmd = (f"env -u TERM WINEPREFIX='{os.environ.get('WINEPREFIX', '')}' WINEDEBUG=-all "
+           f"WINEDLLOVERRIDES='mscoree,mshtml=;pdh=n' GTM_FAKE_PDH_SCENARIO='{scenario}' "
+           f"timeout --foreground 90 '{os.environ.get('GTM_WINE', '/usr/lib/wine/wine64')}' "
+           f"'{os.path.join(tmp, 'gputaskman.exe')}' -i 0.5; sleep 60")
+    subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "gtm", "-x", "200", "-y", "90", cmd], check=True)
+
+    def screen():
+        return subprocess.run(tmux + ["capture-pane", "-p", "-t", "gtm"], capture_output=True, text=True).stdout
+
+    def wait_for(what, pattern, secs=30):
+        end = time.time() + secs
+        while time.time() < end:
+            if re.search(pattern, screen()):
+                check(True, what)
+                return True
+            time.sleep(0.2)
+        check(False, what + ": screen:\n" + screen())
+        return False
+
+    try:
+        if not wait_for("live view: the adapter by its LUID", "GPU0 GPU adapter LUID " + LUID_N, 60):
+            return
+        wait_for("live view: the bar is normalised against the adapter's use (no total without DXGI)",
+                 r"normalised: rows 7\.0\d GiB > used \(shared surfaces\)")
+        wait_for("live view: the legend keeps raw values", r"compositor 3\.0\d GiB")
+        for _ in range(6):
+            if re.search(r"dwm\.exe +user", screen()):
+                break
+            subprocess.run(tmux + ["send-keys", "-t", "gtm", "Down"])
+            time.sleep(0.7)
+        wait_for("live view: the inspector of dwm.exe explains Local vs Dedicated Usage", r"PDH.s Local Usage")
+        if os.environ.get("GTM_WDDM_SCREEN"):
+            open(os.environ["GTM_WDDM_SCREEN"], "w").write(screen())
+    finally:
+        subprocess.run(tmux + ["send-keys", "-t", "gtm", "q"])
+        time.sleep(1)
+        subprocess.run(tmux + ["kill-server"], capture_output=True)
 
 
 def case_fallback(llama):
@@ -352,6 +414,7 @@ def main():
     _, csrss = start(os.path.join(tmp, "csrss.exe"), "120")
     case_snapshot(llama[0], dwm, csrss, model)
     case_live(llama[0], dwm)
+    case_tui(llama[0], dwm, csrss)
     case_fallback(llama[0])
     case_more_data_forever(llama[0])
 

@@ -59,9 +59,9 @@ void wddm_use_fill_memory(struct gtm_gpu_use *u, const struct wddm_mem_use *m)
 	if (m->vram_fallback || m->spill_fallback)
 		str_copy(u->mem_note,
 			 m->vram_fallback && m->spill_fallback
-				 ? "Dedicated/Shared Usage: no Local/Non Local Usage counters (shared surfaces count)"
-			 : m->vram_fallback ? "VRAM from Dedicated Usage: no Local Usage counter (shared surfaces count)"
-					    : "spill from Shared Usage: no Non Local Usage counter",
+				 ? "from Dedicated/Shared Usage: no Local/Non Local instance (counts shared surfaces)"
+			 : m->vram_fallback ? "VRAM from Dedicated Usage: no Local Usage instance (counts shared surfaces)"
+					    : "spill from Shared Usage: no Non Local Usage instance",
 			 sizeof u->mem_note);
 }
 

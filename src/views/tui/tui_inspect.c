@@ -270,7 +270,16 @@ static bool any_use(const struct gtm_process *p, int field)
 }
 
 static bool has_spill(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 0); }
-static bool has_paged(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 1); }
+/* paged as a driver measures it, or Windows' estimate (prov estimated) */
+static bool paged_of(const struct gtm_process *p, bool estimated)
+{
+	for (int i = 0; i < p->n_uses; i++)
+		if (gtm_u64_ok(p->uses[i].paged) && (p->uses[i].paged.prov == GTM_ESTIMATED) == estimated)
+			return true;
+	return false;
+}
+static bool has_paged(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return paged_of(p, false); }
+static bool has_paged_estimate(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return paged_of(p, true); }
 static bool vram_na(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 2); }
 static bool is_matched(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_MATCHED; }
 static bool is_guessed(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_GUESSED; }
@@ -279,7 +288,8 @@ static bool is_unattr(const struct gtm_snapshot *s, const struct gtm_process *p)
 static bool is_exited(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_EXITED; }
 static bool is_compositor(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_COMPOSITOR; }
 static bool is_ai(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_AI; }
-/* a compositor whose rows come from Windows' PDH counters */
+/* a compositor whose rows come from Windows' PDH counters (which has a note
+ * of its own, in place of the general one) */
 static bool is_wddm_compositor(const struct gtm_snapshot *s, const struct gtm_process *p)
 {
 	if (!is_compositor(s, p))
@@ -290,6 +300,10 @@ static bool is_wddm_compositor(const struct gtm_snapshot *s, const struct gtm_pr
 				return true;
 	return false;
 }
+static bool is_other_compositor(const struct gtm_snapshot *s, const struct gtm_process *p)
+{
+	return is_compositor(s, p) && !is_wddm_compositor(s, p);
+}
 static bool is_wsl(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)p; return s->mode == GTM_MODE_WSL; }
 static bool no_gpu(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->n_uses == 0; }
 
@@ -297,6 +311,9 @@ static const struct note_rule note_rules[] = {
 	{has_spill, "Spill is GPU-accessible system RAM (GTT) the process holds: the GPU reaches it over PCIe, "
 		    "much slower than VRAM. Growing spill usually means VRAM is full."},
 	{has_paged, "Paged is demand-paged (unified) memory the driver moves between system RAM and the GPU."},
+	{has_paged_estimate, "Paged (Windows, estimated): what the process committed on the GPU that is resident in "
+			     "neither segment group, Total Committed - Local - Non Local Usage: evicted, or not yet made "
+			     "resident. An inference from three counters, not a number Windows reports."},
 	{vram_na, "N/A means the driver does not say, not zero: nothing was measured for this process."},
 	{is_matched, "'*': the driver reported a host PID; it was paired with this process and only one "
 		     "explanation fits."},
@@ -306,7 +323,7 @@ static const struct note_rule note_rules[] = {
 		    "still lists the host PID, so its memory is not released yet. The row stays until the driver drops "
 		    "the PID, which is never given to another process."},
 	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
-	{is_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
+	{is_other_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
 			"platforms (Windows/WSL, some DRM drivers) shared buffers are counted in every process "
 			"that maps them, so it looks bigger than what it alone owns."},
 	{is_wddm_compositor, "Windows: VRAM here is PDH's Local Usage, what of this process's memory resides in the "

@@ -13,6 +13,9 @@
  *                                 with a larger size (instances appearing)
  *   small_buffer invalid_argument a buffer that is too small is refused with
  *                                 PDH_INVALID_ARGUMENT instead of being sized
+ *   gate PATH                     a collect waits (up to 60 s) until PATH exists,
+ *                                 removes it and reads the scenario again: a
+ *                                 test releases one collect at a time
  *   # ...                         a comment
  * GTM_FAKE_PDH_LOG, when set, names a file each call appends a line to
  * ("add PATH 0x...", "array PATH bytes=N -> 0x...") for tests to read. */
@@ -47,6 +50,7 @@ static unsigned long long stamp;
 static int more_data;
 static int small_invalid;
 static char missing[16][130];
+static char gate[MAX_PATH];
 static int n_missing;
 
 static void logf_(const char *fmt, ...)
@@ -108,6 +112,8 @@ static void take_line(char *line)
 		more_data = atoi(f[1]);
 	else if (!strcmp(f[0], "small_buffer") && n >= 2)
 		small_invalid = !strcmp(f[1], "invalid_argument");
+	else if (!strcmp(f[0], "gate") && n >= 2)
+		snprintf(gate, sizeof gate, "%s%s", f[1][0] == '/' ? "Z:" : "", f[1]);
 	else if (!strcmp(f[0], "missing") && n >= 2 && n_missing < 16)
 		snprintf(missing[n_missing++], sizeof missing[0], "%s\t%s", f[1], n >= 3 ? f[2] : "");
 	else if (n >= 4 && n_items < MAX_ITEMS) {
@@ -132,6 +138,7 @@ static void load_scenario(void)
 	more_data = 0;
 	small_invalid = 0;
 	n_missing = 0;
+	gate[0] = '\0';
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f))
@@ -199,10 +206,25 @@ PDH_STATUS WINAPI PdhAddEnglishCounterW(PDH_HQUERY q, LPCWSTR path, DWORD_PTR us
 	return ERROR_SUCCESS;
 }
 
+/* The gate of the scenario: wait for its file, take it, read the scenario again. */
+static void pass_gate(void)
+{
+	for (int i = 0; gate[0] && i < 6000; i++) {
+		if (GetFileAttributesA(gate) != INVALID_FILE_ATTRIBUTES) {
+			DeleteFileA(gate);
+			load_scenario();
+			return;
+		}
+		Sleep(10);
+	}
+}
+
 PDH_STATUS WINAPI PdhCollectQueryData(PDH_HQUERY q)
 {
 	(void)q;
 	load_scenario();
+	logf_("collect begins");
+	pass_gate();
 	for (int i = 0; i < n_counters; i++)
 		counters[i].more_data_left = more_data;
 	logf_("collect items=%d", n_items);
