@@ -348,6 +348,7 @@ def case_tui(llama, dwm, csrss):
         wait_for("live view: the bar is normalised against the adapter's use (no total without DXGI)",
                  r"normalised: rows 7\.0\d GiB > used \(shared surfaces\)")
         wait_for("live view: the legend keeps raw values", r"compositor 3\.0\d GiB")
+        wait_for("live view: the stand-in's paged is marked estimated", r"~256\.00 MiB")
         for _ in range(6):
             if re.search(r"dwm\.exe +user", screen()):
                 break
