@@ -307,11 +307,17 @@ def case_live(llama, dwm):
     check(n is not None and near(n["utilization"]["gpu_pct"], 50)
           and [e for e in n["engines"] if e["name"] == "3D"][0]["busy_pct"] == 25,
           f"live: device load as Task Manager computes it ({n and n['engines']})")
+    # keyed by the instance name alone, the old process's counter would give (0.5 - 0.1) s / 1 s = 40 %
+    rows = [p for p in snap["processes"] if any(u["source_pid"] == old_pid for u in p["gpus"])]
+    q = use_on(rows[0], n["index"]) if len(rows) == 1 and n else None
     if reused:
-        q = use_on(proc(snap, old_pid), n["index"])
-        check(q is not None and q["gpu_pct"] is None, f"live: PID {old_pid} reused by a new process starts over ({q})")
+        check(q is not None and rows[0]["pid"] == old_pid and q["gpu_pct"] is None,
+              f"live: PID {old_pid} reused by a new process starts over ({q})")
     else:
-        print(f"not checked: Wine gave the new processes other PIDs than {old_pid} (test_wddm_rules checks reuse)")
+        check(q is not None and rows[0]["label"] == f"H:{old_pid}" and q["gpu_pct"] is None,
+              f"live: PID {old_pid}'s process gone (start time unknown now): its instance starts over ({q})")
+        print(f"not checked: Wine gave the new processes other PIDs than {old_pid}, so no reuse proper "
+              "(test_wddm_rules checks it)")
     for p, _ in news:
         stop(p)
 
