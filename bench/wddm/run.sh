@@ -20,10 +20,10 @@ wine="sh $here/../../scripts/wine-run.sh"
 GTM_WINE_TIMEOUT=120 $wine wineboot --init >/dev/null 2>&1
 # a wineserver that stays up between runs, as it does on a desktop running Wine
 WINEDEBUG=-all wineserver -p >/dev/null 2>&1
-GTM_WINE_TIMEOUT=600 $wine "$t/bench_wddm.exe" 30 5 | tr -d '\r'
+GTM_WINE_TIMEOUT=600 $wine "$t/bench_wddm.exe" 200 5 | tr -d '\r'
 python3 "$here/gen_scenario.py" "$t/empty.txt" 0
 echo "the same with no GPU process (the collector's own cost under Wine):"
-GTM_FAKE_PDH_SCENARIO="$t/empty.txt" GTM_WINE_TIMEOUT=600 $wine "$t/bench_wddm.exe" 30 5 | tr -d '\r' | tail -n 1
+GTM_FAKE_PDH_SCENARIO="$t/empty.txt" GTM_WINE_TIMEOUT=600 $wine "$t/bench_wddm.exe" 200 5 | tr -d '\r' | tail -n 1
 $wine "$t/gputaskman.exe" --json >"$t/snap.json" 2>/dev/null
 python3 - "$t/snap.json" <<'PY'
 import json, sys

@@ -255,7 +255,7 @@ def case_live(llama, dwm):
     double's gate once its scenario is written: C1 at 100 s, C2 at 101 s, C3
     at 102 s (the double's clock). The fourth collect waits at the gate for
     good, so the recording's last snapshot is C3's."""
-    reuse, old = start(os.path.join(tmp, "dwm.exe"), "60")
+    reuse, old = start(os.path.join(tmp, "dwm.exe"), "600")
     old_pid = old
     base = [mem(llama, LUID_N, "Local Usage", 4 * GIB)]
     c1 = base + [["time", 100 * SEC], eng(llama, LUID_N, 0, "3D", 0), eng(llama, LUID_N, 1, "Compute_0", 0),
@@ -282,7 +282,7 @@ def case_live(llama, dwm):
     check(wait_collects(2) is not None, "live: second collect")
     # the PID of the process the engine instance names is given to a new process (Wine reuses PIDs)
     stop(reuse)
-    news = [start(os.path.join(tmp, "dwm.exe"), "60") for _ in range(4)]
+    news = [start(os.path.join(tmp, "dwm.exe"), "600") for _ in range(4)]
     reused = any(pid == old_pid for _, pid in news)
     write_scenario(base + c3_engines)
     open(gate, "w").close()
@@ -390,6 +390,22 @@ def case_more_data_forever(llama):
     check(src["failed"] and "0x800007D2" in src["message"], f"endless PDH_MORE_DATA: the source fails ({src})")
 
 
+def start_llama(folder):
+    """A stand-in llama-server.exe mapping folder/tiny.gguf; its PID, from --json --all."""
+    mark = f"gtm-wddm-{os.getpid()}-{len(children)}"
+    p = subprocess.Popen(["sh", wine_run, llama_exe, "-m", "tiny.gguf", "--alias", mark], env=env(False), cwd=folder,
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    children.append(p)
+    if not p.stdout.readline().startswith("ready"):
+        sys.exit("FAIL: the stand-in llama-server.exe did not start")
+    write_scenario(adapters())
+    snap = snapshot("--all")
+    pids = [q["pid"] for q in snap["processes"] if mark in (q.get("cmdline") or [])]
+    if len(pids) != 1:
+        sys.exit(f"FAIL: the stand-in is not listed once: {pids}")
+    return pids[0]
+
+
 def main():
     for f in (gtm_exe, pdh_dll):
         shutil.copy(f, tmp)
@@ -405,25 +421,15 @@ def main():
         sys.exit(f"FAIL: the stand-in could not write {written}")
     model = subprocess.run(["sh", wine_run, "winepath", "-w", written], env=env(False), capture_output=True,
                            text=True).stdout.strip()
-    llama_p = subprocess.Popen(["sh", wine_run, llama_exe, "-m", "tiny.gguf", "--alias", f"gtm-wddm-{os.getpid()}"],
-                               env=env(False), cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
-    children.append(llama_p)
-    if not llama_p.stdout.readline().startswith("ready"):
-        sys.exit("FAIL: the stand-in llama-server.exe did not start")
-    write_scenario(adapters())
-    snap = snapshot("--all")
-    mark = f"gtm-wddm-{os.getpid()}"
-    llama = [p["pid"] for p in snap["processes"] if mark in (p.get("cmdline") or [])]
-    if len(llama) != 1:
-        sys.exit(f"FAIL: the stand-in is not listed once: {llama}")
-    _, dwm = start(os.path.join(tmp, "dwm.exe"), "120")
-    _, csrss = start(os.path.join(tmp, "csrss.exe"), "120")
-    case_snapshot(llama[0], dwm, csrss, model)
-    case_live(llama[0], dwm)
-    case_tui(llama[0], dwm, csrss)
-    case_fallback(llama[0])
-    case_more_data_forever(llama[0])
+    _, dwm = start(os.path.join(tmp, "dwm.exe"), "600")
+    _, csrss = start(os.path.join(tmp, "csrss.exe"), "600")
+    # the stand-in stays 60 s: a fresh one for each case, so a slow machine never outlives it
+    case_snapshot(start_llama(folder), dwm, csrss, model)
+    case_live(start_llama(folder), dwm)
+    case_tui(start_llama(folder), dwm, csrss)
+    llama = start_llama(folder)
+    case_fallback(llama)
+    case_more_data_forever(llama)
 
 
 try:

@@ -33,6 +33,10 @@ struct proc_cache {
 	uint32_t *listed; /* the last scan's PIDs, sorted */
 	size_t n_listed, cap_listed;
 	bool scanned;
+	PROCESSENTRY32W *entries; /* this scan's Toolhelp list (kept: no allocation per scan) */
+	size_t n_entries, cap_entries;
+	uint32_t *wanted_parents; /* the priority PIDs' parents, sorted */
+	size_t n_wanted, cap_wanted;
 };
 
 struct proc_cache *proc_cache_new(void)
@@ -46,6 +50,8 @@ void proc_cache_free(struct proc_cache *c)
 		return;
 	free(c->listeners);
 	free(c->listed);
+	free(c->entries);
+	free(c->wanted_parents);
 	free(c);
 }
 
@@ -259,6 +265,29 @@ static uint64_t filetime_ticks(FILETIME ft)
 	return ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
 }
 
+/* What ps shows: start time, working set, user. */
+static void read_basics(HANDLE h, struct gtm_process *p)
+{
+	FILETIME created, exited, kernel, user;
+	if (GetProcessTimes(h, &created, &exited, &kernel, &user))
+		p->start_time = filetime_ticks(created);
+	PROCESS_MEMORY_COUNTERS pmc;
+	if (GetProcessMemoryInfo(h, &pmc, sizeof pmc))
+		p->rss = gtm_u64_of(pmc.WorkingSetSize, GTM_MEASURED);
+	read_user(h, p);
+}
+
+/* A row as ps reads it, no detail (details_priority_only's parents). */
+static bool inspect_basics(struct gtm_process *p)
+{
+	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, p->pid);
+	if (!h)
+		return false;
+	read_basics(h, p);
+	CloseHandle(h);
+	return true;
+}
+
 /* Fills what an open handle tells; false when the process refused it. */
 static bool inspect(struct proc_cache *c, struct gtm_process *p)
 {
@@ -273,13 +302,7 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p)
 		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, p->pid);
 	if (!h)
 		return false;
-	FILETIME created, exited, kernel, user;
-	if (GetProcessTimes(h, &created, &exited, &kernel, &user))
-		p->start_time = filetime_ticks(created);
-	PROCESS_MEMORY_COUNTERS pmc;
-	if (GetProcessMemoryInfo(h, &pmc, sizeof pmc))
-		p->rss = gtm_u64_of(pmc.WorkingSetSize, GTM_MEASURED);
-	read_user(h, p);
+	read_basics(h, p);
 
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	atomic_init(&d->refs, 1);
@@ -368,37 +391,73 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every row gets its details here (the Toolhelp list is one call and a
- * process's handle the only way to its start time): details_priority_only
- * reads no less on Windows yet. */
-int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
+static bool in_sorted(const uint32_t *v, size_t n, uint32_t pid)
+{
+	return n && bsearch(&pid, v, n, sizeof pid, cmp_pid) != NULL;
+}
+
+/* The Toolhelp list, one call; with details_priority_only also the parents
+ * of the priority PIDs (their rows come from the list's parent ids, the way
+ * Linux takes them from stat). */
+static bool list_entries(struct proc_cache *c, const struct proc_scan_opts *o)
 {
 	HANDLE hs = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
 	if (hs == INVALID_HANDLE_VALUE)
-		return -1;
-	read_dos_devices(c);
-	c->listeners_read = false;
-	c->n_listed = 0;
+		return false;
+	c->n_entries = 0;
+	c->n_wanted = 0;
 	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
 	for (BOOL more = Process32FirstW(hs, &pe); more; more = Process32NextW(hs, &pe)) {
 		if (o && o->only_pid && pe.th32ProcessID != o->only_pid)
 			continue;
-		c->listed = grow_array(c->listed, sizeof *c->listed, &c->cap_listed, c->n_listed);
-		c->listed[c->n_listed++] = pe.th32ProcessID;
-		struct gtm_process *p = snapshot_add_process(snap);
-		p->pid = pe.th32ProcessID;
-		p->ppid = pe.th32ParentProcessID;
-		snprintf(p->label, sizeof p->label, "%u", p->pid);
-		char *name = wide_to_utf8(pe.szExeFile, -1);
-		snprintf(p->name, sizeof p->name, "%s", name ? name : "");
-		free(name);
-		snap->n_procs_total++;
-		if (!inspect(c, p))
-			snap->n_procs_uninspectable++;
-		if (!(o && o->ports_on_demand))
-			proc_refresh_ports(c, p);
+		c->entries = grow_array(c->entries, sizeof *c->entries, &c->cap_entries, c->n_entries);
+		c->entries[c->n_entries++] = pe;
+		if (o && o->details_priority_only && in_sorted(o->priority_pids, o->n_priority, pe.th32ProcessID)) {
+			c->wanted_parents = grow_array(c->wanted_parents, sizeof *c->wanted_parents, &c->cap_wanted, c->n_wanted);
+			c->wanted_parents[c->n_wanted++] = pe.th32ParentProcessID;
+		}
 	}
 	CloseHandle(hs);
+	qsort(c->wanted_parents, c->n_wanted, sizeof *c->wanted_parents, cmp_pid);
+	return true;
+}
+
+static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const PROCESSENTRY32W *pe, bool detailed,
+		    const struct proc_scan_opts *o)
+{
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->pid = pe->th32ProcessID;
+	p->ppid = pe->th32ParentProcessID;
+	snprintf(p->label, sizeof p->label, "%u", p->pid);
+	char *name = wide_to_utf8(pe->szExeFile, -1);
+	snprintf(p->name, sizeof p->name, "%s", name ? name : "");
+	free(name);
+	if (!(detailed ? inspect(c, p) : inspect_basics(p)))
+		snap->n_procs_uninspectable++;
+	if (!(o && o->ports_on_demand))
+		proc_refresh_ports(c, p);
+}
+
+/* With details_priority_only (platform_api.h) only the priority PIDs are
+ * opened and read fully (command line, DLLs, mapped files: the costly part,
+ * a VirtualQueryEx walk), their parents get a row as ps reads it, and the
+ * rest are counted; otherwise every process is read. */
+int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
+{
+	if (!list_entries(c, o))
+		return -1;
+	read_dos_devices(c);
+	c->listeners_read = false;
+	c->n_listed = 0;
+	for (size_t i = 0; i < c->n_entries; i++) {
+		const PROCESSENTRY32W *pe = &c->entries[i];
+		c->listed = grow_array(c->listed, sizeof *c->listed, &c->cap_listed, c->n_listed);
+		c->listed[c->n_listed++] = pe->th32ProcessID;
+		snap->n_procs_total++;
+		bool prio = !(o && o->details_priority_only) || in_sorted(o->priority_pids, o->n_priority, pe->th32ProcessID);
+		if (prio || in_sorted(c->wanted_parents, c->n_wanted, pe->th32ProcessID))
+			add_row(c, snap, pe, prio, o);
+	}
 	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
 	c->scanned = true;
 	return 0;
