@@ -81,6 +81,15 @@ struct gtm_gpu_use {
 	 * never summed into any total; N/A where the source has no such view. */
 	gtm_u64 ref_vram, ref_spill, ref_shared;
 	int n_clients;           /* distinct DRM clients (open DRM files) on this device */
+	/* WDDM (Windows PDH): the load per engine type as the driver names them
+	 * ("3D", "Compute_0", "Copy", "VideoDecode", "High Priority 3D"), the
+	 * busiest engine's share (Task Manager's GPU % of a process; N/A
+	 * elsewhere), and mem_note: which counters the memory came from when
+	 * not the usual ones ("" otherwise) */
+	struct gtm_engine engines[GTM_MAX_ENGINES];
+	int n_engines;
+	gtm_f64 busy_pct;
+	char mem_note[96];
 };
 
 /* A process's environment: NUL-separated entries, len bytes (bounded),

@@ -18,7 +18,10 @@ struct name_table {
 static const char *const compositor_globs[] = {
 	"gnome-shell", "kwin_wayland", "kwin_x11", "kwin", "Xorg", "X", "Xwayland", "sway", "Hyprland",
 	"weston", "mutter", "labwc", "wayfire", "river", "niri", "cosmic-comp", "gamescope", "picom",
-	"compiz", "xfwm4", "marco", "muffin", "enlightenment", NULL};
+	"compiz", "xfwm4", "marco", "muffin", "enlightenment",
+	/* Windows: the Desktop Window Manager, and csrss, which holds the console
+	 * windows' surfaces the same way (Task Manager shows both large) */
+	"dwm.exe", "csrss.exe", NULL};
 static const char *const browser_globs[] = {
 	"firefox", "firefox-*", "firefox.*", "librewolf", "chrome", "chromium", "chromium-*", "google-chrome*",
 	"msedge", "microsoft-edge*", "brave", "brave-*", "opera", "vivaldi-bin", "epiphany", "WebKitWebProces*",

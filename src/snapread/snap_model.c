@@ -83,6 +83,18 @@ static gtm_f64 get_f64(const json_t *o, const char *k)
 		r_;                                                         \
 	})
 
+/* {name, busy_pct} per engine (a device's; a WDDM use's per type). */
+static int read_engines(const json_t *arr, struct gtm_engine *out)
+{
+	int n = 0;
+	for (size_t i = 0; i < json_array_size(arr) && n < GTM_MAX_ENGINES; i++) {
+		const json_t *e = json_array_get(arr, i);
+		copy_str(out[n].name, sizeof out[n].name, e, "name");
+		out[n++].busy_pct = get_f64(e, "busy_pct");
+	}
+	return n;
+}
+
 static void read_device(const json_t *o, struct gtm_device *d)
 {
 	const json_t *mem = get_obj(o, "memory"), *ut = get_obj(o, "utilization"), *ck = get_obj(o, "clocks_mhz");
@@ -94,10 +106,10 @@ static void read_device(const json_t *o, struct gtm_device *d)
 	copy_str(d->name, sizeof d->name, o, "name");
 	copy_str(d->uuid, sizeof d->uuid, o, "uuid");
 	copy_str(d->pci_bus_id, sizeof d->pci_bus_id, o, "pci_bus_id");
+	copy_str(d->luid, sizeof d->luid, o, "luid");
 	copy_str(d->driver, sizeof d->driver, o, "driver");
 	copy_str(d->driver_version, sizeof d->driver_version, o, "driver_version");
 	copy_str(d->cuda_version, sizeof d->cuda_version, o, "cuda_version");
-	copy_str(d->luid, sizeof d->luid, o, "luid");
 	d->is_apu = get_bool(o, "is_apu");
 	d->mem_total = get_u64(mem, "total_bytes", GTM_MEASURED);
 	d->mem_used = get_u64(mem, "used_bytes", GTM_MEASURED);
@@ -122,12 +134,7 @@ static void read_device(const json_t *o, struct gtm_device *d)
 	d->pcie_rx_bps = get_f64(pcie, "rx_bytes_per_s");
 	d->pcie_gen = get_f64(pcie, "generation");
 	d->pcie_width = get_f64(pcie, "width");
-	for (size_t i = 0; i < json_array_size(eng) && d->n_engines < GTM_MAX_ENGINES; i++) {
-		const json_t *e = json_array_get(eng, i);
-		struct gtm_engine *g = &d->engines[d->n_engines++];
-		copy_str(g->name, sizeof g->name, e, "name");
-		g->busy_pct = get_f64(e, "busy_pct");
-	}
+	d->n_engines = read_engines(eng, d->engines);
 	d->n_processes_seen = (int)int_or(o, "processes_listed", 0, 1 << 30, -1);
 }
 
@@ -149,6 +156,13 @@ static void read_use(const json_t *o, struct gtm_gpu_use *u, enum gtm_prov prov)
 	u->gfx_pct = get_f64(o, "graphics_pct");
 	u->copy_pct = get_f64(o, "copy_pct");
 	u->video_pct = get_f64(o, "video_pct");
+	/* WDDM: the busiest engine, the per-type loads, paged estimated, the counters that stood in */
+	u->busy_pct = get_f64(o, "gpu_pct");
+	u->n_engines = read_engines(get_arr(o, "engines"), u->engines);
+	const char *pp = get_str(o, "paged_provenance");
+	if (pp && !strcmp(pp, "estimated") && gtm_u64_ok(u->paged))
+		u->paged.prov = GTM_ESTIMATED;
+	copy_str(u->mem_note, sizeof u->mem_note, o, "memory_note");
 	u->n_clients = (int)int_or(ref, "clients", 0, 1 << 20, 0);
 	u->ref_vram = get_u64(ref, "resident_vram_bytes", GTM_MEASURED);
 	u->ref_spill = get_u64(ref, "resident_gtt_bytes", GTM_MEASURED);

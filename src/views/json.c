@@ -7,6 +7,19 @@
 #include "views/ident_json.h"
 #include "views/json_util.h"
 
+/* {name, busy_pct} per engine: a device's (DRM, WDDM) or a WDDM use's. */
+static void jw_engines(struct jw *w, const struct gtm_engine *e, int n)
+{
+	jw_begin_array(w, "engines");
+	for (int i = 0; i < n && i < GTM_MAX_ENGINES; i++) {
+		jw_begin_object(w, NULL);
+		jw_str(w, "name", e[i].name);
+		jw_f64(w, "busy_pct", e[i].busy_pct);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
 static void jw_device(struct jw *w, const struct gtm_device *d)
 {
 	jw_begin_object(w, NULL);
@@ -16,10 +29,10 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_str(w, "name", d->name);
 	jw_str(w, "uuid", d->uuid);
 	jw_str(w, "pci_bus_id", d->pci_bus_id);
+	jw_str(w, "luid", d->luid); /* Windows adapter LUID ("0x00000000_0x0000A18D"); null elsewhere */
 	jw_str(w, "driver", d->driver);
 	jw_str(w, "driver_version", d->driver_version);
 	jw_str(w, "cuda_version", d->cuda_version);
-	jw_str(w, "luid", d->luid);
 	jw_bool(w, "is_apu", d->is_apu);
 
 	jw_begin_object(w, "memory");
@@ -58,19 +71,24 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_f64(w, "width", d->pcie_width);
 	jw_end_object(w);
 
-	jw_begin_array(w, "engines");
-	for (int i = 0; i < d->n_engines && i < GTM_MAX_ENGINES; i++) {
-		jw_begin_object(w, NULL);
-		jw_str(w, "name", d->engines[i].name);
-		jw_f64(w, "busy_pct", d->engines[i].busy_pct);
-		jw_end_object(w);
-	}
-	jw_end_array(w);
+	jw_engines(w, d->engines, d->n_engines);
 	if (d->n_processes_seen >= 0)
 		jw_int(w, "processes_listed", d->n_processes_seen);
 	else
 		jw_null(w, "processes_listed");
 	jw_end_object(w);
+}
+
+/* WDDM (Windows): Task Manager's GPU % of the process (its busiest engine),
+ * the load per engine type, how paged was obtained (estimated: Total
+ * Committed - Local - Non Local) and which counters the memory came from
+ * when not Local/Non Local Usage. Null / empty from the other sources. */
+static void jw_use_wddm(struct jw *w, const struct gtm_gpu_use *u)
+{
+	jw_f64(w, "gpu_pct", u->busy_pct);
+	jw_str(w, "paged_provenance", gtm_u64_ok(u->paged) ? gtm_prov_name(u->paged.prov) : NULL);
+	jw_str(w, "memory_note", u->mem_note[0] ? u->mem_note : NULL);
+	jw_engines(w, u->engines, u->n_engines);
 }
 
 static void jw_use(struct jw *w, const struct gtm_gpu_use *u)
@@ -90,6 +108,7 @@ static void jw_use(struct jw *w, const struct gtm_gpu_use *u)
 	jw_f64(w, "graphics_pct", u->gfx_pct);
 	jw_f64(w, "copy_pct", u->copy_pct);
 	jw_f64(w, "video_pct", u->video_pct);
+	jw_use_wddm(w, u);
 	if (u->n_clients > 0) {
 		/* DRM: every buffer the process can reach, shared ones included. A
 		 * reference for the reader, never summed into any total. */

@@ -70,7 +70,8 @@ void text_print_source_status(FILE *out, const struct gtm_snapshot *s)
 /* The load column: a process's SM (compute) or busiest engine share. */
 static gtm_f64 use_load(const struct gtm_gpu_use *u)
 {
-	const gtm_f64 *cand[] = {&u->sm_pct, &u->gfx_pct, &u->video_pct, &u->copy_pct, &u->enc_pct, &u->dec_pct};
+	const gtm_f64 *cand[] = {&u->sm_pct, &u->gfx_pct, &u->video_pct, &u->copy_pct, &u->enc_pct, &u->dec_pct,
+				 &u->busy_pct};
 	gtm_f64 best = GTM_F64_NA;
 	for (size_t i = 0; i < sizeof cand / sizeof cand[0]; i++)
 		if (gtm_f64_ok(*cand[i]) && (!gtm_f64_ok(best) || cand[i]->v > best.v))

@@ -32,7 +32,7 @@ grep -q "GCC RUNTIME LIBRARY EXCEPTION" "$d/licenses/gcc-runtime.txt" || fail "n
 imports=$(x86_64-w64-mingw32-objdump -p "$d/gputaskman.exe" | sed -n 's/^.*DLL Name: //p' | tr 'A-Z' 'a-z' | sort -u | tr '\n' ' ')
 for dll in $imports; do
 	case $dll in
-	kernel32.dll | msvcrt.dll | advapi32.dll | psapi.dll | iphlpapi.dll | shell32.dll | ws2_32.dll | user32.dll | ntdll.dll | winhttp.dll) ;;
+	kernel32.dll | msvcrt.dll | advapi32.dll | psapi.dll | iphlpapi.dll | shell32.dll | ws2_32.dll | user32.dll | ntdll.dll | winhttp.dll | pdh.dll) ;;
 	*) fail "gputaskman.exe imports $dll, which is not part of Windows (imports: $imports)" ;;
 	esac
 done

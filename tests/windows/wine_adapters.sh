@@ -40,6 +40,6 @@ cp "$doubles/dxgi.dll" "$sys32/dxgi.dll" || fail "cannot put the dxgi.dll double
 
 # Wine's Z: is the Unix root
 GTM_DOUBLES="Z:$(printf '%s' "$doubles" | tr / '\\')"
-export GTM_DOUBLES GTM_WINE_DLLOVERRIDES="dxgi=n"
+export GTM_DOUBLES GTM_WINEDLLOVERRIDES="dxgi=n"
 mkdir "$tmp/work" && cd "$tmp/work" || fail "no work folder"
 sh "$here/../../scripts/wine-run.sh" "$exe"

@@ -3,7 +3,8 @@
  * command line and environment, EnumProcessModulesEx, VirtualQueryEx +
  * GetMappedFileNameW) and listening ports through GetExtendedTcpTable. What a process refuses
  * (another user's, a protected one) leaves its fields empty and counts it
- * as not inspectable. GPU sources (PDH, DXGI, NVML's nvml.dll) are part 2. */
+ * as not inspectable. The GPU source is WDDM's (wddm_source.h: PDH counters,
+ * adapters and telemetry behind wddm_adapters.h). */
 #ifndef GTM_PLATFORM_H
 #define GTM_PLATFORM_H
 

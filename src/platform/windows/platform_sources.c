@@ -1,8 +1,10 @@
 #include "platform.h"
 
-/* Windows GPU sources (PDH counters, DXGI adapters, NVML from nvml.dll)
- * come with part 2 of issue 12; the collector runs with none and the views
- * say no GPU was found. */
+#include "wddm_source.h"
+
+/* Windows's GPU source: WDDM's PDH counters, with the adapters and their
+ * vendor telemetry behind wddm_adapters.h. */
 const struct gtm_source_ops *const platform_sources[PLATFORM_MAX_SOURCES + 1] = {
+	&wddm_source_ops,
 	NULL,
 };

@@ -81,6 +81,19 @@ static int put_repeated(int y, int x, const char *glyph, int n)
 	return n > 0 ? n : 0;
 }
 
+/* The bar's scale: the device's total, or without one (a Windows adapter
+ * known only by its PDH LUID) its use, so the rows still show their shares. */
+static bool bar_scale(const struct gtm_device *d, uint64_t *scale)
+{
+	if (gtm_u64_ok(d->mem_total))
+		*scale = d->mem_total.v;
+	else if (gtm_u64_ok(d->mem_used) && d->mem_used.v > 0)
+		*scale = d->mem_used.v;
+	else
+		return false;
+	return true;
+}
+
 static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct gtm_device *d, const uint64_t *cat)
 {
 	char used[32], total[32], sh[80], sa[32], sb[32], tail[160];
@@ -94,12 +107,14 @@ static void draw_bar(const struct tui_view *v, int y, int x, int w, const struct
 		 gtm_u64_ok(d->shared_total) || gtm_u64_ok(d->shared_used) ? sh : "");
 	tui_put(y, x, w, "VRAM [");
 	bw = w - 7 - (int)strlen(tail);
-	if (bw < 4 || !gtm_u64_ok(d->mem_total)) {
-		tui_put(y, x + 6, w - 6, gtm_u64_ok(d->mem_total) ? "]" : "N/A]");
-		tui_put(y, x + (gtm_u64_ok(d->mem_total) ? 7 : 10), w - 10, tail);
+	uint64_t scale;
+	bool scaled = bar_scale(d, &scale);
+	if (bw < 4 || !scaled) {
+		tui_put(y, x + 6, w - 6, scaled ? "]" : "N/A]");
+		tui_put(y, x + (scaled ? 7 : 10), w - 10, tail);
 		return;
 	}
-	used_cells = tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, bw, cells, &norm);
+	used_cells = tui_bar_cells(cat, TUI_CAT_COUNT, scale, bw, cells, &norm);
 	cx = x + 6;
 	for (int c = 0; c < TUI_CAT_COUNT; c++) {
 		char ch[2] = {cat_ascii[c], 0};
@@ -117,12 +132,12 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	char b[32], item[64];
 	int cx = x, cells[TUI_CAT_COUNT];
 	bool norm = false;
-	uint64_t sum = 0;
+	uint64_t sum = 0, scale;
 
 	for (int c = 0; c < TUI_CAT_COUNT; c++)
 		sum += cat[c];
-	if (gtm_u64_ok(d->mem_total))
-		tui_bar_cells(cat, TUI_CAT_COUNT, d->mem_total.v, 100, cells, &norm);
+	if (bar_scale(d, &scale))
+		tui_bar_cells(cat, TUI_CAT_COUNT, scale, 100, cells, &norm);
 	if (sum == 0) {
 		/* rows whose memory the driver withholds are not rows using none */
 		bool withheld = false;
@@ -136,7 +151,8 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	}
 	if (norm) {
 		/* First, so a narrow terminal still says why the bar is full. */
-		snprintf(item, sizeof item, "normalised: rows %s > total  ", fmt_bytes_raw(b, sizeof b, sum));
+		snprintf(item, sizeof item, "normalised: rows %s > %s  ", fmt_bytes_raw(b, sizeof b, sum),
+			 gtm_u64_ok(d->mem_total) ? "total" : strcmp(d->source, "wddm") == 0 ? "used (shared surfaces)" : "used");
 		term_attr_on(tui_attr(v, TP_WARN));
 		tui_put(y, cx, w, item);
 		term_attr_off(tui_attr(v, TP_WARN));
@@ -144,7 +160,8 @@ static void draw_legend(const struct tui_view *v, int y, int x, int w, const str
 	} else if (gtm_u64_ok(d->mem_used) && sum > d->mem_used.v) {
 		/* The bar is drawn from the rows, which may count shared buffers
 		 * more than once: say when it shows more than the device's "used". */
-		snprintf(item, sizeof item, "rows %s > used (shared buffers count twice)  ", fmt_bytes_raw(b, sizeof b, sum));
+		snprintf(item, sizeof item, "rows %s > used (shared %s count twice)  ", fmt_bytes_raw(b, sizeof b, sum),
+			 strcmp(d->source, "wddm") == 0 ? "surfaces" : "buffers");
 		term_attr_on(tui_attr(v, TP_WARN));
 		tui_put(y, cx, w, item);
 		term_attr_off(tui_attr(v, TP_WARN));

@@ -16,7 +16,9 @@ static const struct help_section help_sections[] = {
 	 "Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
 	 "(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
 	 "DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
-	 "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples).",
+	 "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples). Windows: "
+	 "PDH's GPU Process Memory (VRAM = Local Usage, spill = Non Local Usage) and GPU Engine running "
+	 "time per engine type, GPU % being the busiest engine, as Task Manager shows it.",
 	 {NULL,
 	  "In a container the driver reports host PIDs: a row's PID is only local after pairing (see Inferred).",
 	  "Under WSL only some device counters come through the Windows driver's NVML in /usr/lib/wsl (GPU "
@@ -36,7 +38,8 @@ static const struct help_section help_sections[] = {
 	 "Reported: what a runtime says about itself - llama.cpp's load log (model/KV/compute buffer "
 	 "sizes), local APIs on loopback (ollama /api/ps). Estimated: weights, KV cache and compute from "
 	 "the GGUF header and the server's flags. Neither is ever added into measured totals; the rest of "
-	 "a process's measured VRAM is shown as runtime overhead/unknown.",
+	 "a process's measured VRAM is shown as runtime overhead/unknown. Windows' paged (~) is estimated: "
+	 "Total Committed - Local - Non Local Usage.",
 	 {NULL, NULL, NULL}},
 	{"Unavailable",
 	 "How a CUDA context's memory divides into weights, KV cache, activations and allocator cache "

@@ -51,6 +51,23 @@ static void add_command(struct tui_text *t, const struct gtm_process *p)
 		tui_text_add(t, TUI_ST_DIM, 11, "exe:     %s", d->exe);
 }
 
+/* WDDM: the driver's engine types ("3D 12 %  Compute_0 40 %"), the busiest
+ * being the process's GPU %. */
+static void add_engine_types(struct tui_text *t, const struct gtm_gpu_use *u)
+{
+	char line[400], pct[16];
+	size_t len = 0;
+
+	line[0] = '\0';
+	for (int e = 0; e < u->n_engines && len + 40 < sizeof line; e++) {
+		int w = snprintf(line + len, sizeof line - len, "%s%s %s", e ? "  " : "", u->engines[e].name,
+				 fmt_f64(pct, sizeof pct, u->engines[e].busy_pct, 0, " %"));
+		if (w > 0)
+			len += (size_t)w;
+	}
+	tui_text_add(t, TUI_ST_TEXT, 4, "  GPU %s (busiest engine)  %s", fmt_f64(pct, sizeof pct, u->busy_pct, 0, " %"), line);
+}
+
 static void add_uses(struct tui_text *t, const struct gtm_process *p)
 {
 	char v[48], sp[48], pg[48], sm[16], enc[16], dec[16];
@@ -61,7 +78,9 @@ static void add_uses(struct tui_text *t, const struct gtm_process *p)
 			     u->graphics ? " graphics" : "", bytes_prov(v, sizeof v, u->vram));
 		tui_text_add(t, TUI_ST_TEXT, 4, "  spill %s  paged %s", bytes_prov(sp, sizeof sp, u->spill),
 			     bytes_prov(pg, sizeof pg, u->paged));
-		if (u->n_clients > 0) {
+		if (u->n_engines > 0) {
+			add_engine_types(t, u);
+		} else if (u->n_clients > 0) {
 			/* a DRM client: engine classes, not NVIDIA's SM/encoder/decoder */
 			char gfx[16], cp[16], vid[16];
 			tui_text_add(t, TUI_ST_TEXT, 4, "  gfx %s  compute %s  copy %s  video %s",
@@ -74,6 +93,8 @@ static void add_uses(struct tui_text *t, const struct gtm_process *p)
 		}
 		if (!gtm_u64_ok(u->vram) && u->na_reason[0])
 			tui_text_add(t, TUI_ST_DIM, 4, "  VRAM N/A: %s", u->na_reason);
+		if (u->mem_note[0])
+			tui_text_add(t, TUI_ST_DIM, 4, "  memory: %s", u->mem_note);
 	}
 }
 
@@ -249,7 +270,16 @@ static bool any_use(const struct gtm_process *p, int field)
 }
 
 static bool has_spill(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 0); }
-static bool has_paged(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 1); }
+/* paged as a driver measures it, or Windows' estimate (prov estimated) */
+static bool paged_of(const struct gtm_process *p, bool estimated)
+{
+	for (int i = 0; i < p->n_uses; i++)
+		if (gtm_u64_ok(p->uses[i].paged) && (p->uses[i].paged.prov == GTM_ESTIMATED) == estimated)
+			return true;
+	return false;
+}
+static bool has_paged(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return paged_of(p, false); }
+static bool has_paged_estimate(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return paged_of(p, true); }
 static bool vram_na(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return any_use(p, 2); }
 static bool is_matched(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_MATCHED; }
 static bool is_guessed(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_GUESSED; }
@@ -258,6 +288,22 @@ static bool is_unattr(const struct gtm_snapshot *s, const struct gtm_process *p)
 static bool is_exited(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->owner == GTM_OWNER_EXITED; }
 static bool is_compositor(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_COMPOSITOR; }
 static bool is_ai(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return tui_process_cat(p) == TUI_CAT_AI; }
+/* a compositor whose rows come from Windows' PDH counters (which has a note
+ * of its own, in place of the general one) */
+static bool is_wddm_compositor(const struct gtm_snapshot *s, const struct gtm_process *p)
+{
+	if (!is_compositor(s, p))
+		return false;
+	for (int i = 0; i < p->n_uses; i++)
+		for (int d = 0; d < s->n_devices; d++)
+			if (s->devices[d].index == p->uses[i].dev_index && strcmp(s->devices[d].source, "wddm") == 0)
+				return true;
+	return false;
+}
+static bool is_other_compositor(const struct gtm_snapshot *s, const struct gtm_process *p)
+{
+	return is_compositor(s, p) && !is_wddm_compositor(s, p);
+}
 static bool is_wsl(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)p; return s->mode == GTM_MODE_WSL; }
 static bool no_gpu(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->n_uses == 0; }
 
@@ -265,6 +311,9 @@ static const struct note_rule note_rules[] = {
 	{has_spill, "Spill is GPU-accessible system RAM (GTT) the process holds: the GPU reaches it over PCIe, "
 		    "much slower than VRAM. Growing spill usually means VRAM is full."},
 	{has_paged, "Paged is demand-paged (unified) memory the driver moves between system RAM and the GPU."},
+	{has_paged_estimate, "Paged (Windows, estimated): what the process committed on the GPU that is resident in "
+			     "neither segment group, Total Committed - Local - Non Local Usage: evicted, or not yet made "
+			     "resident. An inference from three counters, not a number Windows reports."},
 	{vram_na, "N/A means the driver does not say, not zero: nothing was measured for this process."},
 	{is_matched, "'*': the driver reported a host PID; it was paired with this process and only one "
 		     "explanation fits."},
@@ -274,9 +323,14 @@ static const struct note_rule note_rules[] = {
 		    "still lists the host PID, so its memory is not released yet. The row stays until the driver drops "
 		    "the PID, which is never given to another process."},
 	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
-	{is_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
+	{is_other_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
 			"platforms (Windows/WSL, some DRM drivers) shared buffers are counted in every process "
 			"that maps them, so it looks bigger than what it alone owns."},
+	{is_wddm_compositor, "Windows: VRAM here is PDH's Local Usage, what of this process's memory resides in the "
+			     "adapter's local segment group. Dedicated Usage (Task Manager's \"Dedicated GPU memory\") "
+			     "also counts the surfaces it shares with every window it composes, so dwm.exe and "
+			     "csrss.exe look as large as the windows together. Rows may add up past the adapter's use: "
+			     "the adapter's own counters are the total."},
 	{is_ai, "A mapped runtime library names the runtime, never the model; a mapped model file shows the "
 		"process holds it, not that its weights are on the GPU. Estimates and runtime-reported segments "
 		"are never added into measured totals."},

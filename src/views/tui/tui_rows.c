@@ -47,6 +47,7 @@ void tui_row_metrics(const struct gtm_process *p, struct tui_row_metrics *m)
 		/* NVML reports SM; DRM engines report graphics. GPU % is the busiest. */
 		max_f64(&m->gpu, u->sm_pct);
 		max_f64(&m->gpu, u->gfx_pct);
+		max_f64(&m->gpu, u->busy_pct); /* WDDM: the busiest engine (Task Manager's GPU %) */
 		max_f64(&m->enc, u->enc_pct);
 		max_f64(&m->dec, u->dec_pct);
 		max_f64(&m->gfx, u->gfx_pct);
@@ -165,7 +166,15 @@ void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics
 	case TUI_COL_RUNTIMES: tui_process_runtimes(p, buf, n); break;
 	case TUI_COL_VRAM: fmt_bytes(buf, n, m->vram); break;
 	case TUI_COL_SPILL: fmt_bytes(buf, n, m->spill); break;
-	case TUI_COL_PAGED: fmt_bytes(buf, n, m->paged); break;
+	case TUI_COL_PAGED:
+		/* '~': estimated (Windows: Total Committed - Local - Non Local Usage) */
+		if (gtm_u64_ok(m->paged) && m->paged.prov == GTM_ESTIMATED) {
+			buf[0] = '~';
+			fmt_bytes(buf + 1, n - 1, m->paged);
+		} else {
+			fmt_bytes(buf, n, m->paged);
+		}
+		break;
 	case TUI_COL_GPU: fmt_f64(buf, n, m->gpu, 0, ""); break;
 	case TUI_COL_ENC: fmt_f64(buf, n, m->enc, 0, ""); break;
 	case TUI_COL_DEC: fmt_f64(buf, n, m->dec, 0, ""); break;

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Writes the PDH double's scenario for bench/wddm: N processes (default 200)
+with GPU counters on 2 adapters (a discrete one with 8 engines, an
+integrated one with 5), every GPU Process Memory counter, the adapter sets.
+PIDs start at 100000 (no Wine process has them: their rows are H: rows, the
+PDH work is the same). No time line: the double stamps the system clock, so
+every refresh takes real deltas.
+   gen_scenario.py OUT [N]"""
+import sys
+
+out, n = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 200
+adapters = {
+    "0x00000000_0x0000A18D": ["3D", "Copy", "Copy", "VideoDecode", "VideoEncode", "Compute_0", "Compute_1", "Security"],
+    "0x00000000_0x000095CA": ["3D", "Copy", "VideoDecode", "VideoProcessing", "Compute"],
+}
+lines = []
+for luid in adapters:
+    lines.append(f"GPU Local Adapter Memory\tLocal Usage\tluid_{luid}_phys_0_part_0\t{6 << 30}")
+    lines.append(f"GPU Non Local Adapter Memory\tNon Local Usage\tluid_{luid}_phys_0_part_0\t{1 << 29}")
+    lines.append(f"GPU Adapter Memory\tDedicated Usage\tluid_{luid}_phys_0\t{6 << 30}")
+    lines.append(f"GPU Adapter Memory\tShared Usage\tluid_{luid}_phys_0\t{1 << 29}")
+for i in range(n):
+    pid = 100000 + 4 * i
+    for luid, engines in adapters.items():
+        for e, typ in enumerate(engines):
+            lines.append(f"GPU Engine\tRunning Time\tpid_{pid}_luid_{luid}_phys_0_eng_{e}_engtype_{typ}\t{i * 1000 + e}")
+        for k, counter in enumerate(["Local Usage", "Non Local Usage", "Total Committed", "Dedicated Usage", "Shared Usage"]):
+            lines.append(f"GPU Process Memory\t{counter}\tpid_{pid}_luid_{luid}_phys_0\t{(i + 1) * (k + 1) << 20}")
+open(out, "w").write("\n".join(lines) + "\n")

@@ -1,0 +1,59 @@
+/* The WDDM source (Windows): devices from wddm_adapters_list, or from the
+ * LUIDs PDH's counters carry when DXGI lists none; per-process memory and
+ * engine loads from PDH (pdh_reader.h) with the rules of src/sources/wddm/.
+ * wddm_source_ops is registered in platform_sources.c. */
+#ifndef GTM_WDDM_SOURCE_H
+#define GTM_WDDM_SOURCE_H
+
+#include "sources/source.h"
+#include "sources/wddm/wddm_engine_agg.h"
+#include "sources/wddm/wddm_engine_track.h"
+#include "pdh_reader.h"
+#include "wddm_adapters.h"
+
+extern const struct gtm_source_ops wddm_source_ops;
+
+/* A PID's start time (FILETIME ticks, what proc_windows.c reads), looked up
+ * once per refresh. */
+struct wddm_pid_start {
+	uint32_t pid;
+	uint64_t start_time; /* 0: the process refused or is gone */
+};
+
+struct wddm_use_key {
+	uint32_t pid;
+	uint64_t luid;
+	size_t row;     /* a GPU Process Memory row, or SIZE_MAX for an engines-only pair */
+};
+
+struct wddm_source {
+	struct pdh_reader *pdh;
+	struct wddm_telemetry *telemetry;
+	struct wddm_adapter adapters[WDDM_MAX_ADAPTERS];
+	int n_adapters;
+	bool from_dxgi;         /* false: adapters named by PDH's LUIDs */
+	char dxgi_why[128];     /* why DXGI gave none */
+	struct wddm_engine_tracker *tracker;
+	struct wddm_engine_sample *samples;
+	size_t n_samples, cap_samples;
+	struct wddm_engine_loads loads;
+	struct wddm_pid_start *starts; /* by pid */
+	size_t n_starts, cap_starts;
+	struct wddm_use_key *keys;     /* scratch: (process, adapter) pairs of a refresh */
+	size_t cap_keys;
+};
+
+/* wddm_devices.c: appends one device per adapter (adding the LUIDs PDH
+ * lists first when DXGI gave none); returns the index of the first. */
+int wddm_devices_add(struct wddm_source *s, struct gtm_snapshot *snap);
+/* The device index of an adapter LUID among those added at base, or -1. */
+int wddm_device_of(const struct wddm_source *s, int base, uint64_t luid);
+
+/* wddm_procs.c: engine deltas and loads of this refresh. */
+void wddm_engines_update(struct wddm_source *s);
+/* Appends one raw use per (process, adapter) PDH lists. */
+void wddm_procs_add(struct wddm_source *s, struct gtm_snapshot *snap, int base, struct gtm_raw_uses *uses);
+/* The start time of pid (looked up on first ask in a refresh). */
+uint64_t wddm_pid_start_time(struct wddm_source *s, uint32_t pid);
+
+#endif
