@@ -3,18 +3,20 @@
  * observation, platforms.md 2.4), so walking both lists from the oldest end,
  * each tracked entry either vanished or continues as the next host entry, and
  * what is left at the head is new: an edit distance with deletions on one side,
- * solved forwards and backwards so that every entry's fate in *all* best
- * alignments is known (two that differ make it unsure). */
+ * solved forwards and backwards so that for every entry the cost of the best
+ * alignment giving it another fate is known: within NEAR of the best, the entry
+ * is unsure; only a margin of WSL_EVIDENCE makes its vanishing evidence for
+ * revising a '?' match. */
 #include "sources/wsl_match_internal.h"
 
 #include <string.h>
 
-#define EST_LOST (1ull << 56)   /* an established owner losing its context: only when nothing else fits */
-#define VANISH (1ull << 40)     /* any other context vanishing while its owner lives: rare, weighs 1 TiB */
-#define GONE 1                  /* an exited owner's context vanishing: expected, but not for free, so
-                                 * that "nothing vanished" wins a tie */
-#define GROWTH_DIV 1024         /* growth is common (allocations), shrinking rarer: growth weighs less */
+#define GROWTH_DIV 4            /* growth is common (allocations, weights): a quarter of its bytes */
+#define SHRINK_DIV 2            /* shrinking (frees) rarer: half */
+#define NEW_CTX WSL_VANISH      /* a new context nobody new explains (foreign, late): as rare as a vanishing */
 #define JUMP_CAP (1ull << 48)
+#define NEAR WSL_VANISH /* an alignment this close to the best is as good: as much as
+                        * a foreign context vanishing instead weighs */
 #define INF UINT64_MAX
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -22,24 +24,19 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a > INF - b ? INF : a + b;
 }
 
-static bool live_established(const struct wsl_tracked *t)
-{
-	return t->owner == WSL_OWNER_PROC && t->established;
-}
-
 static uint64_t cost_vanish(const struct wsl_tracked *t)
 {
-	if (t->owner_gone)
-		return GONE;
-	return live_established(t) ? EST_LOST : VANISH;
+	return t->vanish_cost;
 }
 
-/* A context may grow by gigabytes in one tick (weights uploading): growth
- * weighs 1/GROWTH_DIV of a shrink of the same size. */
+/* A context may grow by gigabytes in one tick (weights uploading) and shrink
+ * by some (frees): the jump weighs a fraction of its bytes. */
 static uint64_t cost_map(const struct wsl_tracked *t, const struct wsl_ctx *h)
 {
 	uint64_t a = wsl_ctx_size(&t->v), b = wsl_ctx_size(h);
-	uint64_t d = a > b ? a - b : (b - a) / GROWTH_DIV;
+	if (t->zero_only && b != 0)
+		return 2 * WSL_VANISH; /* an NVML-only owner's context does not grow */
+	uint64_t d = a > b ? (a - b) / SHRINK_DIV : (b - a) / GROWTH_DIV;
 	return d > JUMP_CAP ? JUMP_CAP : d;
 }
 
@@ -71,12 +68,13 @@ static void forward(struct wsl_matcher *mt, const struct wsl_adapter_state *a, c
 		}
 }
 
-static void backward(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h)
+static void backward(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
+		     int n_fresh)
 {
 	int m = a->n, n = h->n;
 
-	for (int j = 0; j <= n; j++)
-		mt->dp_b[m][j] = 0; /* the rest of the host list is new */
+	for (int j = 0; j <= n; j++) /* the rest of the host list is new */
+		mt->dp_b[m][j] = n - j > n_fresh ? (uint64_t)(n - j - n_fresh) * NEW_CTX : 0;
 	for (int i = m - 1; i >= 0; i--)
 		for (int j = n; j >= 0; j--) {
 			uint64_t best = add_sat(mt->dp_b[i + 1][j], cost_vanish(T_OLD(i)));
@@ -89,43 +87,44 @@ static void backward(struct wsl_matcher *mt, const struct wsl_adapter_state *a, 
 		}
 }
 
-/* Marks entries whose fate differs between optimal edges. */
-static void find_unsure(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
-			uint64_t opt, struct wsl_align *out)
+/* For each entry, how much more the best alignment giving it another fate
+ * costs (fate: vanished, or the host index it continues as). */
+static void find_margins(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
+			 uint64_t opt, struct wsl_align *out)
 {
 	int m = a->n, n = h->n;
 
 	for (int i = 0; i < m; i++) {
-		int fate = -2;
+		int chosen = out->fate[m - 1 - i] < 0 ? -1 : n - 1 - out->fate[m - 1 - i];
+		uint64_t best = INF;
 		for (int j = 0; j <= n; j++) {
 			uint64_t f = mt->dp_f[i][j];
 			if (f == INF)
 				continue;
-			int fates[2] = {-1, j};
-			uint64_t cost[2] = {add_sat(f, add_sat(cost_vanish(T_OLD(i)), mt->dp_b[i + 1][j])),
-					    j < n ? add_sat(f, add_sat(cost_map(T_OLD(i), H_OLD(j)), mt->dp_b[i + 1][j + 1]))
-						  : INF};
-			for (int k = 0; k < 2; k++) {
-				if (cost[k] != opt)
-					continue;
-				if (fate != -2 && fate != fates[k])
-					out->unsure[m - 1 - i] = out->any_unsure = true;
-				fate = fates[k];
+			if (chosen != -1) {
+				uint64_t v = add_sat(f, add_sat(cost_vanish(T_OLD(i)), mt->dp_b[i + 1][j]));
+				best = v < best ? v : best;
+			}
+			if (j < n && j != chosen) {
+				uint64_t c = add_sat(f, add_sat(cost_map(T_OLD(i), H_OLD(j)), mt->dp_b[i + 1][j + 1]));
+				best = c < best ? c : best;
 			}
 		}
+		out->margin[m - 1 - i] = best == INF ? INF : best - opt;
+		if (out->margin[m - 1 - i] <= NEAR)
+			out->unsure[m - 1 - i] = out->any_unsure = true;
 	}
 }
 
-void wsl_align(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
+void wsl_align(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h, int n_fresh,
 	       struct wsl_align *out)
 {
 	int m = a->n, n = h->n, j = 0;
 
 	memset(out, 0, sizeof *out);
 	forward(mt, a, h);
-	backward(mt, a, h);
+	backward(mt, a, h, n_fresh);
 	uint64_t opt = mt->dp_b[0][0];
-	find_unsure(mt, a, h, opt, out);
 	/* one best path, continuing rather than vanishing when both are best */
 	uint64_t acc = 0;
 	for (int i = 0; i < m; i++) {
@@ -137,7 +136,9 @@ void wsl_align(struct wsl_matcher *mt, const struct wsl_adapter_state *a, const 
 		} else {
 			acc = add_sat(acc, cost_vanish(t));
 			out->fate[m - 1 - i] = -1;
+			out->n_vanished++;
 		}
 	}
 	out->n_new = n - j;
+	find_margins(mt, a, h, opt, out);
 }

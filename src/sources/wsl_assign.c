@@ -24,7 +24,7 @@ struct search {
 	int target;               /* pass 2: fresh processes every assignment must match */
 	int best_fresh;           /* pass 1 result */
 	bool pass2;
-	int shown_fit, shown_matched;
+	int shown_fit, shown_matched, shown_shadows;
 };
 
 int wsl_hint_fit(const struct wsl_ctx *ctx, const int *own, int q, const uint64_t *hints, size_t n_hints)
@@ -71,11 +71,16 @@ static void record(struct search *s, int fresh)
 			o->alts[o->n_kept][c] = (int16_t)s->cur[c];
 		o->n_kept++;
 	}
-	int fit = wsl_hint_fit(in->ctx, s->cur, q, in->hints, in->n_hints);
-	if (o->n_alts == 0 || fit > s->shown_fit || (fit == s->shown_fit && matched > s->shown_matched)) {
+	int fit = wsl_hint_fit(in->ctx, s->cur, q, in->hints, in->n_hints), shadows = 0;
+	for (int c = 0; c < q; c++)
+		shadows += s->cur[c] != WSL_FOREIGN && in->pend[s->cur[c]].shadow;
+	if (o->n_alts == 0 || shadows < s->shown_shadows ||
+	    (shadows == s->shown_shadows &&
+	     (fit > s->shown_fit || (fit == s->shown_fit && matched > s->shown_matched)))) {
 		memcpy(o->shown, s->cur, (size_t)q * sizeof *s->cur);
 		s->shown_fit = fit;
 		s->shown_matched = matched;
+		s->shown_shadows = shadows;
 	}
 	o->n_alts++;
 }

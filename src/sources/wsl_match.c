@@ -106,8 +106,10 @@ static void update_procs(struct wsl_matcher *m, const struct wsl_tick *t)
 		seen[i] = true;
 	}
 	for (int i = 0; i < WSL_PROC_SLOTS; i++)
-		if (m->procs[i].used && !seen[i])
+		if (m->procs[i].used && !seen[i] && m->procs[i].alive) {
 			m->procs[i].alive = false;
+			m->procs[i].gone_tick = m->tick;
+		}
 }
 
 static struct wsl_adapter_state *adapter_for(struct wsl_matcher *m, const char *luid)
@@ -139,22 +141,25 @@ static int group_col(const struct wsl_group *g, uint32_t uid)
 }
 
 /* A context of an ambiguous match vanished: the assignments in which it was
- * a live process's lose (a live process keeps its context), unless all do. */
-static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid)
+ * a live process's lose (a live process keeps its context), unless all do, or
+ * the alignment was not clearly sure that this context is the one that went. */
+static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evidence)
 {
 	struct wsl_group *g = &m->groups[gi];
 	int col = group_col(g, uid), w = 0;
 
 	if (col < 0)
 		return;
-	for (int a = 0; a < g->n_alts; a++) {
+	if (!evidence) /* not sure which context went: nothing learned, ever again */
+		g->frozen = true;
+	for (int a = 0; a < g->n_alts && evidence; a++) {
 		int o = g->own[a][col];
 		if (o == WSL_FOREIGN || !m->procs[o].alive)
 			memmove(g->own[w++], g->own[a], sizeof g->own[a]);
 	}
 	if (w == 0)
 		g->frozen = true;
-	else
+	else if (evidence)
 		g->n_alts = w;
 	for (int a = 0; a < g->n_alts; a++)
 		memmove(&g->own[a][col], &g->own[a][col + 1], (size_t)(g->n_ctx - col - 1) * sizeof g->own[a][0]);
@@ -183,12 +188,20 @@ static void set_owner(struct wsl_matcher *m, struct wsl_tracked *t, int slot, bo
 	t->matched = matched;
 }
 
+static bool shown_outside(const struct wsl_adapter_state *a, int gi, int slot)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->t[i].group != gi && a->t[i].owner != WSL_OWNER_FOREIGN && a->t[i].proc == slot)
+			return true;
+	return false;
+}
+
 /* Shows the assignment that fits the hints best and marks '*' what all agree on. */
 static void group_show(struct wsl_matcher *m, struct wsl_adapter_state *a, int gi)
 {
 	struct wsl_group *g = &m->groups[gi];
 	struct wsl_ctx v[WSL_GROUP_CTX];
-	int best = 0, best_fit = -1;
+	int best = 0, best_fit = -100000;
 
 	for (int c = 0; c < g->n_ctx; c++) {
 		const struct wsl_tracked *t = tracked_by_uid(a, g->uid[c]);
@@ -196,9 +209,13 @@ static void group_show(struct wsl_matcher *m, struct wsl_adapter_state *a, int g
 	}
 	for (int k = 0; k < g->n_alts; k++) {
 		int own[WSL_GROUP_CTX];
-		for (int c = 0; c < g->n_ctx; c++)
+		bool clash = false;
+		for (int c = 0; c < g->n_ctx; c++) {
 			own[c] = g->own[k][c];
-		int fit = wsl_hint_fit(v, own, g->n_ctx, m->hints, m->n_hints);
+			clash |= own[c] >= 0 && shown_outside(a, gi, own[c]);
+		}
+		/* one shown owner per process: an assignment clashing with another match's shown one loses */
+		int fit = wsl_hint_fit(v, own, g->n_ctx, m->hints, m->n_hints) - (clash ? 1000 : 0);
 		if (fit > best_fit)
 			best = k, best_fit = fit;
 	}
@@ -223,11 +240,15 @@ static void apply_alignment(struct wsl_matcher *m, struct wsl_adapter_state *a, 
 	for (int k = 0; k < n; k++)
 		next[k] = (struct wsl_tracked){.v = h->ctx[k], .owner = WSL_OWNER_FOREIGN, .proc = WSL_FOREIGN,
 					       .group = -1, .uid = 0};
+	for (int i = 0; i < a->n; i++) /* a match whose contexts were lost track of learns nothing more */
+		if (al->unsure[i] && a->t[i].group >= 0)
+			m->groups[a->t[i].group].frozen = true;
 	for (int i = 0; i < a->n; i++) {
 		struct wsl_tracked *t = &a->t[i];
 		if (al->fate[i] < 0) {
 			if (t->group >= 0 && m->groups[t->group].used)
-				group_vanished(m, t->group, t->uid);
+				group_vanished(m, t->group, t->uid, al->margin[i] >= WSL_EVIDENCE && al->n_vanished == 1 &&
+								     al->n_new == 0);
 			continue; /* a live owner is pending again */
 		}
 		struct wsl_tracked *d = &next[al->fate[i]];
@@ -252,6 +273,40 @@ static bool owns_here(const struct wsl_adapter_state *a, int slot)
 	return false;
 }
 
+static bool exited_here(const struct wsl_adapter_state *a, int slot)
+{
+	for (int i = 0; i < a->n; i++)
+		if (a->t[i].owner == WSL_OWNER_EXITED && a->t[i].proc == slot)
+			return true;
+	return false;
+}
+
+/* Shown owning a context only by a guess ('?'), or by a '?' match of which some
+ * assignment gives it none. */
+static bool may_own_none(const struct wsl_matcher *m, const struct wsl_adapter_state *a, int slot)
+{
+	for (int i = 0; i < a->n; i++) {
+		const struct wsl_tracked *t = &a->t[i];
+		if (t->owner == WSL_OWNER_FOREIGN || t->proc != slot)
+			continue;
+		if (!t->matched)
+			return true; /* a guess: the context may be another's, and this one's still to come */
+		if (t->group < 0 || !m->groups[t->group].used)
+			continue;
+		const struct wsl_group *g = &m->groups[t->group];
+		for (int k = 0; k < g->n_alts; k++) {
+			bool owns = false;
+			for (int c = 0; c < g->n_ctx; c++)
+				owns |= g->own[k][c] == slot;
+			if (!owns)
+				return true;
+		}
+		if (g->frozen)
+			return true;
+	}
+	return false;
+}
+
 static int collect_pending(const struct wsl_matcher *m, const struct wsl_adapter_state *a, bool startup,
 			   struct wsl_pending *pend)
 {
@@ -259,11 +314,14 @@ static int collect_pending(const struct wsl_matcher *m, const struct wsl_adapter
 
 	for (int i = 0; i < WSL_PROC_SLOTS && np < WSL_MAX_PROCS; i++) {
 		const struct wsl_pslot *p = &m->procs[i];
-		if (!p->used || !p->alive || owns_here(a, i))
+		/* one that left since the last tick may have made a context just before */
+		bool just_gone = p->used && !p->alive && p->gone_tick == m->tick;
+		bool shadow = p->used && (p->alive || just_gone) && may_own_none(m, a, i);
+		if (!p->used || (!p->alive && !just_gone) || ((owns_here(a, i) || exited_here(a, i)) && !shadow))
 			continue;
-		bool fresh = startup || p->first_tick == m->tick;
+		bool fresh = p->alive && !shadow && (startup || p->first_tick == m->tick);
 		pend[np++] = (struct wsl_pending){.slot = i, .fresh = fresh, .key = startup ? p->start : 0,
-						  .nvml_only = p->nvml_only};
+						  .nvml_only = p->nvml_only, .shadow = shadow};
 	}
 	return np;
 }
@@ -320,18 +378,44 @@ static void match_new(struct wsl_matcher *m, struct wsl_adapter_state *a, int q,
 	free(o);
 }
 
-static bool owner_gone(const struct wsl_matcher *m, const struct wsl_tracked *t)
+/* What the alignment pays if this context vanished (the classes of WSL_VANISH).
+ * A '?' owner is only one of the possibilities: the cheapest class of all its
+ * match's kept assignments counts, so that a wrong guess steers nothing. */
+static uint64_t vanish_cost(const struct wsl_matcher *m, const struct wsl_tracked *t)
 {
-	if (t->owner == WSL_OWNER_EXITED || (t->owner == WSL_OWNER_PROC && !m->procs[t->proc].alive))
-		return true;
-	if (t->group < 0 || !m->groups[t->group].used)
-		return false;
+	bool dead = t->proc >= 0 && !m->procs[t->proc].alive;
+
+	if (t->matched) {
+		if (t->owner == WSL_OWNER_FOREIGN)
+			return WSL_VANISH;
+		if (dead || t->owner == WSL_OWNER_EXITED)
+			return WSL_GONE;
+		return t->established ? WSL_EST_LOST : WSL_LIVE_VANISH;
+	}
+	if (dead || t->owner == WSL_OWNER_EXITED)
+		return WSL_MAYBE_GONE;
+	if (t->group < 0 || !m->groups[t->group].used || m->groups[t->group].frozen)
+		return WSL_VANISH;
 	const struct wsl_group *g = &m->groups[t->group];
 	int col = group_col(g, t->uid);
-	for (int k = 0; col >= 0 && k < g->n_alts; k++)
-		if (g->own[k][col] >= 0 && !m->procs[g->own[k][col]].alive)
-			return true;
-	return false;
+	uint64_t c = WSL_LIVE_VANISH;
+	for (int k = 0; col >= 0 && k < g->n_alts; k++) {
+		int o = g->own[k][col];
+		if (o >= 0 && !m->procs[o].alive)
+			return WSL_MAYBE_GONE;
+		if (o == WSL_FOREIGN)
+			c = WSL_VANISH;
+	}
+	return c;
+}
+
+static int count_fresh(const struct wsl_matcher *m, const struct wsl_adapter_state *a, bool startup)
+{
+	int n = 0;
+	for (int i = 0; i < WSL_PROC_SLOTS; i++)
+		n += m->procs[i].used && m->procs[i].alive && (startup || m->procs[i].first_tick == m->tick) &&
+		     !owns_here(a, i);
+	return n;
 }
 
 static void adapter_tick(struct wsl_matcher *m, struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
@@ -340,9 +424,12 @@ static void adapter_tick(struct wsl_matcher *m, struct wsl_adapter_state *a, con
 	struct wsl_align al;
 	int q;
 
-	for (int i = 0; i < a->n; i++)
-		a->t[i].owner_gone = owner_gone(m, &a->t[i]);
-	wsl_align(m, a, h, &al);
+	for (int i = 0; i < a->n; i++) {
+		struct wsl_tracked *t = &a->t[i];
+		t->vanish_cost = vanish_cost(m, t);
+		t->zero_only = t->owner == WSL_OWNER_PROC && m->procs[t->proc].alive && m->procs[t->proc].nvml_only;
+	}
+	wsl_align(m, a, h, count_fresh(m, a, startup), &al);
 	apply_alignment(m, a, h, &al);
 	q = al.n_new;
 	for (int i = q; i < a->n; i++) /* exits: held aside, never offered again */

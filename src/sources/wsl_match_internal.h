@@ -19,6 +19,7 @@ struct wsl_pslot {
 	char comm[WSL_COMM_LEN];
 	bool nvml_only;
 	uint64_t first_tick;
+	uint64_t gone_tick;       /* the tick it was first missing */
 };
 
 struct wsl_tracked {
@@ -29,8 +30,8 @@ struct wsl_tracked {
 	int star_ticks;           /* consecutive '*' ticks with the same owner */
 	bool established;
 	int group;                /* index of the ambiguous match it came from, or -1 */
-	bool owner_gone;          /* its owner exited, in what is shown or in some kept assignment:
-	                           * vanishing is expected (set before each alignment) */
+	uint64_t vanish_cost;     /* what its vanishing weighs in the alignment (set before each one) */
+	bool zero_only;           /* its live owner is NVML-only: it never holds a byte (rule c) */
 	uint32_t uid;
 };
 
@@ -72,16 +73,34 @@ struct wsl_matcher {
 
 /* ---- alignment (wsl_align.c) ---- */
 
+/* What a context's vanishing weighs, in bytes of size jump, by what is known
+ * of its owner: an established live owner keeps it unless nothing else fits; a
+ * live process keeps its context far more often than a foreign one goes; an
+ * exited owner's goes (nearly free when certain, half a foreign one when only
+ * a guess or a kept assignment says so). */
+#define WSL_EST_LOST (1ull << 56)
+#define WSL_LIVE_VANISH (12ull << 30)
+#define WSL_VANISH (4ull << 30)
+#define WSL_MAYBE_GONE (WSL_VANISH / 2)
+#define WSL_GONE 1
+
 /* fate[i]: the new index of tracked entry i, or -1 when it vanished;
  * unsure[i]: two best alignments disagree about it. */
+#define WSL_EVIDENCE (5ull << 30) /* an alignment margin that makes a vanishing evidence: more than a
+                                   * foreign context vanishing instead would cost */
+
 struct wsl_align {
 	int fate[WSL_MAX_CTX];
 	bool unsure[WSL_MAX_CTX];
+	uint64_t margin[WSL_MAX_CTX]; /* extra cost of the best alignment with another fate for it */
 	bool any_unsure;
 	int n_new;                /* head entries of the host list that are new */
+	int n_vanished;
 };
 
-void wsl_align(struct wsl_matcher *m, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
+/* n_fresh: processes first seen in this tick without a context here; each
+ * explains a new head context, any further new one weighs NEW_CTX. */
+void wsl_align(struct wsl_matcher *m, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h, int n_fresh,
 	       struct wsl_align *out);
 
 static inline uint64_t wsl_ctx_size(const struct wsl_ctx *c)
@@ -96,6 +115,9 @@ struct wsl_pending {
 	bool fresh;               /* first seen in this tick (or a start-up tick) */
 	uint64_t key;             /* open order between fresh ones: start time at start-up, else equal */
 	bool nvml_only;
+	bool shadow;              /* shown owning a context of a '?' match in which it may own none:
+	                           * it may own a new one instead, so it keeps a foreign one from '*',
+	                           * but what is shown gives it none */
 };
 
 struct wsl_assign_in {
