@@ -152,6 +152,14 @@ struct gtm_process {
 
 	struct gtm_ident *ident;
 	struct gtm_explain *explain;
+
+	/* How this row's VRAM was inferred when no driver measured it for this
+	 * process: "wsl-context-match" (a vmwp.exe context matched to it, owner
+	 * MATCHED or GUESSED); NULL when measured. */
+	const char *vram_inferred_by;
+	bool windows_row;        /* a Windows process or the WSL VM (W:<pid>): never looked up here */
+	bool wsl_vm_row;         /* the WSL VM's row (vmwp.exe): its measured VRAM holds the rows
+	                          * matched to its contexts ('*'/'?'); a sum never adds both */
 };
 
 enum gtm_mode { GTM_MODE_NATIVE = 0, GTM_MODE_CONTAINER, GTM_MODE_WSL };
@@ -163,6 +171,19 @@ struct gtm_source_status {
 	bool failed;             /* present but broken (missing symbols, init or mid-run error),
 	                          * as opposed to simply absent (no driver): exit status 1 */
 	char message[256];       /* why not available, or a note ("driver 550.54, NVML 12") */
+};
+
+/* WSL2's host stream (docs/wsl.md): the helper on the Windows side and what it
+ * said last. present is false outside WSL. */
+struct gtm_host_stream {
+	bool present;
+	char state[16];          /* "starting", "on", "off", "failed", "stale" */
+	char why[112];           /* "WSL interop is disabled", "--no-host", the failure */
+	char helper[24];         /* "gputaskman.exe", "powershell.exe", "GPUTASKMAN_WSL_RUN" */
+	uint64_t seq;            /* the last sample's sequence number */
+	uint64_t lines, bad_lines; /* lines read, and skipped (garbage, truncated, over-long) */
+	int restarts;
+	int n_vms;               /* vmwp.exe processes the host has: more than 1 ⇒ "VM worker" */
 };
 
 struct gtm_snapshot {
@@ -189,6 +210,8 @@ struct gtm_snapshot {
 
 	char **notes;                  /* free-form, views list them */
 	int n_notes;
+
+	struct gtm_host_stream host;   /* WSL2 only */
 };
 
 struct gtm_snapshot *snapshot_new(void);
