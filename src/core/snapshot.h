@@ -222,7 +222,8 @@ struct gtm_gpu_use *process_add_use(struct gtm_process *p);
 void snapshot_add_note(struct gtm_snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct gtm_source_status *snapshot_add_source(struct gtm_snapshot *s, const char *name);
 
-/* Total of a process's measured VRAM across devices (N/A when no device measured it). */
+/* Total of a process's VRAM across devices (N/A when no device measured it); its
+ * provenance is MATCHED/GUESSED when a part is (WSL), else MEASURED. */
 gtm_u64 process_vram_total(const struct gtm_process *p);
 
 /* Per-layer release hooks, set by the layers that own ident/explain. */
