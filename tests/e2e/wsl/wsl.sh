@@ -81,7 +81,6 @@ jq_ok "json: host_stream on" "j['host_stream']['state'] == 'on' and j['host_stre
 jq_ok "json: matched row says how" "any(p['pid'] == $cuda and p['owner'] == 'matched' and p['vram_inferred_by'] == 'wsl-context-match' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
 jq_ok "json: W: rows are Windows PIDs, never local" "all(p['pid'] is None for p in j['processes'] if p['label'].startswith('W:'))" "$t/j"
 jq_ok "json: a measured row carries no inference" "all(p['vram_inferred_by'] is None for p in j['processes'] if p['owner'] in ('local', 'host'))" "$t/j"
-[ -f "$t/home/.cache/gputaskman/wsl-hints-8d2c3a4e-1111-4222-8333-444455556666" ] || true
 
 # --- --no-host and interop disabled: device-wide numbers, holders with VRAM N/A
 gtm --json --no-host >"$t/j" 2>"$t/e"
