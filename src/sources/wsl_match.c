@@ -353,7 +353,7 @@ static void keep_group(struct wsl_matcher *m, struct wsl_adapter_state *a, int q
 
 static void match_new(struct wsl_matcher *m, struct wsl_adapter_state *a, int q, bool startup, bool unsure)
 {
-	static struct wsl_pending pend[WSL_MAX_PROCS]; /* the matcher runs on one thread */
+	struct wsl_pending *pend = m->pend;
 	struct wsl_assign_out *o = xcalloc(1, sizeof *o);
 	struct wsl_ctx ctx[WSL_MAX_CTX];
 	int np = collect_pending(m, a, startup, pend);

@@ -53,6 +53,16 @@ struct wsl_group {
 	int16_t own[WSL_GROUP_ALTS][WSL_GROUP_CTX];
 };
 
+struct wsl_pending {
+	int slot;
+	bool fresh;               /* first seen in this tick (or a start-up tick) */
+	uint64_t key;             /* open order between fresh ones: start time at start-up, else equal */
+	bool nvml_only;
+	bool shadow;              /* shown owning a context of a '?' match in which it may own none:
+	                           * it may own a new one instead, so it keeps a foreign one from '*',
+	                           * but what is shown gives it none */
+};
+
 struct wsl_matcher {
 	uint64_t tick;
 	bool started;
@@ -69,6 +79,7 @@ struct wsl_matcher {
 	struct wsl_row rows[WSL_MAX_ADAPTERS * WSL_MAX_CTX + WSL_MAX_PROCS];
 	int n_rows;
 	uint64_t dp_f[WSL_MAX_CTX + 1][WSL_MAX_CTX + 1], dp_b[WSL_MAX_CTX + 1][WSL_MAX_CTX + 1];
+	struct wsl_pending pend[WSL_MAX_PROCS]; /* match_new's scratch */
 };
 
 /* ---- alignment (wsl_align.c) ---- */
@@ -110,15 +121,6 @@ static inline uint64_t wsl_ctx_size(const struct wsl_ctx *c)
 
 /* ---- assignment (wsl_assign.c) ---- */
 
-struct wsl_pending {
-	int slot;
-	bool fresh;               /* first seen in this tick (or a start-up tick) */
-	uint64_t key;             /* open order between fresh ones: start time at start-up, else equal */
-	bool nvml_only;
-	bool shadow;              /* shown owning a context of a '?' match in which it may own none:
-	                           * it may own a new one instead, so it keeps a foreign one from '*',
-	                           * but what is shown gives it none */
-};
 
 struct wsl_assign_in {
 	const struct wsl_ctx *ctx; /* the new contexts, newest first */
