@@ -4,7 +4,8 @@
 # stand-in processes, captured into the tree), the fake NVML as the device,
 # and replay_helper.sh as the Windows helper (GPUTASKMAN_WSL_RUN), which
 # replays recorded host lines, dies, or never answers. Checks --once, --json,
-# --no-host, interop disabled, garbage lines, the --once bound, restarts with
+# --no-host, interop disabled, other VMs, an unmatched adapter, garbage lines,
+# the --once bound, restarts with
 # never more than one helper, no helper left behind, and the live view in
 # tmux showing "starting" and then the rows.
 # $1 gputaskman, $2 fake NVML folder, $3 cuda_standin, $4 fake libcuda.so.1.
@@ -82,12 +83,23 @@ jq_ok "json: matched row says how" "any(p['pid'] == $cuda and p['owner'] == 'mat
 jq_ok "json: W: rows are Windows PIDs, never local" "all(p['pid'] is None for p in j['processes'] if p['label'].startswith('W:'))" "$t/j"
 jq_ok "json: a measured row carries no inference" "all(p['vram_inferred_by'] is None for p in j['processes'] if p['owner'] in ('local', 'host'))" "$t/j"
 
+# --- other VMs on the host: "VM worker"; an adapter no GPU here matches: a note, no guess
+echo "$(echo "$vm" | sed 's/vms=1/vms=2/')$ctx$app" >"$t/lines"
+gtm --once >"$t/once" 2>"$t/e"
+expect "other VMs: the row is the VM worker" "W:4242 *VM worker" "$t/once"
+echo "$(echo "$vm" | sed 's/ded=3221225472/ded=17179869184/')$ctx$app" >"$t/lines"
+gtm --once >"$t/once" 2>"$t/e"
+expect "an unmatched adapter is said" "unmatched" "$t/once"
+if grep -q "W:4242" "$t/once"; then bad "an unmatched adapter's rows were shown"; else ok "no rows of an unmatched adapter"; fi
+echo "$vm$ctx$app" >"$t/lines"
+
 # --- --no-host and interop disabled: device-wide numbers, holders with VRAM N/A
+before=$(cat "$t/starts" 2>/dev/null | wc -l)
 gtm --json --no-host >"$t/j" 2>"$t/e"
 jq_ok "--no-host: off" "j['host_stream']['state'] == 'off' and j['host_stream']['why'] == '--no-host'" "$t/j"
 jq_ok "--no-host: the holder listed, VRAM null" "any(p['pid'] == $cuda and p['gpus'][0]['vram_bytes'] is None for p in j['processes'])" "$t/j"
 jq_ok "--no-host: no W: rows" "not any(p['label'].startswith('W:') for p in j['processes'])" "$t/j"
-[ ! -f "$t/starts" ] || [ "$(wc -l <"$t/starts")" -le 2 ] && ok "--no-host starts no helper" || bad "--no-host started a helper"
+[ "$(cat "$t/starts" 2>/dev/null | wc -l)" = "$before" ] && ok "--no-host starts no helper" || bad "--no-host started a helper"
 printf 'disabled\ninterpreter /init\n' >"$root/proc/sys/fs/binfmt_misc/WSLInterop"
 gtm --once >"$t/once" 2>"$t/e"
 expect "interop disabled: off" "host: off (WSL interop is disabled)" "$t/once"
