@@ -44,9 +44,15 @@ check: check-deps $(CHECK_BUILD)/build.ninja
 	@sh scripts/check-windows.sh $(CHECK_WIN_BUILD) $(WIN_BUILD); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
 	@sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
 
+# The WSL2 helper (docs/wsl.md): the Windows build, when `make windows` made it,
+# goes beside the Linux binary, where gputaskman under WSL looks for it.
 install: build
 	meson configure $(BUILD) --prefix=$(PREFIX) >/dev/null
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild --quiet
+	@if [ -f $(WIN_BUILD)/src/gputaskman.exe ]; then \
+		install -m 0755 $(WIN_BUILD)/src/gputaskman.exe $(DESTDIR)$(PREFIX)/bin/gputaskman.exe && \
+		echo "installed the WSL2 helper $(PREFIX)/bin/gputaskman.exe"; \
+	else echo "no WSL2 helper installed: make windows builds it (mingw-w64)"; fi
 
 fuzz:
 	@sh scripts/deps.sh --fuzz

@@ -30,7 +30,7 @@ _gputaskman()
 	record) words="-i -o --max-size --count --frame-seconds --gpu --no-probe -h --help";;
 	replay) words="--at --json -h --help";;
 	serve) words="--listen -i --max-processes --no-probe --record -h --help";;
-	*) words="--once --json -a --all -i --gpu --list-gpus --no-probe --record -V --version -h --help"
+	*) words="--once --json -a --all -i --gpu --list-gpus --no-probe --no-host --record -V --version -h --help"
 	   [ "$COMP_CWORD" -eq 1 ] && words="$words inspect diff record replay serve";;
 	esac
 	case $cur in

@@ -14,6 +14,7 @@ for c in gputaskman gtm
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l gpu -x -a '(__gputaskman_gpus)' -d 'show only GPU N'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l list-gpus -d 'list GPUs'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l no-probe -d 'never query local AI servers'
+    complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l no-host -d 'under WSL2, start no Windows helper'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l record -r -d 'record what the live view shows'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -s V -l version -d 'print the version, commit, parts and libraries'
     complete -c $c -s h -l help -d 'this help'

@@ -44,7 +44,8 @@ static int check_gpu_index(const struct gtm_snapshot *s, int gpu)
 
 static int run_once(const struct app_options *o)
 {
-	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all = o->all};
+	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all = o->all,
+				    .no_host = o->no_host};
 	struct collector *c;
 	struct gtm_snapshot *s;
 	int rc = 0;
@@ -130,7 +131,8 @@ int app_main(int argc, char **argv)
 		return 0;
 	}
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
-		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe};
+		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe, .no_host = o.no_host,
+					    .interval_s = o.interval_s};
 		return cmd_live(&co, o.interval_s, o.record_path);
 	}
 	if (o.record_path) {

@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"  --gpu N          show only GPU N (see --list-gpus)\n"
 	"  --list-gpus      list GPUs: index, vendor, name, bus id, memory (with --json: the gpus array)\n"
 	"  --no-probe       never query local AI servers' HTTP APIs (loopback only anyway)\n"
+	"  --no-host        under WSL2, start no Windows helper: device-wide numbers and the\n"
+	"                   /dev/dxg holders with VRAM N/A (docs/wsl.md)\n"
 	"  --record PATH    the live view also records what it shows (see gputaskman record)\n"
 	"  -V, --version    print the version, the git commit, the optional parts built in and\n"
 	"                   the run-time libraries found (NVML, libcurl, libmicrohttpd), and exit\n"
@@ -42,7 +44,7 @@ static const char usage_text[] =
 	"Readings are marked by where they come from: measured (driver or OS), reported\n"
 	"(a runtime's log or API), *matched / ?guessed owner, estimated (model header and\n"
 	"flags). N/A means unavailable, never zero. H:<pid> is a host process seen from a\n"
-	"container.\n"
+	"container, W:<pid> a Windows process seen from WSL2.\n"
 	"\n"
 	"Environment:\n"
 	"  GPUTASKMAN_ROOT     read /proc, /sys, /dev and every file they name (models, logs,\n"
@@ -54,6 +56,11 @@ static const char usage_text[] =
 	"                      (default: as many as the CPUs this process may use)\n"
 	"  GPUTASKMAN_PROBE_HTTP=libcurl  probe local APIs through libcurl (default: libevent's\n"
 	"                      HTTP client where it is installed, else libcurl)\n"
+	"  GPUTASKMAN_WSL_RUN  under WSL2, start the Windows helper as PROGRAM HELPER.exe ARGS\n"
+	"                      (Wine, or a replayer of recorded host lines) instead of through\n"
+	"                      interop; GPUTASKMAN_WSL_HELPER names the helper .exe (default:\n"
+	"                      gputaskman.exe beside this binary), GPUTASKMAN_WSL_CACHE the\n"
+	"                      Windows folder it is copied to (default /mnt/c/ProgramData/gputaskman)\n"
 	"  NO_COLOR            no colours in the live view\n"
 	"  ESCDELAY            milliseconds the live view waits to tell a lone Escape from a key\n"
 	"                      sequence (ncurses' variable; default 25)\n"
@@ -138,6 +145,8 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 			o->list_gpus = true;
 		else if (!strcmp(a, "--no-probe"))
 			o->no_probe = true;
+		else if (!strcmp(a, "--no-host"))
+			o->no_host = true;
 		else if (!strcmp(a, "--version") || !strcmp(a, "-V"))
 			o->version = true;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))

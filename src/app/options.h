@@ -7,6 +7,7 @@
 
 struct app_options {
 	bool once, json, list_gpus, all, no_probe, help, version;
+	bool no_host;       /* --no-host: under WSL, no Windows helper */
 	double interval_s;  /* -i; the live view's refresh interval */
 	int gpu;            /* --gpu N, or -1 */
 	const char *record_path; /* --record PATH: the live view also records */

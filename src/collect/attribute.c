@@ -609,6 +609,11 @@ static void order_rows(struct attribute_state *st, struct gtm_snapshot *snap)
 	free(gpu);
 }
 
+void attribute_order_rows(struct attribute_state *st, struct gtm_snapshot *snap)
+{
+	order_rows(st, snap);
+}
+
 static void work_free(struct work *w)
 {
 	free(w->order);

@@ -55,6 +55,10 @@ void attribute_state_free(struct attribute_state *st);
  * local processes (owner GTM_OWNER_NONE). */
 void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const struct gtm_raw_uses *uses);
 
+/* Orders the rows again, GPU rows first by VRAM (after uses were added to
+ * rows since attribute_uses: WSL's matched contexts). */
+void attribute_order_rows(struct attribute_state *st, struct gtm_snapshot *snap);
+
 /* Whether a mapped path names the CUDA driver library (basename libcuda.so*). */
 bool attribute_maps_libcuda(const struct gtm_proc_detail *d);
 

@@ -8,6 +8,7 @@
 
 #include "collect/attribute.h"
 #include "collect/devices_order.h"
+#include "collect/wsl_collect.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "explain/explain.h"
@@ -42,6 +43,7 @@ struct collector {
 	struct attribute_state *attribute;
 	struct identify_ctx *identify;
 	struct explain_ctx *explain;
+	struct wsl_collect *wsl;  /* WSL2 only: the host stream and the matcher */
 };
 
 static void load_environ(void *arg, const struct gtm_process *p)
@@ -64,6 +66,8 @@ struct collector *collector_new(const struct collector_opts *o)
 		str_copy(c->hostname, "unknown", sizeof c->hostname);
 	c->hostname[sizeof c->hostname - 1] = '\0';
 	c->proc = proc_cache_new();
+	if (c->mode == GTM_MODE_WSL && !o->devices_only)
+		c->wsl = wsl_collect_new(o->no_host, o->one_shot, o->interval_s > 0 ? o->interval_s : 1.0);
 	c->attribute = attribute_state_new();
 	c->identify = identify_ctx_new();
 	identify_set_environ_loader(c->identify, load_environ, c);
@@ -249,13 +253,18 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 	 * PIDs are to be paired; everything with --all */
 	po.details_priority_only = !c->opts.all && !pairing && !po.only_pid;
 	po.pair_if_missing = defer && c->mode == GTM_MODE_CONTAINER;
-	/* the driver's PIDs are the rows shown first: never left undetailed by the budget */
-	size_t n_prio = c->uses.n + c->n_parents;
+	/* the driver's PIDs are the rows shown first: never left undetailed by the budget;
+	 * under WSL so are the /dev/dxg holders */
+	size_t n_dxg = 0;
+	const uint32_t *dxg = c->wsl ? wsl_collect_before_scan(c->wsl, snap, &c->uses, &n_dxg) : NULL;
+	size_t n_prio = c->uses.n + c->n_parents + n_dxg;
 	c->prio = grow_array(c->prio, sizeof *c->prio, &c->cap_prio, n_prio);
 	for (size_t i = 0; i < c->uses.n; i++)
 		c->prio[i] = c->uses.v[i].pid;
 	if (c->n_parents)
 		memcpy(c->prio + c->uses.n, c->parents, c->n_parents * sizeof *c->parents);
+	if (n_dxg)
+		memcpy(c->prio + c->uses.n + c->n_parents, dxg, n_dxg * sizeof *dxg);
 	qsort(c->prio, n_prio, sizeof *c->prio, cmp_u32);
 	po.priority_pids = c->prio;
 	po.n_priority = n_prio;
@@ -269,6 +278,10 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 		filter_uses(&c->uses, c->opts.gpu_filter);
 	}
 	attribute_uses(c->attribute, snap, &c->uses);
+	if (c->wsl) {
+		wsl_collect_apply(c->wsl, snap);
+		attribute_order_rows(c->attribute, snap);
+	}
 	enrich_processes(c, snap);
 	return snap;
 }
@@ -292,5 +305,6 @@ void collector_free(struct collector *c)
 	attribute_state_free(c->attribute);
 	identify_ctx_free(c->identify);
 	explain_ctx_free(c->explain);
+	wsl_collect_free(c->wsl);
 	free(c);
 }

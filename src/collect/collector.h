@@ -23,6 +23,8 @@ struct collector_opts {
 	bool devices_only;    /* devices and their readings only: no /proc scan (inspect MODEL's fit check) */
 	uint32_t only_pid;    /* inspect PID: detail just this process (the full scan still runs in a
 	                       * container, where pairing host PIDs needs every CUDA process) */
+	bool no_host;         /* WSL: --no-host, no Windows helper (device-wide numbers only) */
+	double interval_s;    /* WSL: the helper's sampling interval (0: 1 s) */
 };
 
 struct collector;

@@ -191,7 +191,12 @@ gtm_u64 process_vram_total(const struct gtm_process *p)
 		if (!gtm_u64_ok(p->uses[i].vram))
 			continue;
 		t.v += p->uses[i].vram.v;
-		t.prov = GTM_MEASURED;
+		/* measured only when every part is: a matched part (WSL's '*'/'?') says so, a guess most */
+		enum gtm_prov q = p->uses[i].vram.prov;
+		if (q == GTM_MATCHED || q == GTM_GUESSED)
+			t.prov = t.prov == GTM_GUESSED ? GTM_GUESSED : q;
+		else if (t.prov == GTM_UNAVAILABLE)
+			t.prov = GTM_MEASURED;
 	}
 	return t;
 }

@@ -161,6 +161,14 @@ struct gtm_process {
 
 	struct gtm_ident *ident;
 	struct gtm_explain *explain;
+
+	/* How this row's VRAM was inferred when no driver measured it for this
+	 * process: "wsl-context-match" (a vmwp.exe context matched to it, owner
+	 * MATCHED or GUESSED); NULL when measured. */
+	const char *vram_inferred_by;
+	bool windows_row;        /* a Windows process or the WSL VM (W:<pid>): never looked up here */
+	bool wsl_vm_row;         /* the WSL VM's row (vmwp.exe): its measured VRAM holds the rows
+	                          * matched to its contexts ('*'/'?'); a sum never adds both */
 };
 
 enum gtm_mode { GTM_MODE_NATIVE = 0, GTM_MODE_CONTAINER, GTM_MODE_WSL };
@@ -172,6 +180,19 @@ struct gtm_source_status {
 	bool failed;             /* present but broken (missing symbols, init or mid-run error),
 	                          * as opposed to simply absent (no driver): exit status 1 */
 	char message[256];       /* why not available, or a note ("driver 550.54, NVML 12") */
+};
+
+/* WSL2's host stream (docs/wsl.md): the helper on the Windows side and what it
+ * said last. present is false outside WSL. */
+struct gtm_host_stream {
+	bool present;
+	char state[16];          /* "starting", "on", "off", "failed", "stale" */
+	char why[112];           /* "WSL interop is disabled", "--no-host", the failure */
+	char helper[24];         /* "gputaskman.exe", "powershell.exe", "GPUTASKMAN_WSL_RUN" */
+	uint64_t seq;            /* the last sample's sequence number */
+	uint64_t lines, bad_lines; /* lines read, and skipped (garbage, truncated, over-long) */
+	int restarts;
+	int n_vms;               /* vmwp.exe processes the host has: more than 1 ⇒ "VM worker" */
 };
 
 struct gtm_snapshot {
@@ -198,6 +219,8 @@ struct gtm_snapshot {
 
 	char **notes;                  /* free-form, views list them */
 	int n_notes;
+
+	struct gtm_host_stream host;   /* WSL2 only */
 };
 
 struct gtm_snapshot *snapshot_new(void);
@@ -208,7 +231,8 @@ struct gtm_gpu_use *process_add_use(struct gtm_process *p);
 void snapshot_add_note(struct gtm_snapshot *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct gtm_source_status *snapshot_add_source(struct gtm_snapshot *s, const char *name);
 
-/* Total of a process's measured VRAM across devices (N/A when no device measured it). */
+/* Total of a process's VRAM across devices (N/A when no device measured it); its
+ * provenance is MATCHED/GUESSED when a part is (WSL), else MEASURED. */
 gtm_u64 process_vram_total(const struct gtm_process *p);
 
 /* Per-layer release hooks, set by the layers that own ident/explain. */

@@ -162,18 +162,22 @@ static void api_segments(struct gtm_explain *e, const struct bd_input *in)
 }
 
 /* Measured VRAM on one device: the sum of the process's uses there; N/A
- * when any of them is not measured (a part is not the whole). */
+ * when any of them is not measured (a part is not the whole). A size matched
+ * to the process (WSL2's '*'/'?' contexts) keeps that provenance. */
 static gtm_u64 measured_on(const struct gtm_process *p, int dev)
 {
 	uint64_t sum = 0;
+	enum gtm_prov prov = GTM_MEASURED;
 	for (int i = 0; i < p->n_uses; i++) {
 		if (p->uses[i].dev_index != dev)
 			continue;
 		if (!gtm_u64_ok(p->uses[i].vram))
 			return GTM_U64_NA;
 		sum += p->uses[i].vram.v;
+		if (p->uses[i].vram.prov == GTM_MATCHED || p->uses[i].vram.prov == GTM_GUESSED)
+			prov = prov == GTM_GUESSED ? prov : p->uses[i].vram.prov;
 	}
-	return gtm_u64_of(sum, GTM_MEASURED);
+	return gtm_u64_of(sum, prov);
 }
 
 /* What the runtime reported on one device (log and API segments). */
@@ -223,9 +227,16 @@ static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 				    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, vram.v));
 		} else {
 			s->bytes = gtm_u64_of(vram.v - rep, GTM_ESTIMATED);
-			str_copy(s->note, any ? "measured minus reported: runtime overhead/unknown, not an exact CUDA context"
-					      : "measured, nothing reported on this GPU: runtime overhead/unknown",
-				 sizeof s->note);
+			if (vram.prov == GTM_MATCHED || vram.prov == GTM_GUESSED)
+				str_copy(s->note, vram.prov == GTM_MATCHED
+						      ? "matched (WSL context *) minus reported: runtime overhead/unknown"
+						      : "guessed (WSL context ?) minus reported: runtime overhead/unknown",
+					 sizeof s->note);
+			else
+				str_copy(s->note,
+					 any ? "measured minus reported: runtime overhead/unknown, not an exact CUDA context"
+					     : "measured, nothing reported on this GPU: runtime overhead/unknown",
+					 sizeof s->note);
 		}
 	}
 }

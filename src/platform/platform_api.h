@@ -126,6 +126,34 @@ extern const size_t platform_n_folder_rules;
  * files it runs on says nothing about Windows). */
 enum gtm_mode platform_detect_mode(void);
 
+/* ---- WSL2: the Windows host's counters and the /dev/dxg holders (docs/wsl.md).
+ * Linux implements them (platform/linux/wsl_*.c); other platforms have no WSL:
+ * platform_wsl_open returns NULL there. */
+struct platform_wsl;
+struct wsl_proc;
+struct wsl_host_sample;
+
+struct platform_wsl_opts {
+	bool no_host;        /* --no-host: no helper, device-wide numbers only */
+	bool one_shot;       /* --once/--json: the first sample is waited for (bounded) */
+	double interval_s;   /* the helper's sampling interval */
+};
+
+/* Opens the WSL side when mode is GTM_MODE_WSL: the signals, the host
+ * stream (started now, off the caller's thread), the hint cache. NULL elsewhere. */
+struct platform_wsl *platform_wsl_open(const struct platform_wsl_opts *o);
+/* The live processes of this distro holding /dev/dxg (at most max). */
+int platform_wsl_holders(struct platform_wsl *w, struct wsl_proc *out, int max);
+/* Copies the newest host sample; fills st (state, why, counts). Returns true
+ * when a sample is there and fresh (not stale). */
+bool platform_wsl_sample(struct platform_wsl *w, struct wsl_host_sample *out, struct gtm_host_stream *st);
+/* The boot id of the WSL VM ("" when unreadable). */
+void platform_wsl_boot_id(struct platform_wsl *w, char *out, size_t cap);
+/* Loads and saves the matcher's hints of this boot (~/.cache/gputaskman). */
+size_t platform_wsl_hints_load(struct platform_wsl *w, const char *boot_id, uint64_t *sizes, size_t max);
+void platform_wsl_hints_save(struct platform_wsl *w, const char *boot_id, const uint64_t *sizes, size_t n);
+void platform_wsl_close(struct platform_wsl *w);
+
 /* The GPU sources this platform samples, in the collector's order (NVIDIA
  * first), NULL-terminated, at most PLATFORM_MAX_SOURCES of them. */
 #define PLATFORM_MAX_SOURCES 4

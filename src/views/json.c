@@ -122,6 +122,31 @@ static void jw_use(struct jw *w, const struct gtm_gpu_use *u)
 	jw_end_object(w);
 }
 
+/* WSL2's host stream (docs/json-schema.md): null outside WSL. */
+static void jw_host_stream(struct jw *w, const struct gtm_host_stream *h)
+{
+	if (!h->present) {
+		jw_null(w, "host_stream");
+		return;
+	}
+	jw_begin_object(w, "host_stream");
+	jw_str(w, "state", h->state);
+	if (h->why[0])
+		jw_str(w, "why", h->why);
+	else
+		jw_null(w, "why");
+	if (h->helper[0])
+		jw_str(w, "helper", h->helper);
+	else
+		jw_null(w, "helper");
+	jw_int(w, "seq", (int64_t)h->seq);
+	jw_int(w, "lines", (int64_t)h->lines);
+	jw_int(w, "bad_lines", (int64_t)h->bad_lines);
+	jw_int(w, "restarts", h->restarts);
+	jw_int(w, "vms", h->n_vms);
+	jw_end_object(w);
+}
+
 /* A number that only a listed PID has; null on a row without one. */
 static void jw_pid_field(struct jw *w, const char *key, const struct gtm_process *p, int64_t v)
 {
@@ -149,6 +174,10 @@ void jw_process_head(struct jw *w, const struct gtm_process *p)
 	jw_str(w, "label", p->label);
 	jw_str(w, "owner", gtm_owner_name(p->owner));
 	jw_str(w, "owner_reason", p->owner_reason);
+	if (p->vram_inferred_by)
+		jw_str(w, "vram_inferred_by", p->vram_inferred_by);
+	else
+		jw_null(w, "vram_inferred_by");
 	if (p->owner == GTM_OWNER_EXITED) {
 		/* the process the host PID was paired with, gone while the driver lists the PID */
 		jw_begin_object(w, "exited_owner");
@@ -298,6 +327,7 @@ int json_write_snapshot_rows(FILE *out, const struct gtm_snapshot *s, bool all, 
 	jw_time_ns(w, "taken_at", s->taken_at_ns);
 	jw_str(w, "hostname", s->hostname);
 	jw_str(w, "mode", gtm_mode_name(s->mode));
+	jw_host_stream(w, &s->host);
 	jw_sources(w, s);
 	jw_gpus(w, s);
 	jw_begin_array(w, "processes");

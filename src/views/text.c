@@ -1,4 +1,5 @@
 #include "views/text.h"
+#include "views/host_line.h"
 
 #include <string.h>
 #include <time.h>
@@ -121,7 +122,10 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	localtime_r(&t, &tm);
 	strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
 	char host[SAFE_N];
-	fprintf(out, "gputaskman %s  %s  %s  %s\n\n", GTM_VERSION, fmt_safe(host, sizeof host, s->hostname), gtm_mode_name(s->mode), when);
+	char hs[640];
+	host_stream_words(&s->host, hs, sizeof hs);
+	fprintf(out, "gputaskman %s  %s  %s%s%s  %s\n\n", GTM_VERSION, fmt_safe(host, sizeof host, s->hostname),
+		gtm_mode_name(s->mode), hs[0] ? ", " : "", hs, when);
 	for (int i = 0; i < s->n_devices; i++) {
 		print_device(out, &s->devices[i]);
 		fputc('\n', out);
@@ -158,6 +162,9 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, *xPID/?xPID that owner exited while the"
 		     " driver still lists it, H:PID host process outside this container; C compute, G graphics;"
 		     " N/A unavailable, never 0.\n");
+	if (s->mode == GTM_MODE_WSL)
+		fprintf(out, "WSL2: W:PID a Windows process (the WSL VM's row, vmwp.exe, holds every Linux context;"
+			     " */? rows are its contexts matched to processes here and are not added to it again).\n");
 	for (int i = 0; i < s->n_notes; i++)
 		fprintf(out, "note: %s\n", fmt_safe(host, sizeof host, s->notes[i]));
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "views/host_line.h"
 #include "views/tui/tui_draw.h"
 
 #define HEADER_LINES 4
@@ -26,19 +27,37 @@ int tui_dash_natural(const struct tui_view *v, int width)
 	return s->n_devices * (HEADER_LINES + g.rows * g.cell_h);
 }
 
-/* VRAM on device d by category: GPU rows' measured VRAM there, plus what the
- * device reports used beyond the rows as unattributed. */
+/* Bytes on device d of rows matched to the WSL VM's contexts ('*'/'?'): the VM
+ * row holds them already. */
+static uint64_t inside_vm(const struct gtm_snapshot *s, const struct gtm_device *d)
+{
+	uint64_t n = 0;
+	for (int i = 0; i < s->n_gpu_processes && i < s->n_processes; i++)
+		for (int u = 0; u < s->processes[i].n_uses; u++) {
+			const struct gtm_gpu_use *g = &s->processes[i].uses[u];
+			if (g->dev_index == d->index && (g->vram.prov == GTM_MATCHED || g->vram.prov == GTM_GUESSED))
+				n += g->vram.v;
+		}
+	return n;
+}
+
+/* VRAM on device d by category: GPU rows' VRAM there (the WSL VM row less what
+ * its matched rows hold: never counted twice), plus what the device reports
+ * used beyond the rows as unattributed. */
 static void category_bytes(const struct gtm_snapshot *s, const struct gtm_device *d, uint64_t *cat)
 {
-	uint64_t rows = 0;
+	uint64_t rows = 0, matched = inside_vm(s, d);
 
 	memset(cat, 0, TUI_CAT_COUNT * sizeof *cat);
 	for (int i = 0; i < s->n_gpu_processes && i < s->n_processes; i++) {
 		const struct gtm_process *p = &s->processes[i];
 		for (int u = 0; u < p->n_uses; u++)
 			if (p->uses[u].dev_index == d->index && gtm_u64_ok(p->uses[u].vram)) {
-				cat[tui_process_cat(p)] += p->uses[u].vram.v;
-				rows += p->uses[u].vram.v;
+				uint64_t b = p->uses[u].vram.v;
+				if (p->wsl_vm_row)
+					b = b > matched ? b - matched : 0;
+				cat[tui_process_cat(p)] += b;
+				rows += b;
 			}
 	}
 	if (gtm_u64_ok(d->mem_used) && d->mem_used.v > rows)
@@ -53,9 +72,11 @@ static void draw_ident_line(const struct tui_view *v, int y, int x, int w, const
 		snprintf(drv, sizeof drv, "%s%s%s", d->driver[0] ? d->driver : "", d->driver[0] ? " " : "", d->driver_version);
 	else
 		snprintf(drv, sizeof drv, "%s%s", d->driver[0] ? d->driver : "", d->driver[0] ? " (version N/A)" : "N/A");
-	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s  %s", d->index, d->name, drv,
-		 d->cuda_version[0] ? "  CUDA " : "",
-		 d->cuda_version, gtm_mode_name(v->snap->mode), d->source);
+	char hs[640];
+	host_stream_words(&v->snap->host, hs, sizeof hs);
+	snprintf(line, sizeof line, "GPU%d %s  driver %s%s%s  %s%s%s  %s", d->index, d->name, drv,
+		 d->cuda_version[0] ? "  CUDA " : "", d->cuda_version, gtm_mode_name(v->snap->mode), hs[0] ? ", " : "",
+		 hs, d->source);
 	term_attr_on(tui_attr(v, TP_HEAD));
 	tui_put(y, x, w, line);
 	term_attr_off(tui_attr(v, TP_HEAD));

@@ -1,0 +1,193 @@
+/* WSL2's rows (wsl_rows.h). A matched size is the context's measured bytes
+ * with the match's provenance (MATCHED/GUESSED): it sorts and feeds the
+ * breakdown like a measured one, and views never add it to the VM row, which
+ * already holds it (gtm_process.wsl_vm_row). */
+#include "collect/wsl_rows.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/util.h"
+
+/* Engine types (PDH engtype_ names, platforms.md 1.1) onto the use's load fields. */
+enum eng_field { ENG_GFX, ENG_SM, ENG_COPY, ENG_DEC, ENG_ENC, ENG_VIDEO };
+static const struct {
+	const char *prefix;
+	enum eng_field field;
+} eng_types[] = {
+	{"3D", ENG_GFX}, {"Graphics", ENG_GFX}, {"High Priority 3D", ENG_GFX}, {"Compute", ENG_SM}, {"Cuda", ENG_SM},
+	{"High Priority Compute", ENG_SM}, {"Copy", ENG_COPY}, {"VideoDecode", ENG_DEC}, {"Video Decode", ENG_DEC},
+	{"VideoEncode", ENG_ENC}, {"Video Encode", ENG_ENC}, {"Video Codec", ENG_VIDEO},
+};
+
+static gtm_f64 *eng_slot(struct gtm_gpu_use *u, enum eng_field f)
+{
+	gtm_f64 *const slots[] = {&u->gfx_pct, &u->sm_pct, &u->copy_pct, &u->dec_pct, &u->enc_pct, &u->video_pct};
+	return slots[f];
+}
+
+/* A process's load per kind: the busiest engine of the kind (platforms.md 1.3). */
+static void set_engines(struct gtm_gpu_use *u, const struct wsl_host_proc *p)
+{
+	for (int i = 0; i < p->n_eng; i++)
+		for (size_t k = 0; k < ARRAY_LEN(eng_types); k++) {
+			if (!str_starts(p->eng[i].type, eng_types[k].prefix))
+				continue;
+			gtm_f64 *s = eng_slot(u, eng_types[k].field);
+			if (!gtm_f64_ok(*s) || s->v < p->eng[i].pct)
+				*s = gtm_f64_of(p->eng[i].pct, GTM_MEASURED);
+			break;
+		}
+}
+
+/* Paged estimate = committed − local − non-local, clamped (platforms.md 1.3). */
+static gtm_u64 paged_of(gtm_u64 committed, gtm_u64 local, gtm_u64 nonlocal)
+{
+	if (!gtm_u64_ok(committed) || !gtm_u64_ok(local) || !gtm_u64_ok(nonlocal))
+		return GTM_U64_NA;
+	uint64_t held = local.v + nonlocal.v;
+	return gtm_u64_of(committed.v > held ? committed.v - held : 0, GTM_ESTIMATED);
+}
+
+static struct gtm_process *windows_row(struct gtm_snapshot *snap, uint32_t pid, const char *name, const char *why)
+{
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->owner = GTM_OWNER_HOST;
+	p->host_pid = pid;
+	p->windows_row = true;
+	snprintf(p->label, sizeof p->label, "W:%u", pid);
+	str_copy(p->name, name, sizeof p->name);
+	str_copy(p->owner_reason, why, sizeof p->owner_reason);
+	return p;
+}
+
+void wsl_add_vm_row(struct gtm_snapshot *snap, const struct wsl_host_sample *s, int a, int dev, int n_here,
+		    int n_foreign)
+{
+	const struct wsl_adapter_ctxs *vm = &s->adapters[a].vm;
+	uint64_t local = 0, nonlocal = 0, committed = 0;
+	char why[96];
+
+	for (int i = 0; i < vm->n; i++) {
+		local += vm->ctx[i].local;
+		nonlocal += vm->ctx[i].nonlocal;
+		committed += vm->ctx[i].committed;
+	}
+	snprintf(why, sizeof why, "the WSL VM: %d contexts, %d of this distro, %d foreign", vm->n, n_here, n_foreign);
+	struct gtm_process *p = windows_row(snap, s->vmwp_pid, s->n_vms > 1 ? "VM worker" : "vmwp.exe", why);
+	p->wsl_vm_row = true;
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = dev;
+	u->source_pid = s->vmwp_pid;
+	u->vram = gtm_u64_of(local, GTM_MEASURED);
+	u->spill = gtm_u64_of(nonlocal, GTM_MEASURED);
+	u->paged = paged_of(gtm_u64_of(committed, GTM_MEASURED), u->vram, u->spill);
+}
+
+void wsl_add_windows_rows(struct gtm_snapshot *snap, const struct wsl_host_sample *s, const int *dev)
+{
+	for (int i = 0; i < s->n_procs; i++) {
+		const struct wsl_host_proc *w = &s->procs[i];
+		if (w->adapter < 0 || dev[w->adapter] < 0 || w->pid == s->vmwp_pid)
+			continue;
+		struct gtm_process *p = windows_row(snap, w->pid, w->name, "a Windows process (host counters): never looked up here");
+		struct gtm_gpu_use *u = process_add_use(p);
+		u->dev_index = dev[w->adapter];
+		u->source_pid = w->pid;
+		u->vram = w->local;
+		u->spill = w->nonlocal;
+		u->paged = paged_of(w->committed, w->local, w->nonlocal);
+		set_engines(u, w);
+	}
+}
+
+static struct gtm_process *local_row(struct gtm_snapshot *snap, uint32_t pid, uint64_t start)
+{
+	for (int i = 0; i < snap->n_processes; i++) {
+		struct gtm_process *p = &snap->processes[i];
+		if (p->pid == pid && p->start_time == start && !p->windows_row && p->owner != GTM_OWNER_EXITED)
+			return p;
+	}
+	return NULL;
+}
+
+static void size_use(struct gtm_gpu_use *u, const struct wsl_row *r, int dev)
+{
+	enum gtm_prov prov = r->matched ? GTM_MATCHED : GTM_GUESSED;
+	u->dev_index = dev;
+	u->vram = gtm_u64_of(r->v.local, prov);
+	u->spill = gtm_u64_of(r->v.nonlocal, prov);
+	u->paged = paged_of(gtm_u64_of(r->v.committed, prov), u->vram, u->spill);
+}
+
+static void matched_row(struct gtm_snapshot *snap, const struct wsl_row *r, int dev)
+{
+	struct gtm_process *p = local_row(snap, r->pid, r->start);
+	if (!p)
+		return; /* the scan missed it (exited between the two reads) */
+	p->owner = r->matched ? GTM_OWNER_MATCHED : GTM_OWNER_GUESSED;
+	snprintf(p->label, sizeof p->label, "%c%u", r->matched ? '*' : '?', r->pid);
+	str_copy(p->owner_reason,
+		 r->matched ? "vmwp.exe context matched: one explanation fits (docs/wsl.md)"
+			    : "vmwp.exe context guessed: several explanations fit (docs/wsl.md)",
+		 sizeof p->owner_reason);
+	p->vram_inferred_by = WSL_INFERRED_BY;
+	size_use(process_add_use(p), r, dev);
+}
+
+static void exited_row(struct gtm_snapshot *snap, const struct wsl_row *r, int dev)
+{
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->owner = GTM_OWNER_EXITED;
+	p->exited_pid = r->pid;
+	p->exited_pairing = r->matched ? GTM_OWNER_MATCHED : GTM_OWNER_GUESSED;
+	p->start_time = r->start;
+	str_copy(p->name, r->comm, sizeof p->name);
+	snprintf(p->label, sizeof p->label, "%cx%u", r->matched ? '*' : '?', r->pid);
+	str_copy(p->owner_reason, "exited: its vmwp.exe context is still listed by the host", sizeof p->owner_reason);
+	p->vram_inferred_by = WSL_INFERRED_BY;
+	size_use(process_add_use(p), r, dev);
+}
+
+static void na_use(struct gtm_process *p, int dev, const char *why)
+{
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->dev_index = dev;
+	str_copy(u->na_reason, why, sizeof u->na_reason);
+	if (p->owner == GTM_OWNER_NONE) {
+		p->owner = GTM_OWNER_LOCAL;
+		snprintf(p->label, sizeof p->label, "%u", p->pid);
+	}
+}
+
+void wsl_apply_rows(struct gtm_snapshot *snap, const struct wsl_result *r, const int *dev)
+{
+	int first_dev = -1;
+
+	for (int a = 0; a < WSL_MAX_ADAPTERS && first_dev < 0; a++)
+		first_dev = dev[a];
+	for (int i = 0; i < r->n_rows; i++) {
+		const struct wsl_row *w = &r->rows[i];
+		int d = w->adapter >= 0 ? dev[w->adapter] : first_dev;
+		if (d < 0)
+			continue; /* an unmatched adapter: its contexts are in no device's rows */
+		if (w->owner == WSL_OWNER_PROC)
+			matched_row(snap, w, d);
+		else if (w->owner == WSL_OWNER_EXITED)
+			exited_row(snap, w, d);
+		else if (w->owner == WSL_OWNER_PENDING) {
+			struct gtm_process *p = local_row(snap, w->pid, w->start);
+			if (p && p->n_uses == 0)
+				na_use(p, d, "holds /dev/dxg; no host context yet");
+		}
+	}
+}
+
+void wsl_add_holders_na(struct gtm_snapshot *snap, const struct wsl_proc *h, int n, int dev, const char *why)
+{
+	for (int i = 0; i < n; i++) {
+		struct gtm_process *p = local_row(snap, h[i].pid, h[i].start);
+		if (p && p->n_uses == 0)
+			na_use(p, dev, why);
+	}
+}

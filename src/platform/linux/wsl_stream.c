@@ -1,0 +1,305 @@
+/* The host stream manager (wsl_stream.h): spawning, reading, restarting. */
+#include "wsl_stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/util.h"
+#include "wsl_helper.h"
+
+#define FIRST_LINE_GRACE_NS (10ull * 1000000000ull) /* PowerShell starts in ~2.5 s, Get-Counter ~1 s */
+#define BACKOFF_MIN_NS (500ull * 1000000ull)
+#define BACKOFF_MAX_NS (30ull * 1000000000ull)
+
+struct wsl_stream {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	int wake[2];              /* stop: wakes the reader's poll */
+	_Atomic bool stop;
+	uint64_t interval_ns;
+
+	/* under mu */
+	struct wsl_host_sample sample;
+	bool have, fresh, settled; /* settled: a sample came, or the first start failed */
+	struct gtm_host_stream st;
+
+	/* the reader's own */
+	struct wsl_linebuf lines;
+	struct wsl_host_sample scratch;
+	pid_t child;
+	int in_fd, out_fd, err_fd;
+	char err_tail[96];
+	uint64_t last_line_ns;
+	bool got_line;
+};
+
+static void set_state(struct wsl_stream *s, const char *state, const char *why)
+{
+	pthread_mutex_lock(&s->mu);
+	str_copy(s->st.state, state, sizeof s->st.state);
+	str_copy(s->st.why, why ? why : "", sizeof s->st.why);
+	if (strcmp(state, "starting") && strcmp(state, "on"))
+		s->fresh = false;
+	if (!strcmp(state, "failed") || !strcmp(state, "stale"))
+		s->settled = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void on_line(void *arg, const char *line, size_t len)
+{
+	struct wsl_stream *s = arg;
+	char err[128];
+	int rc = wsl_line_parse(line, len, &s->scratch, err, sizeof err);
+
+	pthread_mutex_lock(&s->mu);
+	s->st.lines++;
+	if (rc == 0) {
+		s->sample = s->scratch;
+		s->have = s->fresh = s->settled = true;
+		s->st.seq = s->sample.seq;
+		s->st.n_vms = s->sample.n_vms;
+		str_copy(s->st.state, s->sample.state == WSL_HELPER_ERROR ? "failed" : "on", sizeof s->st.state);
+		str_copy(s->st.why, s->sample.why, sizeof s->st.why);
+		pthread_cond_broadcast(&s->cond);
+	} else {
+		s->st.bad_lines++; /* garbage or truncated: skipped, counted */
+	}
+	pthread_mutex_unlock(&s->mu);
+	s->got_line = true;
+	s->last_line_ns = now_monotonic_ns();
+}
+
+static int spawn(struct wsl_stream *s, struct wsl_cmd *c)
+{
+	int in[2], out[2], err[2];
+
+	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		setpgid(0, 0); /* its own group: ended as one, interop's relay with it */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(err[1], 2);
+		if (c->cwd[0] && chdir(c->cwd) != 0)
+			_exit(126);
+		execv(c->argv[0], c->argv);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(in[0]);
+	close(out[1]);
+	close(err[1]);
+	s->child = pid;
+	s->in_fd = in[1];
+	s->out_fd = out[0];
+	s->err_fd = err[0];
+	return 0;
+}
+
+static void end_child(struct wsl_stream *s, char *why, size_t cap)
+{
+	int status = 0;
+
+	close(s->in_fd); /* the helper's cue: stdin closed */
+	kill(-s->child, SIGTERM);
+	for (int i = 0; i < 100 && waitpid(s->child, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (waitpid(s->child, &status, WNOHANG) == 0) {
+		kill(-s->child, SIGKILL);
+		waitpid(s->child, &status, 0);
+	}
+	close(s->out_fd);
+	close(s->err_fd);
+	if (why && !why[0])
+		snprintf(why, cap, "helper exited (status %d)%s%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+			 s->err_tail[0] ? ": " : "", s->err_tail);
+	s->child = 0;
+}
+
+/* Keeps the last line of the helper's stderr for the header's "failed: why". */
+static void read_err(struct wsl_stream *s)
+{
+	char buf[512];
+	ssize_t n = read(s->err_fd, buf, sizeof buf - 1);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	char *last = strrchr(buf, '\n');
+	str_copy(s->err_tail, last ? last + 1 : buf, sizeof s->err_tail);
+}
+
+/* Reads the helper until EOF, silence or stop. Returns why it ended in why. */
+static void read_helper(struct wsl_stream *s, char *why, size_t cap)
+{
+	char buf[16384];
+	uint64_t start = now_monotonic_ns();
+
+	s->got_line = false;
+	s->last_line_ns = start;
+	memset(&s->lines, 0, sizeof s->lines);
+	while (!s->stop) {
+		uint64_t limit = s->got_line ? 3 * s->interval_ns : FIRST_LINE_GRACE_NS + 3 * s->interval_ns;
+		uint64_t now = now_monotonic_ns(), since = now - s->last_line_ns;
+		if (since >= limit) {
+			snprintf(why, cap, s->got_line ? "helper silent for 3 intervals" : "helper never answered (%llu s)",
+				 (unsigned long long)(limit / 1000000000ull));
+			return;
+		}
+		struct pollfd p[3] = {{s->out_fd, POLLIN, 0}, {s->err_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+		int ms = (int)((limit - since) / 1000000ull) + 1;
+		if (poll(p, 3, ms) < 0 && errno != EINTR)
+			return;
+		if (p[1].revents & POLLIN)
+			read_err(s);
+		if (p[0].revents & (POLLIN | POLLHUP)) {
+			ssize_t n = read(s->out_fd, buf, sizeof buf);
+			if (n <= 0) {
+				if (p[1].revents & POLLIN)
+					read_err(s);
+				return; /* EOF: why is filled by end_child */
+			}
+			wsl_linebuf_feed(&s->lines, buf, (size_t)n, on_line, s);
+			pthread_mutex_lock(&s->mu);
+			s->st.bad_lines += s->lines.too_long;
+			s->lines.too_long = 0;
+			pthread_mutex_unlock(&s->mu);
+		}
+	}
+}
+
+/* Sleeps up to ns unless stopped. */
+static void nap(struct wsl_stream *s, uint64_t ns)
+{
+	struct pollfd p = {s->wake[0], POLLIN, 0};
+	if (!s->stop)
+		poll(&p, 1, (int)(ns / 1000000ull));
+}
+
+static void *stream_main(void *arg)
+{
+	struct wsl_stream *s = arg;
+	uint64_t backoff = BACKOFF_MIN_NS;
+	int quick_failures = 0;
+	bool first = true;
+
+	while (!s->stop) {
+		struct wsl_cmd c;
+		char why[160] = "";
+		if (wsl_helper_command(&c, (unsigned)(s->interval_ns / 1000000ull), quick_failures >= 2, why,
+				       sizeof why) != 0 ||
+		    spawn(s, &c) != 0) {
+			if (!why[0])
+				snprintf(why, sizeof why, "cannot start the helper: %s", strerror(errno));
+			set_state(s, "failed", why);
+			wsl_helper_command_free(&c);
+			nap(s, backoff);
+			backoff = backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2;
+			continue;
+		}
+		pthread_mutex_lock(&s->mu);
+		str_copy(s->st.helper, c.what, sizeof s->st.helper);
+		if (!first)
+			s->st.restarts++;
+		pthread_mutex_unlock(&s->mu);
+		if (first || !s->have)
+			set_state(s, "starting", NULL);
+		first = false;
+		read_helper(s, why, sizeof why);
+		bool answered = s->got_line;
+		s->err_tail[0] = '\0';
+		end_child(s, why, sizeof why);
+		wsl_helper_command_free(&c);
+		if (s->stop)
+			break;
+		quick_failures = answered ? 0 : quick_failures + 1;
+		backoff = answered ? BACKOFF_MIN_NS : (backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2);
+		set_state(s, s->have ? "stale" : "failed", why);
+		nap(s, backoff);
+	}
+	return NULL;
+}
+
+struct wsl_stream *wsl_stream_start(double interval_s)
+{
+	struct wsl_stream *s = xcalloc(1, sizeof *s);
+
+	s->interval_ns = (uint64_t)(interval_s * 1e9);
+	if (s->interval_ns < 100000000ull)
+		s->interval_ns = 100000000ull;
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->st.present = true;
+	str_copy(s->st.state, "starting", sizeof s->st.state);
+	if (pipe2(s->wake, O_CLOEXEC) != 0 || pthread_create(&s->thread, NULL, stream_main, s) != 0) {
+		str_copy(s->st.state, "failed", sizeof s->st.state);
+		str_copy(s->st.why, "cannot start the reader thread", sizeof s->st.why);
+		s->settled = true;
+		s->thread = 0;
+	}
+	return s;
+}
+
+bool wsl_stream_get(struct wsl_stream *s, struct wsl_host_sample *out, struct gtm_host_stream *st)
+{
+	bool fresh;
+
+	pthread_mutex_lock(&s->mu);
+	*st = s->st;
+	if (s->have && out)
+		*out = s->sample;
+	fresh = s->have && s->fresh;
+	pthread_mutex_unlock(&s->mu);
+	return fresh;
+}
+
+bool wsl_stream_wait(struct wsl_stream *s, uint64_t timeout_ns)
+{
+	struct timespec ts;
+	bool have;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
+	ts.tv_sec = (time_t)(t / 1000000000ull);
+	ts.tv_nsec = (long)(t % 1000000000ull);
+	pthread_mutex_lock(&s->mu);
+	while (!s->settled && pthread_cond_timedwait(&s->cond, &s->mu, &ts) == 0)
+		;
+	have = s->have;
+	pthread_mutex_unlock(&s->mu);
+	return have;
+}
+
+void wsl_stream_stop(struct wsl_stream *s)
+{
+	if (!s)
+		return;
+	s->stop = true;
+	if (s->thread) {
+		if (write(s->wake[1], "x", 1) < 0)
+			perror("gputaskman: waking the host-stream reader");
+		pthread_join(s->thread, NULL);
+	}
+	close(s->wake[0]);
+	close(s->wake[1]);
+	pthread_mutex_destroy(&s->mu);
+	pthread_cond_destroy(&s->cond);
+	free(s);
+}

@@ -1,0 +1,208 @@
+/* The Linux side around the stream: detection from fixture roots (two
+ * signals needed), the helper's command (GPUTASKMAN_WSL_RUN, placement in a
+ * Windows-side cache folder, the PowerShell fallback's encoding), and the
+ * host adapter ↔ device pairing by memory use, the hint cache. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect/wsl_pair.h"
+#include "core/sysroot.h"
+#include "core/util.h"
+#include "platform.h"
+#include "wsl_detect.h"
+#include "wsl_helper.h"
+
+static char tmp[256];
+
+static void put(const char *rel, const char *text)
+{
+	char path[512], dir[512];
+	snprintf(path, sizeof path, "%s%s", tmp, rel);
+	str_copy(dir, path, sizeof dir);
+	for (char *s = dir + strlen(tmp) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(dir, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int detect_in(const char *root)
+{
+	struct wsl_signals s;
+	setenv("GPUTASKMAN_ROOT", root, 1);
+	unsetenv("WSL_DISTRO_NAME");
+	sysroot_reset();
+	int n = wsl_detect(&s);
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	return n;
+}
+
+static void detection(void **state)
+{
+	(void)state;
+	char root[300];
+	snprintf(root, sizeof root, "%s", tmp);
+	put("/proc/sys/kernel/osrelease", "5.15.167.4-microsoft-standard-WSL2\n");
+	assert_int_equal(detect_in(root), 1); /* one signal is not WSL */
+	put("/proc/sys/fs/binfmt_misc/WSLInterop-late", "disabled\ninterpreter /init\n");
+	assert_int_equal(detect_in(root), 2);
+	put("/dev/dxg", "");
+	setenv("GPUTASKMAN_ROOT", root, 1);
+	sysroot_reset();
+	struct wsl_signals s;
+	assert_int_equal(wsl_detect(&s), 3);
+	assert_true(s.interop_registered);
+	assert_false(s.interop_enabled); /* registered, switched off */
+	put("/proc/sys/fs/binfmt_misc/WSLInterop", "enabled\ninterpreter /init\n");
+	wsl_detect(&s);
+	assert_true(s.interop_enabled);
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+}
+
+static void command_run(void **state)
+{
+	(void)state;
+	struct wsl_cmd c;
+	char why[160];
+	setenv("GPUTASKMAN_WSL_RUN", "/usr/lib/wine/wine64", 1);
+	setenv("GPUTASKMAN_WSL_HELPER", "/opt/gtm/gputaskman.exe", 1);
+	assert_int_equal(wsl_helper_command(&c, 250, false, why, sizeof why), 0);
+	assert_string_equal(c.argv[0], "/usr/lib/wine/wine64");
+	assert_string_equal(c.argv[1], "/opt/gtm/gputaskman.exe");
+	assert_string_equal(c.argv[2], "--host-stream");
+	assert_string_equal(c.argv[4], "250");
+	assert_null(c.argv[5]);
+	assert_string_equal(c.cwd, "");
+	wsl_helper_command_free(&c);
+	unsetenv("GPUTASKMAN_WSL_RUN");
+}
+
+static void command_placed(void **state)
+{
+	(void)state;
+	struct wsl_cmd c;
+	char why[160], src[300], cache[300], placed[600];
+	struct stat st;
+	snprintf(src, sizeof src, "%s/bin/gputaskman.exe", tmp);
+	put("/bin/gputaskman.exe", "MZ this build");
+	snprintf(cache, sizeof cache, "%s/mnt/c/ProgramData/gtm", tmp);
+	put("/mnt/c/ProgramData/.keep", "");
+	setenv("GPUTASKMAN_WSL_HELPER", src, 1);
+	setenv("GPUTASKMAN_WSL_CACHE", cache, 1);
+	assert_int_equal(wsl_helper_command(&c, 1000, false, why, sizeof why), 0);
+	snprintf(placed, sizeof placed, "%s/gputaskman.exe", cache);
+	assert_string_equal(c.argv[0], placed); /* the copy runs, from its Windows folder */
+	assert_string_equal(c.cwd, cache);
+	assert_string_equal(c.what, "gputaskman.exe");
+	assert_int_equal(stat(placed, &st), 0);
+	assert_int_equal(st.st_size, 13);
+	wsl_helper_command_free(&c);
+	put("/bin/gputaskman.exe", "MZ a newer build"); /* another size: copied again */
+	assert_int_equal(wsl_helper_place(src, cache, "gputaskman.exe", placed, sizeof placed), 0);
+	assert_int_equal(stat(placed, &st), 0);
+	assert_int_equal(st.st_size, 16);
+	/* a cache that cannot be made: the PowerShell fallback, absent here: a reason */
+	setenv("GPUTASKMAN_WSL_CACHE", "/proc/no/such/dir", 1);
+	if (access("/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", X_OK) != 0) {
+		assert_int_equal(wsl_helper_command(&c, 1000, false, why, sizeof why), -1);
+		assert_non_null(strstr(why, "powershell.exe"));
+		wsl_helper_command_free(&c);
+	}
+	unsetenv("GPUTASKMAN_WSL_CACHE");
+	unsetenv("GPUTASKMAN_WSL_HELPER");
+}
+
+static void powershell_encoding(void **state)
+{
+	(void)state;
+	char *e = wsl_ps_encode("ab");
+	assert_string_equal(e, "YQBiAA=="); /* base64 of UTF-16LE "ab" */
+	free(e);
+	e = wsl_ps_encode("abc");
+	assert_string_equal(e, "YQBiAGMA");
+	free(e);
+	char *s = wsl_ps_script(750);
+	assert_non_null(strstr(s, "$ms=750;"));
+	assert_non_null(strstr(s, "GTMH1 seq=$seq"));
+	assert_null(strstr(s, "__MS__"));
+	free(s);
+}
+
+static void pairing(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *snap = snapshot_new();
+	struct wsl_host_sample *s = calloc(1, sizeof *s);
+	int dev[WSL_MAX_ADAPTERS];
+	struct gtm_device *d = snapshot_add_device(snap);
+	d->index = 0;
+	d->mem_used = gtm_u64_of(3 * GIB, GTM_MEASURED);
+	s->n_adapters = 1;
+	s->adapters[0].dedicated = gtm_u64_of(3 * GIB + 100 * MIB, GTM_MEASURED);
+	wsl_pair_adapters(s, snap, dev);
+	assert_int_equal(dev[0], 0);
+	s->adapters[0].dedicated = gtm_u64_of(6 * GIB, GTM_MEASURED); /* nothing that close */
+	wsl_pair_adapters(s, snap, dev);
+	assert_int_equal(dev[0], -1);
+	d = snapshot_add_device(snap); /* two devices using as much: ambiguous */
+	d->index = 1;
+	d->mem_used = gtm_u64_of(6 * GIB + 10 * MIB, GTM_MEASURED);
+	snap->devices[0].mem_used = gtm_u64_of(6 * GIB - 10 * MIB, GTM_MEASURED);
+	wsl_pair_adapters(s, snap, dev);
+	assert_int_equal(dev[0], -1);
+	s->adapters[0].dedicated = GTM_U64_NA; /* no reading: never a guess */
+	wsl_pair_adapters(s, snap, dev);
+	assert_int_equal(dev[0], -1);
+	free(s);
+	snapshot_free(snap);
+}
+
+/* Hints are cached per boot id under the cache folder; a bad boot id writes nothing. */
+static void hint_cache(void **state)
+{
+	(void)state;
+	uint64_t in[] = {128 * MIB, 0, 3 * GIB}, out[8];
+	char path[512];
+	setenv("XDG_CACHE_HOME", tmp, 1);
+	platform_wsl_hints_save(NULL, "8d2c3a4e-1111-4222-8333-444455556666", in, 3);
+	snprintf(path, sizeof path, "%s/gputaskman/wsl-hints-8d2c3a4e-1111-4222-8333-444455556666", tmp);
+	assert_int_equal(access(path, R_OK), 0);
+	assert_int_equal(platform_wsl_hints_load(NULL, "8d2c3a4e-1111-4222-8333-444455556666", out, 8), 3);
+	assert_int_equal(out[2], 3 * GIB);
+	assert_int_equal(platform_wsl_hints_load(NULL, "another-boot", out, 8), 0);
+	platform_wsl_hints_save(NULL, "../../etc/x", in, 3); /* not a boot id: refused */
+	snprintf(path, sizeof path, "%s/gputaskman/wsl-hints-../../etc/x", tmp);
+	assert_int_not_equal(access(path, F_OK), 0);
+	unsetenv("XDG_CACHE_HOME");
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof tmp, "/tmp/gtm-wslhost-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(detection), cmocka_unit_test(command_run), cmocka_unit_test(command_placed),
+		cmocka_unit_test(powershell_encoding), cmocka_unit_test(pairing), cmocka_unit_test(hint_cache),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}
