@@ -93,7 +93,7 @@ void wddm_mem_rows_free(struct wddm_mem_rows *r)
 	memset(r, 0, sizeof *r);
 }
 
-static gtm_u64 value_of(const struct wddm_value *v)
+gtm_u64 wddm_value_bytes(const struct wddm_value *v)
 {
 	return v->listed && wddm_cstatus_valid(v->cstatus) ? gtm_u64_of(v->v, GTM_MEASURED) : GTM_U64_NA;
 }
@@ -105,12 +105,12 @@ void wddm_mem_use_of(const struct wddm_mem_row *r, struct wddm_mem_use *out)
 	memset(out, 0, sizeof *out);
 	out->vram_fallback = !local->listed;
 	out->spill_fallback = !nonlocal->listed;
-	out->vram = value_of(out->vram_fallback ? &r->v[WDDM_PM_DEDICATED] : local);
-	out->spill = value_of(out->spill_fallback ? &r->v[WDDM_PM_SHARED] : nonlocal);
+	out->vram = wddm_value_bytes(out->vram_fallback ? &r->v[WDDM_PM_DEDICATED] : local);
+	out->spill = wddm_value_bytes(out->spill_fallback ? &r->v[WDDM_PM_SHARED] : nonlocal);
 	/* paged is defined by Local and Non Local only: Dedicated/Shared count
 	 * shared allocations, and their difference from Committed means nothing */
-	gtm_u64 committed = value_of(&r->v[WDDM_PM_COMMITTED]);
-	gtm_u64 l = value_of(local), nl = value_of(nonlocal);
+	gtm_u64 committed = wddm_value_bytes(&r->v[WDDM_PM_COMMITTED]);
+	gtm_u64 l = wddm_value_bytes(local), nl = wddm_value_bytes(nonlocal);
 	out->paged = GTM_U64_NA;
 	if (gtm_u64_ok(committed) && gtm_u64_ok(l) && gtm_u64_ok(nl)) {
 		uint64_t resident = l.v + nl.v;
