@@ -26,9 +26,13 @@ static int cmp_row_key(const struct wddm_mem_row *a, const struct wddm_mem_row *
 
 static _Thread_local const struct wddm_mem_row *sort_rows;
 
+/* Rows of one key stay in PDH order (by index): the m-th repeat of a name
+ * in one counter pairs with the m-th in the others. */
 static int cmp_index(const void *a, const void *b)
 {
-	return cmp_row_key(&sort_rows[*(const size_t *)a], &sort_rows[*(const size_t *)b]);
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_row_key(&sort_rows[x], &sort_rows[y]);
+	return c ? c : (x > y) - (x < y);
 }
 
 static void build_index(struct wddm_mem_rows *r)
@@ -41,20 +45,23 @@ static void build_index(struct wddm_mem_rows *r)
 	sort_rows = NULL;
 }
 
-/* The row of key among the first n_indexed rows (sorted index), or NULL. */
-static struct wddm_mem_row *find_row(struct wddm_mem_rows *r, size_t n_indexed, const struct wddm_mem_row *key)
+/* The first row of key among the first n_indexed rows (sorted index) that
+ * counter k has not filled yet, or NULL. A vmwp.exe lists one instance per
+ * guest process under one repeated name (platforms.md 2.4): its repeats pair
+ * up in PDH order, the same index of each counter's array. */
+static struct wddm_mem_row *find_row(struct wddm_mem_rows *r, size_t n_indexed, const struct wddm_mem_row *key, int k)
 {
 	size_t lo = 0, hi = n_indexed;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_row_key(&r->v[r->index[mid]], key);
-		if (c == 0)
-			return &r->v[r->index[mid]];
-		if (c < 0)
+		if (cmp_row_key(&r->v[r->index[mid]], key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	for (; lo < n_indexed && !cmp_row_key(&r->v[r->index[lo]], key); lo++)
+		if (!r->v[r->index[lo]].v[k].listed)
+			return &r->v[r->index[lo]];
 	return NULL;
 }
 
@@ -68,7 +75,7 @@ static void join_counter(struct wddm_mem_rows *r, const struct wddm_items *c, in
 		if (!it->id.has_pid || it->id.has_eng)
 			continue;
 		struct wddm_mem_row key = {.pid = it->id.pid, .luid = it->id.luid, .phys = it->id.phys, .dup = it->id.dup};
-		struct wddm_mem_row *row = find_row(r, n_indexed, &key);
+		struct wddm_mem_row *row = find_row(r, n_indexed, &key, k);
 		if (!row) {
 			r->v = grow_array(r->v, sizeof *r->v, &r->cap, r->n);
 			row = &r->v[r->n++];
