@@ -93,22 +93,26 @@ void wsl_line_header(struct wsl_line *l, uint64_t seq, uint32_t vmwp_pid, int n_
 	}
 }
 
+/* A record of an adapter's three byte counts. */
+static void put_counts(struct wsl_line *l, const char *tag, uint64_t luid, const char *const keys[3],
+		       const gtm_u64 v[3])
+{
+	put(l, ";%s", tag);
+	put_luid(l, luid);
+	for (int i = 0; i < 3; i++)
+		put_bytes(l, keys[i], v[i]);
+}
+
 void wsl_line_adapter(struct wsl_line *l, uint64_t luid, gtm_u64 dedicated, gtm_u64 shared, gtm_u64 committed)
 {
-	put(l, ";A");
-	put_luid(l, luid);
-	put_bytes(l, "ded", dedicated);
-	put_bytes(l, "shared", shared);
-	put_bytes(l, "committed", committed);
+	static const char *const keys[] = {"ded", "shared", "committed"};
+	put_counts(l, "A", luid, keys, (const gtm_u64[]){dedicated, shared, committed});
 }
 
 void wsl_line_vm(struct wsl_line *l, uint64_t luid, gtm_u64 local, gtm_u64 nonlocal, gtm_u64 committed)
 {
-	put(l, ";V");
-	put_luid(l, luid);
-	put_bytes(l, "local", local);
-	put_bytes(l, "nonlocal", nonlocal);
-	put_bytes(l, "committed", committed);
+	static const char *const keys[] = {"local", "nonlocal", "committed"};
+	put_counts(l, "V", luid, keys, (const gtm_u64[]){local, nonlocal, committed});
 }
 
 /* One decimal, without printf's locale: "12.5", "0.0". */

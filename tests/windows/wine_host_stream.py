@@ -24,11 +24,12 @@ import os
 import re
 import select
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
+
 import time
+
+from pdh_harness import Harness, wine_run
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -38,42 +39,14 @@ L2 = "0x00000000_0x000095CA"
 NOBODY = 99991  # a PID PDH lists that Toolhelp does not
 
 gtm_exe, pdh_dll, client_exe, check_exe = (os.path.abspath(a) for a in sys.argv[1:5])
-here = os.path.dirname(os.path.abspath(__file__))
-wine_run = os.path.join(here, "..", "..", "scripts", "wine-run.sh")
-tmp = tempfile.mkdtemp(prefix="gtm-wine-hoststream-")
-scenario = os.path.join(tmp, "scenario.txt")
+h = Harness("gtm-wine-hoststream-")
+tmp, scenario, children = h.tmp, h.scenario, h.children
 gate = os.path.join(tmp, "gate")
-failures = []
-children = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def env(double=True):
-    e = dict(os.environ, LC_ALL="C.UTF-8")
-    if double:
-        e.update(GTM_WINEDLLOVERRIDES="pdh=n", GTM_FAKE_PDH_SCENARIO=scenario)
-    return e
+check, env, write_scenario = h.check, h.env, h.write_scenario
 
 
 def start(exe, *args):
-    p = subprocess.Popen(["sh", wine_run, exe, *args], env=env(False), stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    children.append(p)
-    m = re.match(r"ready (\d+)", p.stdout.readline())
-    if not m:
-        sys.exit(f"FAIL: {exe} did not start")
-    return int(m.group(1))
-
-
-def write_scenario(lines):
-    with open(scenario + ".new", "w") as f:
-        f.write("\n".join("\t".join(str(x) for x in line) for line in lines) + "\n")
-    os.replace(scenario + ".new", scenario)
+    return h.start(exe, *args)[1]
 
 
 def parse(lines):
@@ -242,14 +215,5 @@ def main():
 try:
     main()
 finally:
-    for c in children:
-        if c.poll() is None:
-            try:
-                os.killpg(c.pid, signal.SIGTERM)
-                c.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
-    shutil.rmtree(tmp, ignore_errors=True)
-if failures:
-    sys.exit(f"{len(failures)} failed: " + "; ".join(failures))
-print("not run: a real Windows PDH, a real vmwp.exe (these lines are the double's)")
+    h.cleanup()
+h.finish("not run: a real Windows PDH, a real vmwp.exe (these lines are the double's)")
