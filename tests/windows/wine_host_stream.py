@@ -17,7 +17,8 @@ releases one collect at a time:
   3. stdin closed: the helper exits within a second or so, exit 0.
 Every line is parsed by the Linux side's parser (wsl_proto.c, cross-built as
 wsl_line_check.exe). Also: Wine's own pdh.dll (no GPU counters: state=error
-lines, still one per interval) and a missing counter set (state=partial).
+lines, still one per interval), a missing counter set (state=partial), and
+Wine's loader log: --host-stream loads pdh.dll and no DXGI, NVML or ADL.
 """
 import json
 import os
@@ -199,6 +200,27 @@ def partial_case(vm):
           f"a counter set missing: state=partial, the rest still read ({parsed})")
 
 
+def loaded_dlls(*args):
+    """The DLLs Wine's loader reports for one run (wine-run.sh silences it: Wine directly, its prefix)."""
+    e = h.env()
+    e.update(WINEDEBUG="+loaddll", WINEDLLOVERRIDES="mscoree,mshtml=;pdh=n",
+             WINEPREFIX=os.environ.get("WINEPREFIX") or os.environ.get("GTM_WINEPREFIX")
+             or os.path.join(os.environ["HOME"], ".wine-gputaskman"))
+    r = subprocess.run([os.environ.get("GTM_WINE", "/usr/lib/wine/wine64"), os.path.join(tmp, "gputaskman.exe"), *args],
+                       input=b"", env=e, capture_output=True, timeout=60)
+    return {m.lower() for m in re.findall(r'Loaded L"[^"]*\\\\([^"\\]+)"', r.stderr.decode(errors="replace"))}
+
+
+def no_vendor_libraries_case():
+    """--host-stream loads pdh.dll and no DXGI, NVML or ADL (--once does load dxgi.dll: the log shows it)."""
+    write_scenario(adapters())
+    stream, once = loaded_dlls("--host-stream"), loaded_dlls("--once")
+    vendor = {"dxgi.dll", "nvml.dll", "atiadlxx.dll", "atiadlxy.dll"}
+    check("pdh.dll" in stream and not stream & vendor and "dxgi.dll" in once,
+          f"--host-stream loads pdh.dll, none of {sorted(vendor)} (--once: {sorted(once & vendor)}; "
+          f"--host-stream: {sorted(stream & (vendor | {'pdh.dll'}))})")
+
+
 def main():
     for f in (gtm_exe, pdh_dll):
         shutil.copy(f, tmp)
@@ -210,6 +232,7 @@ def main():
     stream_case(vm, other, game)
     wine_pdh_case()
     partial_case(vm)
+    no_vendor_libraries_case()
 
 
 try:
