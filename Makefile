@@ -42,7 +42,7 @@ check-deps:
 check: check-deps $(CHECK_BUILD)/build.ninja
 	ninja -C $(CHECK_BUILD)
 	@sh scripts/check-windows.sh $(CHECK_WIN_BUILD) $(WIN_BUILD); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
-	@sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
+	@GTM_WIN_BUILD=$(abspath $(CHECK_WIN_BUILD)) sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
 
 # The WSL2 helper (docs/wsl.md): the Windows build, when `make windows` made it,
 # goes beside the Linux binary, where gputaskman under WSL looks for it.

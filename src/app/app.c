@@ -16,6 +16,7 @@
 
 #include "app/cmd_inspect.h"
 #include "app/cmd_diff.h"
+#include "app/cmd_host_stream.h"
 #include "app/cmd_live.h"
 #include "app/cmd_record.h"
 #include "app/cmd_replay.h"
@@ -115,6 +116,8 @@ int app_main(int argc, char **argv)
 		return cmd_replay(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "serve"))
 		return cmd_serve(argc - 1, argv + 1);
+	if (cmd_host_stream_asked(argc, argv))
+		return cmd_host_stream(argc, argv);
 	rc = options_parse(argc, argv, &o, stderr);
 	if (rc)
 		return rc;

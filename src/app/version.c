@@ -1,8 +1,10 @@
 #include "app/version.h"
 
 #include <dlfcn.h>
+#include <limits.h>
 
 #include "app/build_config.h"
+#include "platform.h"
 #include "explain/probe_backend.h"
 #ifdef GTM_HAVE_NVML
 #include "sources/nvml_lib.h"
@@ -50,7 +52,9 @@ void version_print(FILE *out)
 #endif
 	fprintf(out, "optional parts:\n  exporter (serve): %s\n", exporter);
 	fprintf(out, "  recorder (record, replay, --record): built in\n");
-	fprintf(out, "  Windows helper: not built (there is none yet)\n");
+	char helper[PATH_MAX + 96];
+	platform_host_helper_describe(helper, sizeof helper);
+	fprintf(out, "  Windows helper (WSL2): %s\n", helper);
 	fprintf(out, "run-time libraries:\n");
 	for (size_t i = 0; i < sizeof runtime_libs / sizeof runtime_libs[0]; i++) {
 		const char *const *names = runtime_libs[i].names;

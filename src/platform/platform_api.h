@@ -154,6 +154,17 @@ size_t platform_wsl_hints_load(struct platform_wsl *w, const char *boot_id, uint
 void platform_wsl_hints_save(struct platform_wsl *w, const char *boot_id, const uint64_t *sizes, size_t n);
 void platform_wsl_close(struct platform_wsl *w);
 
+/* The WSL2 host stream's Windows end (docs/wsl.md, protocol v1):
+ * gputaskman.exe --host-stream prints the host's GPU counters to stdout, one
+ * flushed line per interval, until its stdin reaches EOF or its parent goes
+ * away. Windows implements it (platform/windows/host_stream*.c); Linux says
+ * it is a Windows mode. Returns the exit status. */
+int platform_host_stream(unsigned interval_ms);
+/* --version's line on the Windows helper: on Linux whether gputaskman.exe is
+ * beside this binary (where make install puts it and WSL looks); on Windows
+ * that this build is the helper. */
+void platform_host_helper_describe(char *out, size_t cap);
+
 /* The GPU sources this platform samples, in the collector's order (NVIDIA
  * first), NULL-terminated, at most PLATFORM_MAX_SOURCES of them. */
 #define PLATFORM_MAX_SOURCES 4

@@ -29,11 +29,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
+
 import time
+
+from pdh_harness import Harness, wine_run
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -42,55 +43,16 @@ LUID_N = "0x00000000_0x0000A18D"  # the GeForce-like adapter
 LUID_I = "0x00000000_0x000095CA"  # a second adapter
 
 gtm_exe, pdh_dll, client_exe, llama_exe = (os.path.abspath(a) for a in sys.argv[1:5])
-here = os.path.dirname(os.path.abspath(__file__))
-wine_run = os.path.join(here, "..", "..", "scripts", "wine-run.sh")
-tmp = tempfile.mkdtemp(prefix="gtm-wine-wddm-")
-scenario = os.path.join(tmp, "scenario.txt")
-pdh_log = os.path.join(tmp, "pdh.log")
-failures = []
-children = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        failures.append(what)
-
-
-def env(double=True):
-    e = dict(os.environ, LC_ALL="C.UTF-8")
-    if double:
-        e.update(GTM_WINEDLLOVERRIDES="pdh=n", GTM_FAKE_PDH_SCENARIO=scenario, GTM_FAKE_PDH_LOG=pdh_log)
-    return e
+h = Harness("gtm-wine-wddm-", log=True)
+tmp, scenario, pdh_log, failures, children = h.tmp, h.scenario, h.pdh_log, h.failures, h.children
+check, env = h.check, h.env
 
 
 def run(exe, *args, double=True, timeout=60):
     return subprocess.run(["sh", wine_run, exe, *args], env=env(double), capture_output=True, timeout=timeout)
 
 
-def start(exe, *args, cwd=None):
-    p = subprocess.Popen(["sh", wine_run, exe, *args], env=env(False), cwd=cwd, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    children.append(p)
-    line = p.stdout.readline()
-    m = re.match(r"ready (\d+)", line)
-    if not m:
-        sys.exit(f"FAIL: {exe} did not start: {line!r}")
-    return p, int(m.group(1))
-
-
-def stop(p):
-    try:
-        os.killpg(p.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    p.wait(timeout=20)
-
-
-def write_scenario(lines):
-    with open(scenario + ".new", "w") as f:
-        f.write("\n".join("\t".join(str(x) for x in line) for line in lines) + "\n")
-    os.replace(scenario + ".new", scenario)  # the double never reads half a file
+start, stop, write_scenario = h.start, h.stop, h.write_scenario
 
 
 def snapshot(*extra, double=True, rc=0):
@@ -438,14 +400,5 @@ def main():
 try:
     main()
 finally:
-    for c in children:
-        if c.poll() is None:
-            try:
-                os.killpg(c.pid, signal.SIGTERM)
-                c.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
-    shutil.rmtree(tmp, ignore_errors=True)
-if failures:
-    sys.exit(f"{len(failures)} failed: " + "; ".join(failures))
-print("not run under Wine: a real Windows PDH (these numbers are the double's)")
+    h.cleanup()
+h.finish("not run under Wine: a real Windows PDH (these numbers are the double's)")

@@ -60,8 +60,7 @@ int wsl_helper_place(const char *src, const char *dir, const char *name, char *o
 	return copy_file(src, out);
 }
 
-/* The helper exe this build installs beside itself, or GPUTASKMAN_WSL_HELPER's. */
-static int helper_source(char *out, size_t cap)
+int wsl_helper_source(char *out, size_t cap)
 {
 	const char *env = getenv("GPUTASKMAN_WSL_HELPER");
 	char self[PATH_MAX];
@@ -116,7 +115,7 @@ int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, c
 	const char *run = getenv("GPUTASKMAN_WSL_RUN"), *cache = getenv("GPUTASKMAN_WSL_CACHE");
 
 	memset(c, 0, sizeof *c);
-	if (helper_source(c->store[1], sizeof c->store[1]) != 0)
+	if (wsl_helper_source(c->store[1], sizeof c->store[1]) != 0)
 		c->store[1][0] = '\0';
 	if (run && run[0]) { /* tests and Wine: PROGRAM HELPER.exe ARGS, from here */
 		str_copy(c->store[0], run, sizeof c->store[0]);

@@ -27,6 +27,11 @@ struct wsl_cmd {
 int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, char *why, size_t cap);
 void wsl_helper_command_free(struct wsl_cmd *c);
 
+/* The helper exe: GPUTASKMAN_WSL_HELPER, else gputaskman.exe beside this
+ * binary (where make install puts it). Returns 0, or -1 when the path is
+ * unknown or too long. */
+int wsl_helper_source(char *out, size_t cap);
+
 /* Copies src to dir/name unless a copy of the same size and no older is
  * there; returns 0 and the copy's path in out, or -1. */
 int wsl_helper_place(const char *src, const char *dir, const char *name, char *out, size_t cap);

@@ -24,6 +24,7 @@ static const struct {
 	[PDH_ADAPTER_SHARED] = {L"\\GPU Adapter Memory(*)\\Shared Usage", false},
 	[PDH_ADAPTER_LOCAL] = {L"\\GPU Local Adapter Memory(*)\\Local Usage", false},
 	[PDH_ADAPTER_NONLOCAL] = {L"\\GPU Non Local Adapter Memory(*)\\Non Local Usage", false},
+	[PDH_ADAPTER_COMMITTED] = {L"\\GPU Adapter Memory(*)\\Total Committed", false},
 };
 
 /* Instances may appear between the size query and the read: a few rounds. */

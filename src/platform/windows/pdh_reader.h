@@ -19,6 +19,7 @@ enum pdh_counter_id {
 	PDH_ADAPTER_SHARED,                     /* \GPU Adapter Memory(*)\Shared Usage */
 	PDH_ADAPTER_LOCAL,                      /* \GPU Local Adapter Memory(*)\Local Usage */
 	PDH_ADAPTER_NONLOCAL,                   /* \GPU Non Local Adapter Memory(*)\Non Local Usage */
+	PDH_ADAPTER_COMMITTED,                  /* \GPU Adapter Memory(*)\Total Committed (the host stream's A) */
 	PDH_COUNTER_N
 };
 

@@ -26,9 +26,13 @@ static int cmp_row_key(const struct wddm_mem_row *a, const struct wddm_mem_row *
 
 static _Thread_local const struct wddm_mem_row *sort_rows;
 
+/* Rows of one key stay in PDH order (by index): the m-th repeat of a name
+ * in one counter pairs with the m-th in the others. */
 static int cmp_index(const void *a, const void *b)
 {
-	return cmp_row_key(&sort_rows[*(const size_t *)a], &sort_rows[*(const size_t *)b]);
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	int c = cmp_row_key(&sort_rows[x], &sort_rows[y]);
+	return c ? c : (x > y) - (x < y);
 }
 
 static void build_index(struct wddm_mem_rows *r)
@@ -41,20 +45,23 @@ static void build_index(struct wddm_mem_rows *r)
 	sort_rows = NULL;
 }
 
-/* The row of key among the first n_indexed rows (sorted index), or NULL. */
-static struct wddm_mem_row *find_row(struct wddm_mem_rows *r, size_t n_indexed, const struct wddm_mem_row *key)
+/* The first row of key among the first n_indexed rows (sorted index) that
+ * counter k has not filled yet, or NULL. A vmwp.exe lists one instance per
+ * guest process under one repeated name (platforms.md 2.4): its repeats pair
+ * up in PDH order, the same index of each counter's array. */
+static struct wddm_mem_row *find_row(struct wddm_mem_rows *r, size_t n_indexed, const struct wddm_mem_row *key, int k)
 {
 	size_t lo = 0, hi = n_indexed;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = cmp_row_key(&r->v[r->index[mid]], key);
-		if (c == 0)
-			return &r->v[r->index[mid]];
-		if (c < 0)
+		if (cmp_row_key(&r->v[r->index[mid]], key) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	for (; lo < n_indexed && !cmp_row_key(&r->v[r->index[lo]], key); lo++)
+		if (!r->v[r->index[lo]].v[k].listed)
+			return &r->v[r->index[lo]];
 	return NULL;
 }
 
@@ -68,7 +75,7 @@ static void join_counter(struct wddm_mem_rows *r, const struct wddm_items *c, in
 		if (!it->id.has_pid || it->id.has_eng)
 			continue;
 		struct wddm_mem_row key = {.pid = it->id.pid, .luid = it->id.luid, .phys = it->id.phys, .dup = it->id.dup};
-		struct wddm_mem_row *row = find_row(r, n_indexed, &key);
+		struct wddm_mem_row *row = find_row(r, n_indexed, &key, k);
 		if (!row) {
 			r->v = grow_array(r->v, sizeof *r->v, &r->cap, r->n);
 			row = &r->v[r->n++];
@@ -93,7 +100,7 @@ void wddm_mem_rows_free(struct wddm_mem_rows *r)
 	memset(r, 0, sizeof *r);
 }
 
-static gtm_u64 value_of(const struct wddm_value *v)
+gtm_u64 wddm_value_bytes(const struct wddm_value *v)
 {
 	return v->listed && wddm_cstatus_valid(v->cstatus) ? gtm_u64_of(v->v, GTM_MEASURED) : GTM_U64_NA;
 }
@@ -105,12 +112,12 @@ void wddm_mem_use_of(const struct wddm_mem_row *r, struct wddm_mem_use *out)
 	memset(out, 0, sizeof *out);
 	out->vram_fallback = !local->listed;
 	out->spill_fallback = !nonlocal->listed;
-	out->vram = value_of(out->vram_fallback ? &r->v[WDDM_PM_DEDICATED] : local);
-	out->spill = value_of(out->spill_fallback ? &r->v[WDDM_PM_SHARED] : nonlocal);
+	out->vram = wddm_value_bytes(out->vram_fallback ? &r->v[WDDM_PM_DEDICATED] : local);
+	out->spill = wddm_value_bytes(out->spill_fallback ? &r->v[WDDM_PM_SHARED] : nonlocal);
 	/* paged is defined by Local and Non Local only: Dedicated/Shared count
 	 * shared allocations, and their difference from Committed means nothing */
-	gtm_u64 committed = value_of(&r->v[WDDM_PM_COMMITTED]);
-	gtm_u64 l = value_of(local), nl = value_of(nonlocal);
+	gtm_u64 committed = wddm_value_bytes(&r->v[WDDM_PM_COMMITTED]);
+	gtm_u64 l = wddm_value_bytes(local), nl = wddm_value_bytes(nonlocal);
 	out->paged = GTM_U64_NA;
 	if (gtm_u64_ok(committed) && gtm_u64_ok(l) && gtm_u64_ok(nl)) {
 		uint64_t resident = l.v + nl.v;

@@ -61,6 +61,10 @@ struct wddm_mem_use {
 	bool vram_fallback, spill_fallback; /* from Dedicated / Shared Usage */
 };
 
+/* A counter's value for a row: measured bytes, or N/A when the counter did
+ * not list the instance or its CStatus is not valid (never 0). */
+gtm_u64 wddm_value_bytes(const struct wddm_value *v);
+
 void wddm_mem_use_of(const struct wddm_mem_row *r, struct wddm_mem_use *out);
 /* Adds x into acc (a process's rows of one adapter: every phys); a sum with
  * an N/A part is N/A. */

@@ -18,7 +18,16 @@ commit=$(git -C "$src" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 expect "the commit it was built from ($commit)" "^commit: $commit\$" "$t/v"
 expect "the exporter is built in" "^  exporter (serve): built in" "$t/v"
 expect "the recorder is built in" "^  recorder (record, replay, --record): built in" "$t/v"
-expect "the Windows helper is named" "^  Windows helper: not built" "$t/v"
+expect "no Windows helper beside the build's binary" "^  Windows helper (WSL2): not found (.*/gputaskman.exe; make windows" "$t/v"
+# beside a copy of the binary, as make install places it: an MZ file is found, anything else is not
+mkdir "$t/bin"
+cp "$bin" "$t/bin/gputaskman"
+printf 'not a program' >"$t/bin/gputaskman.exe"
+LD_LIBRARY_PATH="$t/nolib" "$t/bin/gputaskman" --version >"$t/v3" 2>&1
+expect "a gputaskman.exe that is no Windows program is not the helper" "^  Windows helper (WSL2): not found ($t/bin/gputaskman.exe is not a Windows executable)" "$t/v3"
+printf 'MZ\220\0' >"$t/bin/gputaskman.exe"
+LD_LIBRARY_PATH="$t/nolib" "$t/bin/gputaskman" --version >"$t/v3" 2>&1
+expect "the helper beside the binary is found" "^  Windows helper (WSL2): found ($t/bin/gputaskman.exe)" "$t/v3"
 expect "NVML not found without a driver" "^  NVML (NVIDIA GPUs): none found (tried libnvidia-ml.so.1" "$t/v"
 expect "libevent or libcurl is looked for" "^  HTTP (local API probes): lib\(event\|curl\)" "$t/v"
 expect "libmicrohttpd is looked for" "^  HTTP (serve): libmicrohttpd.so.12 " "$t/v"

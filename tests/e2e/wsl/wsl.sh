@@ -22,33 +22,11 @@ cleanup() {
 	rm -rf "$t"
 }
 trap cleanup EXIT INT TERM
-ok() { echo "ok   $1"; }
-bad() { echo "FAIL $1"; fail=1; }
-expect() { # name, pattern, file
-	if grep -q -- "$2" "$3"; then ok "$1"; else bad "$1: no '$2' in:"; cat "$3"; fi
-}
-jq_ok() { # name, python expression over the snapshot j, file
-	if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$3"; then ok "$1"
-	else bad "$1: $2 is false for:"; cat "$3"; fi
-}
+. "$here/checks.sh"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 
 # --- the fixture root
-root=$t/root
-"$GTM_CAPTURE_PROC" "$root" || exit 1
-mkdir -p "$root/proc/sys/fs/binfmt_misc" "$root/proc/sys/kernel/random" "$root/dev"
-printf 'enabled\ninterpreter /init\nflags: PF\noffset 0\nmagic 4d5a\n' >"$root/proc/sys/fs/binfmt_misc/WSLInterop"
-echo 5.15.167.4-microsoft-standard-WSL2 >"$root/proc/sys/kernel/osrelease"
-echo 8d2c3a4e-1111-4222-8333-444455556666 >"$root/proc/sys/kernel/random/boot_id"
-: >"$root/dev/dxg"
-# a CUDA process holding /dev/dxg (its context: the host's one instance)
-mkfifo "$t/hold"
-"$standin" "$libcuda" <"$t/hold" 3<"$root/dev/dxg" >"$t/standin.out" &
-cuda=$!
-pids="$pids $cuda"
-exec 9>"$t/hold"
-for i in 1 2 3 4 5 6 7 8 9 10; do grep -q ready "$t/standin.out" 2>/dev/null && break; sleep 0.1; done
-"$GTM_CAPTURE_PROC" "$root" "$cuda" || exit 1
+. "$here/fixture.sh"
 
 L=0x00000000_0x0000D1A5
 vm="GTMH1 seq=1 vmwp=4242 vms=1 state=ok;A luid=$L ded=3221225472 shared=0 committed=4000000000"

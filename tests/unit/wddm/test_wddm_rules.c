@@ -245,6 +245,37 @@ static void test_memory(void **state)
 	wddm_mem_rows_free(&rows);
 }
 
+/* vmwp.exe's instances share one name: the m-th of each counter's array is
+ * one instance (docs/wsl.md), in PDH order, a later repeat never folded
+ * into the first. */
+static void test_memory_repeated_names(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"pid_77_luid_0x00000000_0x0000A18D_phys_0",
+					    "pid_9_luid_0x00000000_0x0000A18D_phys_0", "pid_77_luid_0x00000000_0x0000A18D_phys_0",
+					    "pid_77_luid_0x00000000_0x0000A18D_phys_0"};
+	struct wddm_item v[WDDM_PM_N][4];
+	struct wddm_items c[WDDM_PM_N] = {0};
+	struct wddm_mem_rows rows = {0};
+
+	put(&c[WDDM_PM_LOCAL], v[0], 4, names, (const uint64_t[]){0, 50, 1 * GIB, 2 * GIB}, NULL);
+	put(&c[WDDM_PM_NONLOCAL], v[1], 4, names, (const uint64_t[]){1, 51, 2, 3}, (const uint32_t[]){0, 0, 0xC0000BBA, 0});
+	put(&c[WDDM_PM_COMMITTED], v[2], 4, names, (const uint64_t[]){10, 52, 20, 30}, NULL);
+	wddm_mem_rows_join(c, &rows);
+	assert_int_equal(rows.n, 4);
+	static const uint64_t local[] = {0, 50, GIB, 2 * GIB}, committed[] = {10, 52, 20, 30};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(rows.v[i].pid, i == 1 ? 9 : 77);
+		assert_int_equal(rows.v[i].v[WDDM_PM_LOCAL].v, local[i]);
+		assert_true(rows.v[i].v[WDDM_PM_NONLOCAL].listed);
+		assert_int_equal(rows.v[i].v[WDDM_PM_COMMITTED].v, committed[i]);
+	}
+	assert_int_equal(rows.v[3].v[WDDM_PM_NONLOCAL].v, 3);
+	assert_false(gtm_u64_ok(wddm_value_bytes(&rows.v[2].v[WDDM_PM_NONLOCAL]))); /* its own bad CStatus */
+	assert_true(gtm_u64_ok(wddm_value_bytes(&rows.v[0].v[WDDM_PM_NONLOCAL])));
+	wddm_mem_rows_free(&rows);
+}
+
 static void test_adapter_sums(void **state)
 {
 	(void)state;
@@ -273,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_many_instances),
 		cmocka_unit_test(test_aggregation),
 		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_memory_repeated_names),
 		cmocka_unit_test(test_adapter_sums),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
