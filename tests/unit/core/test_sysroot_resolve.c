@@ -219,6 +219,22 @@ static void test_public_calls(void **state)
 		assert_int_equal(errno, ELOOP);
 		assert_int_equal(sysroot_proc_readlinkat(procfd, "3100", buf, sizeof buf), 7);
 		assert_int_equal(sysroot_proc_fstatat(procfd, "3102/cmdline", &st), -1);
+		/* several names in one PID folder: links in it and to it stay inside */
+		const char *const names[] = {"cmdline", "..", "nothing"};
+		struct stat sts[3];
+		int err[3];
+		sysroot_proc_stat_names(procfd, 3100, names, 3, sts, err); /* 3100 -> the tree's /proc/1 */
+		assert_int_equal(err[0], 0);
+		assert_true(S_ISREG(sts[0].st_mode) && sts[0].st_size == 9);
+		assert_int_equal(err[1], 0);
+		assert_true(S_ISDIR(sts[1].st_mode)); /* the tree's /proc */
+		assert_int_equal(err[2], ENOENT);
+		for (unsigned pid = 3101; pid <= 3103; pid++) { /* cmdline: links out of the tree */
+			sysroot_proc_stat_names(procfd, pid, names, 1, sts, err);
+			assert_int_equal(err[0], ENOENT);
+		}
+		sysroot_proc_stat_names(procfd, 3105, names, 1, sts, err);
+		assert_int_equal(err[0], ELOOP);
 		close(procfd);
 	}
 	resolve_force_walk(false);
