@@ -213,8 +213,14 @@ void sysroot_proc_stat_names(int procfd, unsigned pid, const char *const *names,
 		}
 		return;
 	}
-	snprintf(path, sizeof path, "/proc/%u", pid);
-	int pidfd = sysroot_os_open(path, O_PATH | O_DIRECTORY);
+	/* procfd was resolved inside the root: its entry "PID", not followed,
+	 * stays inside; one that is a link (ELOOP, ENOTDIR) is resolved the long way */
+	snprintf(path, sizeof path, "%u", pid);
+	int pidfd = openat(procfd, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pidfd < 0 && errno != ENOENT) {
+		snprintf(path, sizeof path, "/proc/%u", pid);
+		pidfd = sysroot_os_open(path, O_PATH | O_DIRECTORY);
+	}
 	for (int i = 0; i < n; i++)
 		err[i] = pidfd < 0 ? errno : stat_in_pid_folder(pidfd, pid, names[i], &st[i]) == 0 ? 0 : errno;
 	if (pidfd >= 0)

@@ -66,6 +66,7 @@ static int setup(void **state)
 	put("var/log/llama.log", "tree-log");
 	link_in("data", "/proc"); /* an absolute link to a folder, then more path */
 	link_in("proc/3107/cwd", "../../outside");
+	link_in("proc/3108", "../../outside"); /* a PID folder that climbs out */
 	/* a chain of exactly RESOLVE_MAX_LINKS links ends at a file; one more is ELOOP */
 	put("chain/end", "chain-end");
 	for (int i = 0; i < RESOLVE_MAX_LINKS; i++) {
@@ -235,6 +236,9 @@ static void test_public_calls(void **state)
 		}
 		sysroot_proc_stat_names(procfd, 3105, names, 1, sts, err);
 		assert_int_equal(err[0], ELOOP);
+		const char *const secret_name[] = {"secret"};
+		sysroot_proc_stat_names(procfd, 3108, secret_name, 1, sts, err);
+		assert_int_equal(err[0], ENOENT); /* the tree's /outside: none */
 		close(procfd);
 	}
 	resolve_force_walk(false);
