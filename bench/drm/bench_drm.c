@@ -5,7 +5,9 @@
  * Each timing is set beside the floor, measured in the same run, in turns:
  * one readlinkat of every fd (relative to the tree's /proc folder fd, the
  * paths built beforehand), nothing listed or parsed.
- * Usage: bench_drm [PROCS FDS_PER_PROC DRM_PROCS RUNS]. Prints medians. */
+ * With --live first, the same on a real procfs, where GPUTASKMAN_ROOT is
+ * unset and the scan takes the path the live view takes (live_procs.h).
+ * Usage: bench_drm [--live] [PROCS FDS_PER_PROC DRM_PROCS RUNS]. Prints medians. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 #include "core/snapshot.h"
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "live_procs.h"
 #include "sources/drm.h"
 #include "sources/drm_scan.h"
 
@@ -132,16 +135,14 @@ struct fd_floor {
 	int n;
 };
 
-static void floor_init(struct fd_floor *f, const char *root, int procs, int fds)
+static void floor_init(struct fd_floor *f, const char *proc, const pid_t *pids, int procs, int fds)
 {
-	char p[4096];
-	snprintf(p, sizeof p, "%s/proc", root);
-	f->procfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	f->procfd = open(proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	f->n = procs * fds;
 	f->paths = xcalloc((size_t)f->n, sizeof *f->paths);
 	for (int i = 0; i < procs; i++)
 		for (int k = 0; k < fds; k++)
-			snprintf(f->paths[i * fds + k], sizeof f->paths[0], "%u/fd/%d", 1000u + (unsigned)i, k);
+			snprintf(f->paths[i * fds + k], sizeof f->paths[0], "%d/fd/%d", (int)pids[i], k);
 }
 
 static void floor_run(const struct fd_floor *f)
@@ -152,34 +153,19 @@ static void floor_run(const struct fd_floor *f)
 			abort();
 }
 
-int main(int argc, char **argv)
+/* The floor taking turns with the cold and the steady scan, run by run. */
+static void measure_scans(struct fd_floor *fl, int runs)
 {
-	int procs = argc > 1 ? atoi(argv[1]) : 400, fds = argc > 2 ? atoi(argv[2]) : 20;
-	int drm_procs = argc > 3 ? atoi(argv[3]) : 40, runs = argc > 4 ? atoi(argv[4]) : 21;
-	char root[256];
-	snprintf(root, sizeof root, "%s/gtm-bench-drm-XXXXXX", getenv("BENCH_TMP") ? getenv("BENCH_TMP") : "/tmp");
 	uint64_t *wall = xcalloc((size_t)runs, sizeof *wall), *cpu = xcalloc((size_t)runs, sizeof *cpu);
-
-	if (procs < 1 || fds < 2 || runs < 1 || !mkdtemp(root))
-		return 2;
-	gen_tree(root, procs, fds, drm_procs);
-	setenv("GPUTASKMAN_ROOT", root, 1);
-	sysroot_reset();
-	printf("tree %s: %d processes x %d fds = %d fds, %d DRM clients\n", root, procs, fds, procs * fds,
-	       drm_procs * 2);
-
-	/* the floor takes turns with the cold and the steady scan, run by run */
-	struct fd_floor fl;
-	floor_init(&fl, root, procs, fds);
 	uint64_t *fwall = xcalloc((size_t)runs * 2, sizeof *fwall), *fcpu = xcalloc((size_t)runs * 2, sizeof *fcpu);
 	uint64_t *swall = xcalloc((size_t)runs, sizeof *swall), *scpu = xcalloc((size_t)runs, sizeof *scpu);
 	struct drm_scan s;
 	drm_scan_init(&s);
 	drm_scan_refresh(&s, false, 50000000);
-	floor_run(&fl); /* warm-up: dentries and inodes of the tree */
+	floor_run(fl); /* warm-up: dentries and inodes of the tree */
 	for (int r = 0; r < runs; r++) {
 		uint64_t w = now_monotonic_ns(), c = cpu_ns();
-		floor_run(&fl);
+		floor_run(fl);
 		fwall[2 * r] = now_monotonic_ns() - w;
 		fcpu[2 * r] = cpu_ns() - c;
 
@@ -192,7 +178,7 @@ int main(int argc, char **argv)
 		drm_scan_free(&cold);
 
 		w = now_monotonic_ns(), c = cpu_ns();
-		floor_run(&fl);
+		floor_run(fl);
 		fwall[2 * r + 1] = now_monotonic_ns() - w;
 		fcpu[2 * r + 1] = cpu_ns() - c;
 
@@ -201,20 +187,24 @@ int main(int argc, char **argv)
 		swall[r] = now_monotonic_ns() - w;
 		scpu[r] = cpu_ns() - c;
 	}
+	int found = 0;
+	for (size_t i = 0; i < s.n; i++)
+		found += s.procs[i].n_fds;
 	drm_scan_free(&s);
-	close(fl.procfd);
-	free(fl.paths);
+	printf("the steady scan holds %d DRM fds\n", found);
 	report("floor (one readlinkat per fd)", fwall, fcpu, runs * 2);
 	floor_wall_median = median(fwall, runs * 2);
 	floor_cpu_median = median(fcpu, runs * 2);
 	report("fd scan, cold (one-shot)", wall, cpu, runs);
 	report("fd scan, steady (live, cached)", swall, scpu, runs);
 	printf("  targets: cold <= 1.5x the floor, steady <= 0.5x\n");
-	free(fwall);
-	free(fcpu);
-	free(swall);
-	free(scpu);
+	free(fwall), free(fcpu), free(swall), free(scpu), free(wall), free(cpu);
+}
 
+/* The whole DRM source, one-shot, on the replayed tree (its sysfs card). */
+static void measure_source(int runs)
+{
+	uint64_t *wall = xcalloc((size_t)runs, sizeof *wall), *cpu = xcalloc((size_t)runs, sizeof *cpu);
 	struct gtm_source_opts o = {.one_shot = true};
 	struct gtm_source_status st = {0};
 	void *priv = drm_source_ops.open(&o, &st);
@@ -236,7 +226,61 @@ int main(int argc, char **argv)
 	raw_uses_free(&uses);
 	free(wall);
 	free(cpu);
-	char cmd[128];
+}
+
+static int run_live(int procs, int fds, int drm_procs, int runs)
+{
+	pid_t *pids = live_procs_start(procs, fds, drm_procs);
+	if (!pids)
+		return 77;
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	printf("live procfs: %d stopped processes x %d fds = %d fds, %d DRM clients (and this bench, PID 1)\n",
+	       procs, fds, procs * fds, drm_procs * 2);
+	struct fd_floor fl;
+	floor_init(&fl, "/proc", pids, procs, fds);
+	measure_scans(&fl, runs);
+	close(fl.procfd);
+	free(fl.paths);
+	live_procs_stop(pids, procs);
+	return 0;
+}
+
+static int run_replay(int procs, int fds, int drm_procs, int runs)
+{
+	char root[256], proc[300];
+	snprintf(root, sizeof root, "%s/gtm-bench-drm-XXXXXX", getenv("BENCH_TMP") ? getenv("BENCH_TMP") : "/tmp");
+	if (!mkdtemp(root))
+		return 2;
+	gen_tree(root, procs, fds, drm_procs);
+	setenv("GPUTASKMAN_ROOT", root, 1);
+	sysroot_reset();
+	printf("tree %s: %d processes x %d fds = %d fds, %d DRM clients\n", root, procs, fds, procs * fds,
+	       drm_procs * 2);
+	pid_t *pids = xcalloc((size_t)procs, sizeof *pids);
+	for (int i = 0; i < procs; i++)
+		pids[i] = 1000 + i;
+	struct fd_floor fl;
+	snprintf(proc, sizeof proc, "%s/proc", root);
+	floor_init(&fl, proc, pids, procs, fds);
+	measure_scans(&fl, runs);
+	close(fl.procfd);
+	free(fl.paths);
+	free(pids);
+	measure_source(runs);
+	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
 	return system(cmd) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	bool live = argc > 1 && strcmp(argv[1], "--live") == 0;
+	if (live)
+		argc--, argv++;
+	int procs = argc > 1 ? atoi(argv[1]) : 400, fds = argc > 2 ? atoi(argv[2]) : 20;
+	int drm_procs = argc > 3 ? atoi(argv[3]) : 40, runs = argc > 4 ? atoi(argv[4]) : 21;
+	if (procs < 1 || fds < 2 || runs < 1)
+		return 2;
+	return live ? run_live(procs, fds, drm_procs, runs) : run_replay(procs, fds, drm_procs, runs);
 }

@@ -55,6 +55,12 @@ int sysroot_proc_openat(int procfd, const char *rel, int flags);
 ssize_t sysroot_proc_readlinkat(int procfd, const char *rel, char *buf, size_t cap);
 /* fstatat(2) with links followed. */
 int sysroot_proc_fstatat(int procfd, const char *rel, struct stat *st);
+/* fstatat(2), links followed, of n single names ("stat", "fd") in the
+ * folder /proc/<pid>: err[i] is 0 or the errno of names[i]. Under "/" one
+ * fstatat each; under a root the PID folder is resolved inside it once and
+ * each name is stat'ed relative to it without following a link (a name that
+ * is one is resolved inside the root, the slow way): 2 + n calls, not 3n. */
+void sysroot_proc_stat_names(int procfd, unsigned pid, const char *const *names, int n, struct stat *st, int *err);
 
 /* Reads from an open fd (left open) at most cap-1 bytes and NUL-terminates.
  * short_is_end: a read that returns less than asked ends it (procfs hands a

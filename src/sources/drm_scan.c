@@ -217,30 +217,72 @@ static void forget(struct drm_proc *p)
 	p->listed_gen = 0;
 	p->unlistable = p->kfd = p->stale = p->count_changed = false;
 	p->fd_count = -1;
+	p->key = (struct drm_proc_key){0};
 }
 
-/* Reads start time and fd count; false when the process is gone. */
-static bool refresh_identity(int procfd, struct drm_proc *p)
+static int64_t ts_ns(struct timespec t)
 {
-	char path[32];
-	uint64_t start;
-	struct stat st;
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
+static struct drm_file_key file_key(const struct stat *st, bool with_size)
+{
+	return (struct drm_file_key){(uint64_t)st->st_ino, ts_ns(st->st_mtim), ts_ns(st->st_ctim),
+				     with_size ? (int64_t)st->st_size : 0};
+}
+
+static bool same_file(struct drm_file_key a, struct drm_file_key b)
+{
+	return a.ino == b.ino && a.mtime_ns == b.mtime_ns && a.ctime_ns == b.ctime_ns && a.size == b.size;
+}
+
+/* A key is trusted when every time in it is older than when it was taken by
+ * more than a coarse clock tick: a change after that moment then shows. */
+#define RACY_MARGIN_NS 100000000
+
+static bool key_settled(const struct drm_proc_key *k, int64_t now_ns)
+{
+	int64_t newest = k->stat.mtime_ns;
+	const int64_t t[] = {k->stat.ctime_ns, k->fd.mtime_ns, k->fd.ctime_ns};
+	for (size_t i = 0; i < ARRAY_LEN(t); i++)
+		newest = t[i] > newest ? t[i] : newest;
+	return newest < now_ns - RACY_MARGIN_NS;
+}
+
+/* Start time (only when /proc/PID/stat or the fd folder changed since a
+ * trusted look) and fd count; false when the process is gone. */
+static bool refresh_identity(int procfd, struct drm_proc *p, int64_t now_ns)
+{
+	static const char *const names[] = {"stat", "fd"};
+	struct stat st[2];
+	int err[2];
+	uint64_t start;
 	uint32_t flags = 0;
 
-	if (!read_identity(procfd, p->pid, &start, &flags))
+	sysroot_proc_stat_names(procfd, p->pid, names, 2, st, err);
+	if (err[0])
 		return false;
-	if (p->listed_gen && start != p->start_time)
-		forget(p); /* the PID was reused: nothing cached belongs to this process */
-	p->start_time = start;
-	p->kthread = (flags & PF_KTHREAD) != 0;
-	if (p->kthread)
-		return true; /* no fds, and a folder only root may open */
-	snprintf(path, sizeof path, "%u/fd", p->pid);
-	if (sysroot_proc_fstatat(procfd, path, &st) == 0 && st.st_size > 0) {
-		if (p->fd_count >= 0 && p->fd_count != (int64_t)st.st_size)
+	struct drm_proc_key key = {file_key(&st[0], true), err[1] ? (struct drm_file_key){0} : file_key(&st[1], false),
+				   false};
+	bool known = p->listed_gen && p->key.trusted && same_file(key.stat, p->key.stat) &&
+		     same_file(key.fd, p->key.fd);
+	if (!known) {
+		if (!read_identity(procfd, p->pid, &start, &flags))
+			return false;
+		if (p->listed_gen && start != p->start_time)
+			forget(p); /* the PID was reused: nothing cached belongs to this process */
+		else if (p->listed_gen && p->key.fd.ino && !same_file(key.fd, p->key.fd))
+			p->stale = true; /* its fd folder changed (a replayed tree's entries, a new procfs inode) */
+		p->start_time = start;
+		p->kthread = (flags & PF_KTHREAD) != 0;
+	}
+	key.trusted = key_settled(&key, now_ns);
+	p->key = key;
+	/* a kernel thread has no fds, and a folder only root may open */
+	if (!p->kthread && !err[1] && st[1].st_size > 0) {
+		if (p->fd_count >= 0 && p->fd_count != (int64_t)st[1].st_size)
 			p->count_changed = true;
-		p->fd_count = (int64_t)st.st_size;
+		p->fd_count = (int64_t)st[1].st_size;
 	}
 	return true;
 }
@@ -490,12 +532,13 @@ int drm_scan_refresh(struct drm_scan *s, bool one_shot, uint64_t budget_ns)
 	s->n_unlistable = s->n_skipped = s->n_listed = 0;
 	merge_pids(s, pids, n);
 	free(pids);
+	int64_t now_ns = (int64_t)now_realtime_ns();
 	for (size_t i = 0; i < s->n; i++) {
 		struct drm_proc *p = &s->procs[i];
 		p->skipped = p->gone = false;
 		if (one_shot)
 			continue;
-		if (!refresh_identity(procfd, p))
+		if (!refresh_identity(procfd, p, now_ns))
 			p->gone = true;
 		else if (p->listed_gen)
 			verify_cached(procfd, p);

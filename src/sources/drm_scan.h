@@ -1,8 +1,10 @@
 /* Which processes hold DRM file descriptors: one pass over /proc/PID/fd
  * reading each fd's link target (/dev/dri/renderD*, /dev/dri/card*, /dev/kfd),
  * so a fixture tree replays it. The fd lists are cached per (pid, start time):
- * steady refreshes re-check only the cached DRM fds and re-list a process when
- * its fd count changed, its cached fds moved, or its list grew old. */
+ * steady refreshes stat /proc/PID/stat and /proc/PID/fd (the start time is read
+ * again only when they changed), re-check only the cached DRM fds, and re-list
+ * a process when its fd count or fd folder changed, its cached fds moved, or
+ * its list grew old. */
 #ifndef GTM_DRM_SCAN_H
 #define GTM_DRM_SCAN_H
 
@@ -23,6 +25,22 @@ struct drm_fd_ref {
 	char node[16]; /* "renderD128", "card0"; "" for kfd */
 };
 
+/* What fstat says of a file, to tell whether it changed since. */
+struct drm_file_key {
+	uint64_t ino;
+	int64_t mtime_ns, ctime_ns, size;
+};
+
+/* A process's /proc/PID/stat and /proc/PID/fd as last seen. On procfs both
+ * inodes are made when first looked up and a reused PID gets new ones; in a
+ * replayed tree an edit changes them. trusted: their times were older than
+ * the moment they were taken by a margin, so a later change cannot hide
+ * inside a coarse timestamp (git's "racy" rule). */
+struct drm_proc_key {
+	struct drm_file_key stat, fd;
+	bool trusted;
+};
+
 struct drm_proc {
 	uint32_t pid;
 	uint64_t start_time;  /* /proc/PID/stat field 22 */
@@ -30,6 +48,7 @@ struct drm_proc {
 	int n_fds, cap_fds;
 	uint32_t listed_gen;  /* refresh that last listed its fds; 0: never */
 	int64_t fd_count;     /* st_size of /proc/PID/fd (fd count on Linux 6.2+), -1 unknown */
+	struct drm_proc_key key; /* unchanged and trusted: stat is not read again */
 	bool unlistable;      /* its fd folder could not be read (permission) */
 	bool stale;           /* a cached DRM fd changed: list again now */
 	bool count_changed;   /* its fd count changed since the last listing */

@@ -182,3 +182,47 @@ int sysroot_proc_fstatat(int procfd, const char *rel, struct stat *st)
 		return fstatat(procfd, rel, st, 0);
 	return proc_path(path, sizeof path, rel) != 0 ? -1 : sysroot_os_stat(path, st);
 }
+
+/* Under a root: one name in the PID folder pidfd (resolved in the root),
+ * not followed; a link, or a name with a slash, takes the resolving way. */
+static int stat_in_pid_folder(int pidfd, unsigned pid, const char *name, struct stat *st)
+{
+	char path[4096];
+
+	if (!strchr(name, '/') && strcmp(name, "..") != 0) {
+		if (fstatat(pidfd, name, st, AT_SYMLINK_NOFOLLOW) != 0)
+			return -1;
+		if (!S_ISLNK(st->st_mode))
+			return 0;
+	}
+	if ((size_t)snprintf(path, sizeof path, "/proc/%u/%s", pid, name) >= sizeof path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return sysroot_os_stat(path, st);
+}
+
+void sysroot_proc_stat_names(int procfd, unsigned pid, const char *const *names, int n, struct stat *st, int *err)
+{
+	char path[4096];
+
+	if (!sysroot_prefix()[0]) {
+		for (int i = 0; i < n; i++) {
+			snprintf(path, sizeof path, "%u/%s", pid, names[i]);
+			err[i] = fstatat(procfd, path, &st[i], 0) == 0 ? 0 : errno;
+		}
+		return;
+	}
+	/* procfd was resolved inside the root: its entry "PID", not followed,
+	 * stays inside; one that is a link (ELOOP, ENOTDIR) is resolved the long way */
+	snprintf(path, sizeof path, "%u", pid);
+	int pidfd = openat(procfd, path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pidfd < 0 && errno != ENOENT) {
+		snprintf(path, sizeof path, "/proc/%u", pid);
+		pidfd = sysroot_os_open(path, O_PATH | O_DIRECTORY);
+	}
+	for (int i = 0; i < n; i++)
+		err[i] = pidfd < 0 ? errno : stat_in_pid_folder(pidfd, pid, names[i], &st[i]) == 0 ? 0 : errno;
+	if (pidfd >= 0)
+		close(pidfd);
+}

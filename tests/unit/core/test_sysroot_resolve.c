@@ -66,6 +66,7 @@ static int setup(void **state)
 	put("var/log/llama.log", "tree-log");
 	link_in("data", "/proc"); /* an absolute link to a folder, then more path */
 	link_in("proc/3107/cwd", "../../outside");
+	link_in("proc/3108", "../../outside"); /* a PID folder that climbs out */
 	/* a chain of exactly RESOLVE_MAX_LINKS links ends at a file; one more is ELOOP */
 	put("chain/end", "chain-end");
 	for (int i = 0; i < RESOLVE_MAX_LINKS; i++) {
@@ -219,6 +220,25 @@ static void test_public_calls(void **state)
 		assert_int_equal(errno, ELOOP);
 		assert_int_equal(sysroot_proc_readlinkat(procfd, "3100", buf, sizeof buf), 7);
 		assert_int_equal(sysroot_proc_fstatat(procfd, "3102/cmdline", &st), -1);
+		/* several names in one PID folder: links in it and to it stay inside */
+		const char *const names[] = {"cmdline", "..", "nothing"};
+		struct stat sts[3];
+		int err[3];
+		sysroot_proc_stat_names(procfd, 3100, names, 3, sts, err); /* 3100 -> the tree's /proc/1 */
+		assert_int_equal(err[0], 0);
+		assert_true(S_ISREG(sts[0].st_mode) && sts[0].st_size == 9);
+		assert_int_equal(err[1], 0);
+		assert_true(S_ISDIR(sts[1].st_mode)); /* the tree's /proc */
+		assert_int_equal(err[2], ENOENT);
+		for (unsigned pid = 3101; pid <= 3103; pid++) { /* cmdline: links out of the tree */
+			sysroot_proc_stat_names(procfd, pid, names, 1, sts, err);
+			assert_int_equal(err[0], ENOENT);
+		}
+		sysroot_proc_stat_names(procfd, 3105, names, 1, sts, err);
+		assert_int_equal(err[0], ELOOP);
+		const char *const secret_name[] = {"secret"};
+		sysroot_proc_stat_names(procfd, 3108, secret_name, 1, sts, err);
+		assert_int_equal(err[0], ENOENT); /* the tree's /outside: none */
 		close(procfd);
 	}
 	resolve_force_walk(false);

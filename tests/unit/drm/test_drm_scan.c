@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "drm_case.h"
 #include "drm_tree.h"
@@ -295,6 +296,55 @@ static void test_relist_cut_keeps_list(void **state)
 	dc_end(&c);
 }
 
+/* A process started at start with n plain fds, then a render node. */
+static void one_render_client(const char *root, uint32_t pid, uint64_t start, int n)
+{
+	dt_proc(root, pid, start, "a");
+	dt_plain_fds(root, pid, 0, n);
+	dt_fd(root, pid, n, "/dev/dri/renderD128", NULL);
+}
+
+/* Keys that settled (files older than the racy margin) stand in for the
+ * start time; an fd added in the tree, or a stat rewritten in place (the PID
+ * reused, the same size), still shows at the next refresh. */
+static void test_settled_keys(void **state)
+{
+	struct drm_case c;
+	struct drm_scan s;
+	(void)state;
+	dc_begin(&c);
+	drm_scan_init(&s);
+	one_render_client(c.root, 100, 5, 4);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	usleep(150000); /* past the racy margin */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+		assert_int_equal(find(&s, 100)->n_fds, 1);
+	}
+	assert_true(find(&s, 100)->key.trusted);
+	assert_int_equal(s.n_listed, 0);
+
+	dt_fd(c.root, 100, 5, "/dev/dri/card0", NULL); /* the fd folder changes */
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(s.n_listed, 1);
+	assert_int_equal(find(&s, 100)->n_fds, 2);
+
+	usleep(150000);
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_true(find(&s, 100)->key.trusted);
+	dt_proc(c.root, 100, 6, "a"); /* in place, same length */
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(find(&s, 100)->start_time, 6);
+	assert_int_equal(s.n_listed, 1); /* a new process: listed again */
+	/* rewritten again at once, within any timestamp's tick: not trusted, so read */
+	assert_false(find(&s, 100)->key.trusted);
+	dt_proc(c.root, 100, 7, "a");
+	assert_int_equal(drm_scan_refresh(&s, false, 0), 0);
+	assert_int_equal(find(&s, 100)->start_time, 7);
+	drm_scan_free(&s);
+	dc_end(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -305,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_budget_partial),
 		cmocka_unit_test(test_threads_agree),
 		cmocka_unit_test(test_relist_cut_keeps_list),
+		cmocka_unit_test(test_settled_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
