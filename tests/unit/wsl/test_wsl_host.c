@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "collect/wsl_pair.h"
+#include "collect/wsl_rows.h"
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "platform.h"
@@ -171,6 +172,93 @@ static void pairing(void **state)
 	snapshot_free(snap);
 }
 
+/* Every host adapter unmatched, a /dev/dxg holder pending: the holder goes on
+ * the NVIDIA device, never on what lies in dev[] past the sample's adapters. */
+static void pending_without_paired_adapter(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *snap = snapshot_new();
+	struct gtm_device *d = snapshot_add_device(snap);
+	d->index = 3;
+	d->vendor = GTM_VENDOR_NVIDIA;
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->pid = 700;
+	p->start_time = 55;
+	struct wsl_row row = {.adapter = -1, .ctx = -1, .owner = WSL_OWNER_PENDING, .pid = 700, .start = 55};
+	struct wsl_result r = {.rows = &row, .n_rows = 1};
+	const int dev[WSL_MAX_ADAPTERS] = {-1, 22010, 21923, 22010}; /* past n_adapters: not the sample's */
+	wsl_apply_rows(snap, &r, dev, 1);
+	assert_int_equal(snap->processes[0].n_uses, 1);
+	assert_int_equal(snap->processes[0].uses[0].dev_index, 3);
+	assert_false(gtm_u64_ok(snap->processes[0].uses[0].vram)); /* N/A, not 0 */
+	snapshot_free(snap);
+}
+
+static struct gtm_gpu_use *vm_row_of(struct gtm_snapshot *snap, const struct wsl_host_sample *s)
+{
+	wsl_add_vm_row(snap, s, 0, 0, 0, 0);
+	struct gtm_process *p = &snap->processes[snap->n_processes - 1];
+	assert_true(p->wsl_vm_row);
+	assert_int_equal(p->n_uses, 1);
+	return &p->uses[0];
+}
+
+/* A host sample of vmwp.exe 4242 with two contexts on one adapter. */
+static struct wsl_host_sample *two_contexts(struct wsl_ctx newer, struct wsl_ctx older)
+{
+	struct wsl_host_sample *s = calloc(1, sizeof *s);
+	s->vmwp_pid = 4242;
+	s->n_adapters = 1;
+	s->adapters[0].vm.n = 2;
+	s->adapters[0].vm.ctx[0] = newer;
+	s->adapters[0].vm.ctx[1] = older;
+	return s;
+}
+
+/* A context without Total Committed ('-') makes the VM row's paged N/A, not
+ * "0 (estimated)"; the matched row's too. */
+static void committed_unavailable(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *snap = snapshot_new();
+	struct wsl_host_sample *s = two_contexts((struct wsl_ctx){.local = GIB, .committed = 2 * GIB},
+						 (struct wsl_ctx){.local = GIB, .committed_na = true});
+	struct gtm_gpu_use *u = vm_row_of(snap, s);
+	assert_int_equal(u->vram.v, 2 * GIB);
+	assert_false(gtm_u64_ok(u->paged));
+	s->adapters[0].vm.ctx[1].committed_na = false; /* both known: the estimate */
+	s->adapters[0].vm.ctx[1].committed = 2 * GIB;
+	u = vm_row_of(snap, s);
+	assert_int_equal(u->paged.v, 2 * GIB);
+	assert_int_equal(u->paged.prov, GTM_ESTIMATED);
+	struct gtm_process *p = snapshot_add_process(snap);
+	p->pid = 700;
+	struct wsl_row row = {.adapter = 0, .ctx = 1, .owner = WSL_OWNER_PROC, .pid = 700, .matched = true,
+			      .v = {.local = GIB, .committed_na = true}};
+	struct wsl_result r = {.rows = &row, .n_rows = 1};
+	const int dev[WSL_MAX_ADAPTERS] = {0, -1, -1, -1};
+	wsl_apply_rows(snap, &r, dev, 1);
+	p = &snap->processes[snap->n_processes - 1];
+	assert_int_equal(p->uses[0].vram.prov, GTM_MATCHED);
+	assert_false(gtm_u64_ok(p->uses[0].paged));
+	free(s);
+	snapshot_free(snap);
+}
+
+/* Sums that would wrap are N/A, never a small "measured" number. */
+static void sums_do_not_wrap(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *snap = snapshot_new();
+	struct wsl_host_sample *s = two_contexts((struct wsl_ctx){.local = 2 * GIB, .committed = 2 * GIB},
+						 (struct wsl_ctx){.local = UINT64_MAX, .committed = UINT64_MAX});
+	struct gtm_gpu_use *u = vm_row_of(snap, s);
+	assert_false(gtm_u64_ok(u->vram));
+	assert_false(gtm_u64_ok(u->paged));
+	free(s);
+	snapshot_free(snap);
+}
+
 /* Hints are cached per boot id under the cache folder; a bad boot id writes nothing. */
 static void hint_cache(void **state)
 {
@@ -198,6 +286,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(detection), cmocka_unit_test(command_run), cmocka_unit_test(command_placed),
 		cmocka_unit_test(powershell_encoding), cmocka_unit_test(pairing), cmocka_unit_test(hint_cache),
+		cmocka_unit_test(pending_without_paired_adapter), cmocka_unit_test(committed_unavailable),
+		cmocka_unit_test(sums_do_not_wrap),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[300];
