@@ -20,6 +20,7 @@
 #include "platform.h"
 #include "wsl_detect.h"
 #include "wsl_helper.h"
+#include "wsl_stream.h"
 
 static char tmp[256];
 
@@ -259,6 +260,34 @@ static void sums_do_not_wrap(void **state)
 	snapshot_free(snap);
 }
 
+/* --once with the helper exe failing: the wait is not over at its first
+ * failure while the PowerShell fallback is still due within the bound (here
+ * absent, so the fallback's own failure settles it, and says so). */
+static void once_waits_for_the_fallback(void **state)
+{
+	(void)state;
+	char src[300], cache[300];
+	struct gtm_host_stream st; /* a copy: read after the stream is stopped */
+	if (access("/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", X_OK) == 0)
+		skip(); /* a real fallback here would answer */
+	put("/failing/gputaskman.exe", "#!/bin/sh\nexit 1\n"); /* an exe that dies without a line */
+	snprintf(src, sizeof src, "%s/failing/gputaskman.exe", tmp);
+	assert_int_equal(chmod(src, 0755), 0);
+	snprintf(cache, sizeof cache, "%s/failing/cache", tmp);
+	setenv("GPUTASKMAN_WSL_HELPER", src, 1);
+	setenv("GPUTASKMAN_WSL_CACHE", cache, 1);
+	unsetenv("GPUTASKMAN_WSL_RUN");
+	struct wsl_stream *w = wsl_stream_start(1.0);
+	assert_false(wsl_stream_wait(w, 8ull * 1000000000ull));
+	wsl_stream_get(w, NULL, &st);
+	wsl_stream_stop(w);
+	unsetenv("GPUTASKMAN_WSL_HELPER");
+	unsetenv("GPUTASKMAN_WSL_CACHE");
+	assert_string_equal(st.state, "failed");
+	if (!strstr(st.why, "WindowsPowerShell"))
+		fail_msg("the wait ended before the fallback was tried: %s", st.why);
+}
+
 /* Hints are cached per boot id under the cache folder; a bad boot id writes nothing. */
 static void hint_cache(void **state)
 {
@@ -287,7 +316,7 @@ int main(void)
 		cmocka_unit_test(detection), cmocka_unit_test(command_run), cmocka_unit_test(command_placed),
 		cmocka_unit_test(powershell_encoding), cmocka_unit_test(pairing), cmocka_unit_test(hint_cache),
 		cmocka_unit_test(pending_without_paired_adapter), cmocka_unit_test(committed_unavailable),
-		cmocka_unit_test(sums_do_not_wrap),
+		cmocka_unit_test(sums_do_not_wrap), cmocka_unit_test(once_waits_for_the_fallback),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[300];
