@@ -117,6 +117,15 @@ static void command_placed(void **state)
 	assert_int_equal(wsl_helper_place(src, cache, "gputaskman.exe", placed, sizeof placed), 0);
 	assert_int_equal(stat(placed, &st), 0);
 	assert_int_equal(st.st_size, 16);
+	/* another gputaskman's copy under way (its temporary file): this one's is its own */
+	char theirs[700];
+	snprintf(theirs, sizeof theirs, "%s/gputaskman.exe.tmp", cache);
+	assert_int_equal(mkdir(theirs, 0755), 0); /* a name this process cannot write */
+	put("/bin/gputaskman.exe", "MZ a third build, longer");
+	assert_int_equal(wsl_helper_place(src, cache, "gputaskman.exe", placed, sizeof placed), 0);
+	assert_int_equal(stat(placed, &st), 0);
+	assert_int_equal(st.st_size, 24);
+	rmdir(theirs);
 	/* a cache that cannot be made: the PowerShell fallback, absent here: a reason */
 	setenv("GPUTASKMAN_WSL_CACHE", "/proc/no/such/dir", 1);
 	if (access("/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", X_OK) != 0) {
