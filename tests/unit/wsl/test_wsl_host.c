@@ -153,6 +153,37 @@ static void powershell_encoding(void **state)
 	free(s);
 }
 
+static int count_of(const char *s, const char *what)
+{
+	int n = 0;
+	for (const char *p = s; (p = strstr(p, what)); p++)
+		n++;
+	return n;
+}
+
+/* The PowerShell fallback cannot run here (no Windows): its text is checked
+ * for what the protocol needs. A sample with a bad status (or none) is '-',
+ * never 0; every value written goes through F/G ('-' for a missing one, never
+ * "key=", which refuses the line); engine loads are keyed by PID and adapter. */
+static void powershell_script_properties(void **state)
+{
+	(void)state;
+	char *s = wsl_ps_script(1000);
+	assert_non_null(strstr(s, "$ok=($s.Status -eq 0) -and ($null -ne $s.CookedValue); $d=$null; $v='-'"));
+	assert_non_null(strstr(s, "if($ok){$d=[math]::Max(0,[double]$s.CookedValue)"));
+	assert_int_equal(count_of(s, "CookedValue"), 2); /* the guard, the guarded read: no other */
+	for (const char *p = s; (p = strstr(p, "=$(")); p++) { /* every key=$(...) value */
+		const char *v = p + 3;
+		if (strncmp(v, "F ", 2) && strncmp(v, "G ", 2) && strncmp(v, "E ", 2) && strncmp(v, "$vm.Count)", 10))
+			fail_msg("a value written unguarded: %.40s", p - 8);
+	}
+	assert_non_null(strstr(s, "function F($x){if($null -eq $x){'-'}"));
+	assert_non_null(strstr(s, "_luid_(0x[0-9a-f]{8}_0x[0-9a-f]{8})_.*_engtype_(.+)$"));
+	assert_non_null(strstr(s, "$_.StartsWith(\"$k|\")")); /* $k: pid|luid */
+	assert_null(strstr(s, "StartsWith(\"$pid_|\")"));
+	free(s);
+}
+
 static void pairing(void **state)
 {
 	(void)state;
@@ -323,7 +354,7 @@ int main(void)
 		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(detection), cmocka_unit_test(command_run), cmocka_unit_test(command_placed),
-		cmocka_unit_test(powershell_encoding), cmocka_unit_test(pairing), cmocka_unit_test(hint_cache),
+		cmocka_unit_test(powershell_encoding), cmocka_unit_test(powershell_script_properties), cmocka_unit_test(pairing), cmocka_unit_test(hint_cache),
 		cmocka_unit_test(pending_without_paired_adapter), cmocka_unit_test(committed_unavailable),
 		cmocka_unit_test(sums_do_not_wrap), cmocka_unit_test(once_waits_for_the_fallback),
 	};
