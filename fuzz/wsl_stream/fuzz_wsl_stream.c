@@ -1,6 +1,7 @@
 /* Fuzzes the host stream: the bytes go through the line splitter in two
  * pieces (the first byte says where to cut), every line through the parser;
- * what comes out is checked against the protocol's bounds. */
+ * what comes out is checked against the protocol's bounds (byte counts at
+ * most WSL_BYTES_MAX: no sum of a line's counts wraps). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,12 @@
 
 static struct wsl_host_sample sample;
 static struct wsl_linebuf lines;
+
+/* A byte count the parser accepted: N/A, or within the protocol's cap. */
+static int bytes_ok(gtm_u64 v)
+{
+	return !gtm_u64_ok(v) || v.v <= WSL_BYTES_MAX;
+}
 
 static void on_line(void *arg, const char *line, size_t len)
 {
@@ -23,12 +30,21 @@ static void on_line(void *arg, const char *line, size_t len)
 	}
 	if (sample.n_adapters > WSL_MAX_ADAPTERS || sample.n_procs > WSL_HOST_MAX_PROCS)
 		abort();
-	for (int i = 0; i < sample.n_adapters; i++)
-		if (sample.adapters[i].vm.n > WSL_MAX_CTX || strlen(sample.adapters[i].luid) != 21)
+	for (int i = 0; i < sample.n_adapters; i++) {
+		const struct wsl_host_adapter *a = &sample.adapters[i];
+		if (a->vm.n > WSL_MAX_CTX || strlen(a->luid) != 21 || !bytes_ok(a->dedicated) || !bytes_ok(a->shared) ||
+		    !bytes_ok(a->committed))
 			abort();
+		for (int k = 0; k < a->vm.n; k++) /* a sum of a line's contexts cannot wrap */
+			if (a->vm.ctx[k].local > WSL_BYTES_MAX || a->vm.ctx[k].nonlocal > WSL_BYTES_MAX ||
+			    a->vm.ctx[k].committed > WSL_BYTES_MAX || (a->vm.ctx[k].committed_na && a->vm.ctx[k].committed))
+				abort();
+	}
 	for (int i = 0; i < sample.n_procs; i++)
 		if (sample.procs[i].pid == 0 || sample.procs[i].adapter >= sample.n_adapters ||
-		    strlen(sample.procs[i].name) >= WSL_NAME_LEN || sample.procs[i].n_eng > WSL_HOST_MAX_ENG)
+		    strlen(sample.procs[i].name) >= WSL_NAME_LEN || sample.procs[i].n_eng > WSL_HOST_MAX_ENG ||
+		    !bytes_ok(sample.procs[i].local) || !bytes_ok(sample.procs[i].nonlocal) ||
+		    !bytes_ok(sample.procs[i].committed))
 			abort();
 }
 

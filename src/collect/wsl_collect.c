@@ -85,14 +85,6 @@ static void load_hints(struct wsl_collect *w)
 	str_copy(w->hints_boot, w->boot_id, sizeof w->hints_boot);
 }
 
-static int first_nvidia(const struct gtm_snapshot *snap)
-{
-	for (int d = 0; d < snap->n_devices; d++)
-		if (snap->devices[d].vendor == GTM_VENDOR_NVIDIA)
-			return snap->devices[d].index;
-	return snap->n_devices ? snap->devices[0].index : -1;
-}
-
 static void count_contexts(const struct wsl_result *r, int a, int *here, int *foreign)
 {
 	*here = *foreign = 0;
@@ -108,11 +100,13 @@ static void match_and_show(struct wsl_collect *w, struct gtm_snapshot *snap)
 	int dev[WSL_MAX_ADAPTERS];
 	struct wsl_result r;
 
+	for (int a = 0; a < WSL_MAX_ADAPTERS; a++)
+		dev[a] = -1; /* only the sample's adapters are paired */
 	wsl_pair_adapters(s, snap, dev);
 	if (!s->vmwp_pid) { /* no WSL work on the GPU yet: Windows rows only */
 		wsl_add_windows_rows(snap, s, dev);
-		if (first_nvidia(snap) >= 0)
-			wsl_add_holders_na(snap, w->holders, w->n_holders, first_nvidia(snap), "no vmwp.exe on the host yet");
+		if (wsl_first_nvidia(snap) >= 0)
+			wsl_add_holders_na(snap, w->holders, w->n_holders, wsl_first_nvidia(snap), "no vmwp.exe on the host yet");
 		return;
 	}
 	platform_wsl_boot_id(w->pw, w->boot_id, sizeof w->boot_id);
@@ -135,7 +129,7 @@ static void match_and_show(struct wsl_collect *w, struct gtm_snapshot *snap)
 			wsl_add_vm_row(snap, s, a, dev[a], here, foreign);
 	}
 	wsl_add_windows_rows(snap, s, dev);
-	wsl_apply_rows(snap, &r, dev);
+	wsl_apply_rows(snap, &r, dev, s->n_adapters);
 	const uint64_t *h;
 	const char *boot;
 	size_t n = wsl_hints(w->m, &h, &boot);
@@ -149,7 +143,7 @@ void wsl_collect_apply(struct wsl_collect *w, struct gtm_snapshot *snap)
 		match_and_show(w, snap);
 		return;
 	}
-	int dev = first_nvidia(snap);
+	int dev = wsl_first_nvidia(snap);
 	if (dev >= 0)
 		wsl_add_holders_na(snap, w->holders, w->n_holders, dev, "no host counters (see the header)");
 }

@@ -4,6 +4,7 @@
  * already holds it (gtm_process.wsl_vm_row). */
 #include "collect/wsl_rows.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,13 +41,28 @@ static void set_engines(struct gtm_gpu_use *u, const struct wsl_host_proc *p)
 		}
 }
 
+/* a + b, N/A when either is or the sum would wrap (a wrapped sum would read
+ * as a small measured number). */
+static gtm_u64 sum_or_na(gtm_u64 a, gtm_u64 b)
+{
+	if (!gtm_u64_ok(a) || !gtm_u64_ok(b) || a.v > UINT64_MAX - b.v)
+		return GTM_U64_NA;
+	return gtm_u64_of(a.v + b.v, a.prov);
+}
+
 /* Paged estimate = committed − local − non-local, clamped (platforms.md 1.3). */
 static gtm_u64 paged_of(gtm_u64 committed, gtm_u64 local, gtm_u64 nonlocal)
 {
-	if (!gtm_u64_ok(committed) || !gtm_u64_ok(local) || !gtm_u64_ok(nonlocal))
+	gtm_u64 held = sum_or_na(local, nonlocal);
+	if (!gtm_u64_ok(committed) || !gtm_u64_ok(held))
 		return GTM_U64_NA;
-	uint64_t held = local.v + nonlocal.v;
-	return gtm_u64_of(committed.v > held ? committed.v - held : 0, GTM_ESTIMATED);
+	return gtm_u64_of(committed.v > held.v ? committed.v - held.v : 0, GTM_ESTIMATED);
+}
+
+/* A context's Total Committed: unavailable ('-') stays N/A, never 0. */
+static gtm_u64 committed_of(const struct wsl_ctx *c, enum gtm_prov prov)
+{
+	return c->committed_na ? GTM_U64_NA : gtm_u64_of(c->committed, prov);
 }
 
 static struct gtm_process *windows_row(struct gtm_snapshot *snap, uint32_t pid, const char *name, const char *why)
@@ -65,13 +81,13 @@ void wsl_add_vm_row(struct gtm_snapshot *snap, const struct wsl_host_sample *s, 
 		    int n_foreign)
 {
 	const struct wsl_adapter_ctxs *vm = &s->adapters[a].vm;
-	uint64_t local = 0, nonlocal = 0, committed = 0;
+	gtm_u64 local = gtm_u64_of(0, GTM_MEASURED), nonlocal = local, committed = local;
 	char why[96];
 
-	for (int i = 0; i < vm->n; i++) {
-		local += vm->ctx[i].local;
-		nonlocal += vm->ctx[i].nonlocal;
-		committed += vm->ctx[i].committed;
+	for (int i = 0; i < vm->n; i++) { /* any context's N/A makes its sum N/A */
+		local = sum_or_na(local, gtm_u64_of(vm->ctx[i].local, GTM_MEASURED));
+		nonlocal = sum_or_na(nonlocal, gtm_u64_of(vm->ctx[i].nonlocal, GTM_MEASURED));
+		committed = sum_or_na(committed, committed_of(&vm->ctx[i], GTM_MEASURED));
 	}
 	snprintf(why, sizeof why, "the WSL VM: %d contexts, %d of this distro, %d foreign", vm->n, n_here, n_foreign);
 	struct gtm_process *p = windows_row(snap, s->vmwp_pid, s->n_vms > 1 ? "VM worker" : "vmwp.exe", why);
@@ -79,9 +95,9 @@ void wsl_add_vm_row(struct gtm_snapshot *snap, const struct wsl_host_sample *s, 
 	struct gtm_gpu_use *u = process_add_use(p);
 	u->dev_index = dev;
 	u->source_pid = s->vmwp_pid;
-	u->vram = gtm_u64_of(local, GTM_MEASURED);
-	u->spill = gtm_u64_of(nonlocal, GTM_MEASURED);
-	u->paged = paged_of(gtm_u64_of(committed, GTM_MEASURED), u->vram, u->spill);
+	u->vram = local;
+	u->spill = nonlocal;
+	u->paged = paged_of(committed, u->vram, u->spill);
 }
 
 void wsl_add_windows_rows(struct gtm_snapshot *snap, const struct wsl_host_sample *s, const int *dev)
@@ -117,7 +133,7 @@ static void size_use(struct gtm_gpu_use *u, const struct wsl_row *r, int dev)
 	u->dev_index = dev;
 	u->vram = gtm_u64_of(r->v.local, prov);
 	u->spill = gtm_u64_of(r->v.nonlocal, prov);
-	u->paged = paged_of(gtm_u64_of(r->v.committed, prov), u->vram, u->spill);
+	u->paged = paged_of(committed_of(&r->v, prov), u->vram, u->spill);
 }
 
 static void matched_row(struct gtm_snapshot *snap, const struct wsl_row *r, int dev)
@@ -160,12 +176,28 @@ static void na_use(struct gtm_process *p, int dev, const char *why)
 	}
 }
 
-void wsl_apply_rows(struct gtm_snapshot *snap, const struct wsl_result *r, const int *dev)
+int wsl_first_nvidia(const struct gtm_snapshot *snap)
 {
-	int first_dev = -1;
+	for (int d = 0; d < snap->n_devices; d++)
+		if (snap->devices[d].vendor == GTM_VENDOR_NVIDIA)
+			return snap->devices[d].index;
+	return snap->n_devices ? snap->devices[0].index : -1;
+}
 
-	for (int a = 0; a < WSL_MAX_ADAPTERS && first_dev < 0; a++)
-		first_dev = dev[a];
+/* A pending holder has no adapter: it is shown on the first paired device,
+ * else where holders go without host numbers (wsl_first_nvidia). */
+static int pending_dev(const struct gtm_snapshot *snap, const int *dev, int n_adapters)
+{
+	for (int a = 0; a < n_adapters && a < WSL_MAX_ADAPTERS; a++)
+		if (dev[a] >= 0)
+			return dev[a];
+	return wsl_first_nvidia(snap);
+}
+
+void wsl_apply_rows(struct gtm_snapshot *snap, const struct wsl_result *r, const int *dev, int n_adapters)
+{
+	int first_dev = pending_dev(snap, dev, n_adapters);
+
 	for (int i = 0; i < r->n_rows; i++) {
 		const struct wsl_row *w = &r->rows[i];
 		int d = w->adapter >= 0 ? dev[w->adapter] : first_dev;

@@ -16,8 +16,12 @@ void wsl_add_vm_row(struct gtm_snapshot *snap, const struct wsl_host_sample *s, 
 void wsl_add_windows_rows(struct gtm_snapshot *snap, const struct wsl_host_sample *s, const int *dev);
 /* The matcher's rows: holders sized ('*' MATCHED / '?' GUESSED), exited
  * owners' contexts (*x/?x rows), pending holders (N/A). dev[a]: the
- * device of the tick's adapter a, or -1. */
-void wsl_apply_rows(struct gtm_snapshot *snap, const struct wsl_result *r, const int *dev);
+ * device of the tick's adapter a (a < n_adapters), or -1; pending holders go
+ * on the first paired device, else on wsl_first_nvidia's. */
+void wsl_apply_rows(struct gtm_snapshot *snap, const struct wsl_result *r, const int *dev, int n_adapters);
+/* The device holders are shown on without a paired adapter: the first NVIDIA
+ * one (WSL's NVML), else the first; -1 without devices. */
+int wsl_first_nvidia(const struct gtm_snapshot *snap);
 /* Holders with VRAM N/A on dev (no host numbers: why says why). */
 void wsl_add_holders_na(struct gtm_snapshot *snap, const struct wsl_proc *h, int n, int dev, const char *why);
 

@@ -328,6 +328,17 @@ static struct gtm_explain *read_explain(const json_t *o, const struct gtm_ident 
 	return e;
 }
 
+/* How the row's VRAM was inferred (a constant of this build's: the string is
+ * not kept), and whether it is the WSL VM's row, which holds the matched ones. */
+static void read_wsl(const json_t *o, struct gtm_process *p)
+{
+	const char *by = get_str(o, "vram_inferred_by");
+
+	if (by)
+		p->vram_inferred_by = !strcmp(by, "wsl-context-match") ? "wsl-context-match" : "recorded";
+	p->wsl_vm_row = get_bool(o, "wsl_vm_row");
+}
+
 static void read_process(const json_t *o, struct gtm_process *p)
 {
 	const json_t *uses = get_arr(o, "gpus"), *ex = get_obj(o, "exited_owner");
@@ -355,12 +366,14 @@ static void read_process(const json_t *o, struct gtm_process *p)
 	p->detail = read_detail(o);
 	if (n > SNAP_MAX_DEVICES)
 		n = SNAP_MAX_DEVICES;
-	for (size_t i = 0; i < n; i++) {
-		/* a row's bytes are the owner's as far as its pairing is certain */
-		enum gtm_prov prov = p->owner == GTM_OWNER_MATCHED ? GTM_MATCHED
-				     : p->owner == GTM_OWNER_GUESSED ? GTM_GUESSED : GTM_MEASURED;
+	read_wsl(o, p);
+	/* a row's bytes are the owner's as far as its pairing is certain; an
+	 * exited owner's WSL context (*x/?x) keeps its pairing's */
+	enum gtm_owner pairing = p->owner == GTM_OWNER_EXITED && p->vram_inferred_by ? p->exited_pairing : p->owner;
+	enum gtm_prov prov = pairing == GTM_OWNER_MATCHED ? GTM_MATCHED
+			     : pairing == GTM_OWNER_GUESSED ? GTM_GUESSED : GTM_MEASURED;
+	for (size_t i = 0; i < n; i++)
 		read_use(json_array_get(uses, i), process_add_use(p), prov);
-	}
 	p->ident = read_ident(o);
 	p->explain = read_explain(o, p->ident);
 }

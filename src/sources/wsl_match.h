@@ -50,9 +50,13 @@
 #define WSL_BOOT_LEN 40
 #define WSL_MAX_HINTS 64
 
-/* One GPU Process Memory instance of vmwp.exe: Local, Non Local, Total Committed. */
+/* One GPU Process Memory instance of vmwp.exe: Local, Non Local, Total
+ * Committed. Committed may be unavailable ('-'): then it is not a 0 and the
+ * paged estimate is N/A; local and non-local always are (the protocol refuses
+ * a context without them: it could not be matched by size). */
 struct wsl_ctx {
 	uint64_t local, nonlocal, committed;
+	bool committed_na;
 };
 
 struct wsl_adapter_ctxs {

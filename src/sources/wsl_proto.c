@@ -42,7 +42,8 @@ static int parse_u64(struct slice s, uint64_t *v)
 	return 0;
 }
 
-/* A byte count or '-' (not available). */
+/* A byte count or '-' (not available). A count past WSL_BYTES_MAX is no GPU's
+ * memory: a bad number (the line is refused), so sums of counts cannot wrap. */
 static int parse_bytes(struct slice s, gtm_u64 *v)
 {
 	uint64_t x;
@@ -50,7 +51,7 @@ static int parse_bytes(struct slice s, gtm_u64 *v)
 		*v = GTM_U64_NA;
 		return 0;
 	}
-	if (parse_u64(s, &x) != 0)
+	if (parse_u64(s, &x) != 0 || x > WSL_BYTES_MAX)
 		return -1;
 	*v = gtm_u64_of(x, GTM_MEASURED);
 	return 0;
@@ -259,7 +260,8 @@ static int rec_vm(struct wsl_host_sample *o, const struct rec *r, char *err, siz
 		return fail(err, errlen, "V: bad number");
 	if (a->vm.n == WSL_MAX_CTX)
 		return fail(err, errlen, "V: too many contexts");
-	a->vm.ctx[a->vm.n++] = (struct wsl_ctx){.local = l.v, .nonlocal = nl.v, .committed = gtm_u64_ok(c) ? c.v : 0};
+	a->vm.ctx[a->vm.n++] = (struct wsl_ctx){.local = l.v, .nonlocal = nl.v, .committed = gtm_u64_ok(c) ? c.v : 0,
+						.committed_na = !gtm_u64_ok(c)};
 	return 0;
 }
 

@@ -28,6 +28,7 @@
 #define WSL_HOST_MAX_PROCS 128     /* Windows processes with GPU memory kept per sample */
 #define WSL_HOST_MAX_ENG 8
 #define WSL_NAME_LEN 64
+#define WSL_BYTES_MAX (1ull << 50) /* 1 PiB: a larger byte count is a bad number */
 
 enum wsl_helper_state {
 	WSL_HELPER_OK = 0,

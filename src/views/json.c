@@ -178,6 +178,7 @@ void jw_process_head(struct jw *w, const struct gtm_process *p)
 		jw_str(w, "vram_inferred_by", p->vram_inferred_by);
 	else
 		jw_null(w, "vram_inferred_by");
+	jw_bool(w, "wsl_vm_row", p->wsl_vm_row);
 	if (p->owner == GTM_OWNER_EXITED) {
 		/* the process the host PID was paired with, gone while the driver lists the PID */
 		jw_begin_object(w, "exited_owner");

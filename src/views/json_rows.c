@@ -27,6 +27,8 @@ struct head_in {
 	enum gtm_owner owner, exited_pairing;
 	struct gtm_proc_detail *detail; /* held: its address is not reused while kept */
 	char label[24], owner_reason[96], name[64], user[33];
+	const char *vram_inferred_by; /* a string constant: compared by address */
+	bool wsl_vm_row;
 };
 
 struct tail_in {
@@ -101,14 +103,16 @@ static bool head_same(const struct head_in *k, const struct gtm_process *p)
 	return k->pid == p->pid && k->host_pid == p->host_pid && k->exited_pid == p->exited_pid && k->ppid == p->ppid &&
 	       k->uid == p->uid && k->start_time == p->start_time && k->owner == p->owner &&
 	       k->exited_pairing == p->exited_pairing && k->detail == p->detail && !strcmp(k->label, p->label) &&
-	       !strcmp(k->owner_reason, p->owner_reason) && !strcmp(k->name, p->name) && !strcmp(k->user, p->user);
+	       !strcmp(k->owner_reason, p->owner_reason) && !strcmp(k->name, p->name) && !strcmp(k->user, p->user) &&
+	       k->vram_inferred_by == p->vram_inferred_by && k->wsl_vm_row == p->wsl_vm_row;
 }
 
 static void head_keep(struct head_in *k, const struct gtm_process *p)
 {
 	proc_detail_unref(k->detail);
 	*k = (struct head_in){p->pid, p->host_pid, p->exited_pid, p->ppid, p->uid, p->start_time, p->owner,
-			      p->exited_pairing, proc_detail_ref(p->detail), "", "", "", ""};
+			      p->exited_pairing, proc_detail_ref(p->detail), "", "", "", "", p->vram_inferred_by,
+			      p->wsl_vm_row};
 	str_copy(k->label, p->label, sizeof k->label);
 	str_copy(k->owner_reason, p->owner_reason, sizeof k->owner_reason);
 	str_copy(k->name, p->name, sizeof k->name);

@@ -14,19 +14,20 @@
 
 #include "core/util.h"
 
-#define HELPER_NAME "gputaskman.exe"
+#define HELPER_NAME WSL_HELPER_EXE_WHAT
 #define DEFAULT_CACHE "/mnt/c/ProgramData/gputaskman"
 #define POWERSHELL "/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe"
 
 static int copy_file(const char *src, const char *dst)
 {
-	char tmp[PATH_MAX + 8], buf[65536];
+	char tmp[PATH_MAX + 32], buf[65536];
 	int in = open(src, O_RDONLY | O_CLOEXEC), out;
 	ssize_t n = 0;
 
 	if (in < 0)
 		return -1;
-	snprintf(tmp, sizeof tmp, "%s.tmp", dst);
+	/* per process: two gputaskman starting at once never write one file */
+	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", dst, (long)getpid());
 	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
 	if (out < 0) {
 		close(in);

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #define WSL_HELPER_ARGS 12
+#define WSL_HELPER_EXE_WHAT "gputaskman.exe" /* wsl_cmd.what of the helper exe (not the fallback) */
 
 struct wsl_cmd {
 	char *argv[WSL_HELPER_ARGS];

@@ -15,7 +15,12 @@
 /* __MS__ is replaced by the interval. Instances are read per counter in the
  * order Get-Counter returns them (PDH's); vmwp.exe's, one per guest context,
  * are kept in that order per adapter; a '#n' suffix PDH adds to repeated
- * names is dropped. Values are bytes; '-' where a counter had no sample. */
+ * names is dropped. Values are bytes. A sample whose Status (PDH's CStatus)
+ * is not 0 (PDH_CSTATUS_VALID_DATA), or that has no value, is '-' (N/A), never
+ * 0; a value missing from a counter's list is '-' too (F, G), never "key=",
+ * which the parser refuses with the whole line. Engine loads are kept per
+ * PID and adapter (pid|luid|type): a process on two adapters gets each its
+ * own. */
 static const char script_text[] =
 	"$ErrorActionPreference='SilentlyContinue'\n"
 	"$ms=__MS__; $seq=0\n"
@@ -24,6 +29,8 @@ static const char script_text[] =
 	"'\\GPU Adapter Memory(*)\\Shared Usage','\\GPU Adapter Memory(*)\\Total Committed',"
 	"'\\GPU Engine(*)\\Utilization Percentage')\n"
 	"function E([string]$s){[uri]::EscapeDataString($s)}\n"
+	"function F($x){if($null -eq $x){'-'}else{$x}}\n"
+	"function G($m,$n,$j){if($null -eq $m[$n] -or $j -ge $m[$n].Count){'-'}else{F $m[$n][$j]}}\n"
 	"while($true){\n"
 	" $seq++; $t0=[Environment]::TickCount\n"
 	" $ss=(Get-Counter -Counter $paths -ErrorAction SilentlyContinue).CounterSamples\n"
@@ -32,22 +39,25 @@ static const char script_text[] =
 	" else{\n"
 	"  $p=@{}; $ord=New-Object System.Collections.ArrayList; $ad=@{}; $en=@{}\n"
 	"  foreach($s in $ss){\n"
-	"   $i=$s.InstanceName -replace '#\\d+$',''; $c=($s.Path -split '\\\\')[-1]; $v=[math]::Max(0,[double]$s.CookedValue)\n"
+	"   $i=$s.InstanceName -replace '#\\d+$',''; $c=($s.Path -split '\\\\')[-1]\n"
+	"   $ok=($s.Status -eq 0) -and ($null -ne $s.CookedValue); $d=$null; $v='-'\n"
+	"   if($ok){$d=[math]::Max(0,[double]$s.CookedValue); $v=[uint64]$d}\n"
 	"   if($s.Path -match 'gpu process memory' -and $i -match '^pid_(\\d+)_luid_(0x[0-9a-f]{8}_0x[0-9a-f]{8})'){\n"
-	"    $k=\"$($matches[1])|$($matches[2])\"; if(-not $p[$k]){$p[$k]=@{}; [void]$ord.Add($k)}\n"
-	"    if(-not $p[$k][$c]){$p[$k][$c]=New-Object System.Collections.ArrayList}; [void]$p[$k][$c].Add([uint64]$v)}\n"
+	"    $k=\"$($matches[1])|$($matches[2])\"; if($null -eq $p[$k]){$p[$k]=@{}; [void]$ord.Add($k)}\n"
+	"    if($null -eq $p[$k][$c]){$p[$k][$c]=New-Object System.Collections.ArrayList}; [void]$p[$k][$c].Add($v)}\n"
 	"   elseif($s.Path -match 'gpu adapter memory' -and $i -match '^luid_(0x[0-9a-f]{8}_0x[0-9a-f]{8})'){\n"
-	"    if(-not $ad[$matches[1]]){$ad[$matches[1]]=@{}}; $ad[$matches[1]][$c]=[uint64]$v}\n"
-	"   elseif($i -match '^pid_(\\d+)_.*_engtype_(.+)$'){\n"
-	"    $k=\"$($matches[1])|$($matches[2])\"; if(-not $en[$k] -or $en[$k] -lt $v){$en[$k]=$v}}}\n"
+	"    if($null -eq $ad[$matches[1]]){$ad[$matches[1]]=@{}}; $ad[$matches[1]][$c]=$v}\n"
+	"   elseif($ok -and $i -match '^pid_(\\d+)_luid_(0x[0-9a-f]{8}_0x[0-9a-f]{8})_.*_engtype_(.+)$'){\n"
+	"    $k=\"$($matches[1])|$($matches[2])|$($matches[3])\"; if($null -eq $en[$k] -or $en[$k] -lt $d){$en[$k]=$d}}}\n"
 	"  $vp=0; foreach($x in $vm){foreach($k in $ord){if($k.StartsWith(\"$($x.Id)|\")){$vp=$x.Id}}}\n"
 	"  $l=\"GTMH1 seq=$seq vmwp=$vp vms=$($vm.Count) state=ok\"\n"
-	"  foreach($a in $ad.Keys){$l+=\";A luid=$a ded=$($ad[$a]['dedicated usage']) shared=$($ad[$a]['shared usage']) committed=$($ad[$a]['total committed'])\"}\n"
-	"  foreach($k in $ord){$pid_,$lu=$k -split '\\|'; $m=$p[$k]; $n=$m['local usage'].Count\n"
-	"   if([int]$pid_ -eq $vp){for($j=0;$j -lt $n;$j++){$l+=\";V luid=$lu local=$($m['local usage'][$j]) nonlocal=$($m['non local usage'][$j]) committed=$($m['total committed'][$j])\"}}\n"
+	"  foreach($a in $ad.Keys){$g=$ad[$a]; $l+=\";A luid=$a ded=$(F $g['dedicated usage']) shared=$(F $g['shared usage']) committed=$(F $g['total committed'])\"}\n"
+	"  foreach($k in $ord){$pid_,$lu=$k -split '\\|'; $m=$p[$k]\n"
+	"   $n=($mc|%{$m[$_].Count}|Measure-Object -Maximum).Maximum\n"
+	"   if([int]$pid_ -eq $vp){for($j=0;$j -lt $n;$j++){$l+=\";V luid=$lu local=$(G $m 'local usage' $j) nonlocal=$(G $m 'non local usage' $j) committed=$(G $m 'total committed' $j)\"}}\n"
 	"   else{$nm=(Get-Process -Id $pid_ -ErrorAction SilentlyContinue).ProcessName; if(-not $nm){$nm='?'}\n"
-	"    $eg=($en.Keys|?{$_.StartsWith(\"$pid_|\")}|%{\"$(E ($_ -split '\\|',2)[1]):$([math]::Round($en[$_],1))\"}) -join ','\n"
-	"    $l+=\";P pid=$pid_ name=$(E \"$nm.exe\") luid=$lu local=$($m['local usage'][0]) nonlocal=$($m['non local usage'][0]) committed=$($m['total committed'][0])\"\n"
+	"    $eg=($en.Keys|?{$_.StartsWith(\"$k|\")}|Sort-Object {$en[$_]} -Descending|%{\"$(E ($_ -split '\\|',3)[2]):$([math]::Round($en[$_],1))\"}) -join ','\n"
+	"    $l+=\";P pid=$pid_ name=$(E \"$nm.exe\") luid=$lu local=$(G $m 'local usage' 0) nonlocal=$(G $m 'non local usage' 0) committed=$(G $m 'total committed' 0)\"\n"
 	"    if($eg){$l+=\" eng=$eg\"}}}\n"
 	"  [Console]::Out.WriteLine($l)}\n"
 	" [Console]::Out.Flush()\n"

@@ -31,7 +31,8 @@ struct wsl_stream {
 
 	/* under mu */
 	struct wsl_host_sample sample;
-	bool have, fresh, settled; /* settled: a sample came, or the first start failed */
+	bool have, fresh, settled; /* settled: a sample came, or a failure with no other attempt due */
+	uint64_t retry_at_ns;      /* failed, another helper due then (the fallback's way); 0: none */
 	struct gtm_host_stream st;
 
 	/* the reader's own */
@@ -44,17 +45,26 @@ struct wsl_stream {
 	bool got_line;
 };
 
-static void set_state(struct wsl_stream *s, const char *state, const char *why)
+/* retry_at_ns (failed, stale): when a helper other than the one that failed
+ * (the PowerShell fallback, or the exe's second try before it) starts; 0 when
+ * none is due, and a one-shot wait is over. */
+static void set_state_retry(struct wsl_stream *s, const char *state, const char *why, uint64_t retry_at_ns)
 {
 	pthread_mutex_lock(&s->mu);
 	str_copy(s->st.state, state, sizeof s->st.state);
 	str_copy(s->st.why, why ? why : "", sizeof s->st.why);
 	if (strcmp(state, "starting") && strcmp(state, "on"))
 		s->fresh = false;
-	if (!strcmp(state, "failed") || !strcmp(state, "stale"))
+	s->retry_at_ns = retry_at_ns;
+	if ((!strcmp(state, "failed") || !strcmp(state, "stale")) && !retry_at_ns)
 		s->settled = true;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->mu);
+}
+
+static void set_state(struct wsl_stream *s, const char *state, const char *why)
+{
+	set_state_retry(s, state, why, 0);
 }
 
 static void on_line(void *arg, const char *line, size_t len)
@@ -81,18 +91,45 @@ static void on_line(void *arg, const char *line, size_t len)
 	s->last_line_ns = now_monotonic_ns();
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void close_pipes(int p[3][2])
+{
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 2; k++)
+			close_fd(&p[i][k]);
+}
+
 static int spawn(struct wsl_stream *s, struct wsl_cmd *c)
 {
-	int in[2], out[2], err[2];
+	int p[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}}; /* stdin, stdout, stderr */
+	int *in = p[0], *out = p[1], *err = p[2];
+	pid_t parent = getpid();
 
-	if (pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC))
-		return -1;
+	for (int i = 0; i < 3; i++)
+		if (pipe2(p[i], O_CLOEXEC) != 0) {
+			int e = errno;
+			close_pipes(p); /* none of a partial set is kept */
+			errno = e;
+			return -1;
+		}
 	pid_t pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		int e = errno;
+		close_pipes(p);
+		errno = e;
 		return -1;
+	}
 	if (pid == 0) {
 		setpgid(0, 0); /* its own group: ended as one, interop's relay with it */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent) /* the parent died before prctl: no signal will come */
+			_exit(125);
 		dup2(in[0], 0);
 		dup2(out[1], 1);
 		dup2(err[1], 2);
@@ -112,33 +149,51 @@ static int spawn(struct wsl_stream *s, struct wsl_cmd *c)
 	return 0;
 }
 
+/* Reaps the child within about ms; false when it is still there. */
+static bool reap_within(pid_t child, int *status, int ms)
+{
+	for (int i = 0; i <= ms / 10; i++) {
+		if (waitpid(child, status, WNOHANG) != 0)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
 static void end_child(struct wsl_stream *s, char *why, size_t cap)
 {
 	int status = 0;
 
-	close(s->in_fd); /* the helper's cue: stdin closed */
+	close_fd(&s->in_fd); /* the helper's cue: stdin closed */
 	kill(-s->child, SIGTERM);
-	for (int i = 0; i < 100 && waitpid(s->child, &status, WNOHANG) == 0; i++)
-		usleep(10000);
-	if (waitpid(s->child, &status, WNOHANG) == 0) {
+	if (!reap_within(s->child, &status, 1000)) {
 		kill(-s->child, SIGKILL);
-		waitpid(s->child, &status, 0);
+		/* bounded: a child stuck in the kernel (interop's relay) must not
+		 * hang the reader or gputaskman's exit; it is left unreaped */
+		if (!reap_within(s->child, &status, 2000))
+			status = -1;
 	}
-	close(s->out_fd);
-	close(s->err_fd);
+	close_fd(&s->out_fd);
+	close_fd(&s->err_fd);
 	if (why && !why[0])
 		snprintf(why, cap, "helper exited (status %d)%s%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 			 s->err_tail[0] ? ": " : "", s->err_tail);
 	s->child = 0;
 }
 
-/* Keeps the last line of the helper's stderr for the header's "failed: why". */
+/* Keeps the last line of the helper's stderr for the header's "failed: why".
+ * At its end (EOF, an error) the pipe is closed and no longer polled: a
+ * hung-up pipe polls ready for ever, and the reader would spin. */
 static void read_err(struct wsl_stream *s)
 {
 	char buf[512];
 	ssize_t n = read(s->err_fd, buf, sizeof buf - 1);
-	if (n <= 0)
+	if (n < 0 && errno == EINTR)
 		return;
+	if (n <= 0) {
+		close_fd(&s->err_fd);
+		return;
+	}
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
 		buf[--n] = '\0';
@@ -167,12 +222,14 @@ static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 		int ms = (int)((limit - since) / 1000000ull) + 1;
 		if (poll(p, 3, ms) < 0 && errno != EINTR)
 			return;
-		if (p[1].revents & POLLIN)
+		if (p[1].revents & (POLLIN | POLLHUP | POLLERR))
 			read_err(s);
-		if (p[0].revents & (POLLIN | POLLHUP)) {
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			ssize_t n = read(s->out_fd, buf, sizeof buf);
+			if (n < 0 && errno == EINTR)
+				continue;
 			if (n <= 0) {
-				if (p[1].revents & POLLIN)
+				if (s->err_fd >= 0 && (p[1].revents & POLLIN))
 					read_err(s);
 				return; /* EOF: why is filled by end_child */
 			}
@@ -231,7 +288,10 @@ static void *stream_main(void *arg)
 			break;
 		quick_failures = answered ? 0 : quick_failures + 1;
 		backoff = answered ? BACKOFF_MIN_NS : (backoff * 2 > BACKOFF_MAX_NS ? BACKOFF_MAX_NS : backoff * 2);
-		set_state(s, s->have ? "stale" : "failed", why);
+		/* the exe that never answered is tried again, then the fallback: a
+		 * one-shot wait is not over while that is due */
+		bool fallback_ahead = !answered && !strcmp(c.what, WSL_HELPER_EXE_WHAT);
+		set_state_retry(s, s->have ? "stale" : "failed", why, fallback_ahead ? now_monotonic_ns() + backoff : 0);
 		nap(s, backoff);
 	}
 	return NULL;
@@ -248,7 +308,10 @@ struct wsl_stream *wsl_stream_start(double interval_s)
 	pthread_cond_init(&s->cond, NULL);
 	s->st.present = true;
 	str_copy(s->st.state, "starting", sizeof s->st.state);
-	if (pipe2(s->wake, O_CLOEXEC) != 0 || pthread_create(&s->thread, NULL, stream_main, s) != 0) {
+	s->in_fd = s->out_fd = s->err_fd = -1;
+	if (pipe2(s->wake, O_CLOEXEC) != 0)
+		s->wake[0] = s->wake[1] = -1; /* never fd 0: stop closes these */
+	if (s->wake[0] < 0 || pthread_create(&s->thread, NULL, stream_main, s) != 0) {
 		str_copy(s->st.state, "failed", sizeof s->st.state);
 		str_copy(s->st.why, "cannot start the reader thread", sizeof s->st.why);
 		s->settled = true;
@@ -274,13 +337,15 @@ bool wsl_stream_wait(struct wsl_stream *s, uint64_t timeout_ns)
 {
 	struct timespec ts;
 	bool have;
+	uint64_t until = now_monotonic_ns() + timeout_ns;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
 	ts.tv_sec = (time_t)(t / 1000000000ull);
 	ts.tv_nsec = (long)(t % 1000000000ull);
 	pthread_mutex_lock(&s->mu);
-	while (!s->settled && pthread_cond_timedwait(&s->cond, &s->mu, &ts) == 0)
+	/* a failure with the next helper due past the bound settles it too */
+	while (!s->settled && !(s->retry_at_ns > until) && pthread_cond_timedwait(&s->cond, &s->mu, &ts) == 0)
 		;
 	have = s->have;
 	pthread_mutex_unlock(&s->mu);
@@ -297,8 +362,8 @@ void wsl_stream_stop(struct wsl_stream *s)
 			perror("gputaskman: waking the host-stream reader");
 		pthread_join(s->thread, NULL);
 	}
-	close(s->wake[0]);
-	close(s->wake[1]);
+	close_fd(&s->wake[0]);
+	close_fd(&s->wake[1]);
 	pthread_mutex_destroy(&s->mu);
 	pthread_cond_destroy(&s->cond);
 	free(s);

@@ -4,10 +4,13 @@
 
 #include "views/prom/prom_render.h"
 
-/* One process's use of one device, its uses there merged. */
+/* One process's use of one device, its uses there merged. inferred: its
+ * bytes are a WSL VM context's, matched or guessed to the process (provenance
+ * MATCHED/GUESSED): the VM row's measured total holds them already. */
 struct prom_use {
 	int gpu;
 	gtm_u64 vram, spill, paged;
+	bool inferred;
 	const struct gtm_gpu_use *first; /* engine loads come from the first use on the device */
 };
 
@@ -20,6 +23,7 @@ struct prom_proc {
 	struct prom_use *uses;
 	int n_uses;
 	uint64_t rank;          /* measured VRAM + 1, 0 when none is measured */
+	uint64_t rank_inferred; /* among those with none measured: matched/guessed VRAM */
 };
 
 /* The processes' selection: the first `kept` of `procs` keep their series. */

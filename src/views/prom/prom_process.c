@@ -10,9 +10,17 @@ static const struct prom_family f_info = {"gputaskman_process_info", "gauge",
 	"windows, exited, unattributed) and category."};
 static const struct prom_family f_mem = {"gputaskman_process_gpu_memory_bytes", "gauge",
 	"GPU memory a process holds by pool: device (VRAM) or shared (spill to GPU-accessible system RAM, GTT). "
-	"pid=\"other\" sums the measured memory of the processes beyond --max-processes."};
+	"pid=\"other\" sums the measured memory of the processes beyond --max-processes. Under WSL2 the VM "
+	"row (owner=\"windows\", process=\"vmwp.exe\") is the measured total of every Linux context; the "
+	"processes matched to them are in gputaskman_process_gpu_memory_inferred_bytes, never here: "
+	"a sum by gpu counts each byte once."};
+static const struct prom_family f_inferred = {"gputaskman_process_gpu_memory_inferred_bytes", "gauge",
+	"WSL2: a Linux process's share of the VM row's GPU memory, a vmwp.exe context matched "
+	"(provenance=\"matched\") or guessed (provenance=\"guessed\") to it by size and order. Parts of the VM "
+	"row's gputaskman_process_gpu_memory_bytes: never add the two."};
 static const struct prom_family f_paged = {"gputaskman_process_gpu_memory_paged_bytes", "gauge",
-	"Demand-paged or unified memory of a process, where a platform reports it per process."};
+	"Demand-paged or unified memory of a process, where a platform reports it per process (WSL2: the VM "
+	"row's holds its matched processes', which have none here)."};
 static const struct prom_family f_engine = {"gputaskman_process_engine_utilization_ratio", "gauge",
 	"A process's load on a GPU engine (0-1): sm, encoder, decoder (NVML samples), graphics, copy, video (DRM)."};
 static const struct prom_family f_folded = {"gputaskman_folded_processes", "gauge",
@@ -20,6 +28,11 @@ static const struct prom_family f_folded = {"gputaskman_folded_processes", "gaug
 
 /* The pools of process_gpu_memory_bytes: VRAM, then spill. */
 static const char *const pool[2] = {"device", "shared"};
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
 
 static void proc_labels(struct prom_out *o, const struct prom_proc *pp, int gpu)
 {
@@ -43,23 +56,35 @@ static void write_info(const struct prom_selection *sel, struct prom_out *o)
 	}
 }
 
-static void write_memory(const struct gtm_snapshot *s, const struct prom_selection *sel, struct prom_out *o)
+/* The kept processes' memory: the measured (inferred false) or the WSL
+ * matched/guessed (inferred true, labelled with its provenance). */
+static void write_kept_memory(const struct prom_selection *sel, struct prom_out *o, bool inferred)
 {
-	prom_family(o, &f_mem);
 	for (int i = 0; i < sel->kept; i++) {
 		const struct prom_proc *pp = &sel->procs[i];
 		for (int k = 0; k < pp->n_uses; k++) {
 			const gtm_u64 v[2] = {pp->uses[k].vram, pp->uses[k].spill};
+			if (pp->uses[k].inferred != inferred)
+				continue;
 			for (int j = 0; j < 2; j++) {
 				if (!gtm_u64_ok(v[j]))
 					continue;
 				proc_labels(o, pp, pp->uses[k].gpu);
 				prom_add_label(o, "pool", pool[j]);
+				if (inferred)
+					prom_add_label(o, "provenance", gtm_prov_name(v[j].prov));
 				prom_write_u64(o, v[j].v);
 			}
 		}
 	}
-	/* the folded rest, per device: the sum of what is measured */
+}
+
+static void write_memory(const struct gtm_snapshot *s, const struct prom_selection *sel, struct prom_out *o)
+{
+	prom_family(o, &f_mem);
+	write_kept_memory(sel, o, false);
+	/* the folded rest, per device: the sum of what is measured (a matched
+	 * row's bytes are in the VM row already, kept or folded) */
 	for (int d = 0; d < s->n_devices; d++) {
 		int gpu = s->devices[d].index;
 		gtm_u64 sum[2] = {GTM_U64_NA, GTM_U64_NA};
@@ -68,8 +93,9 @@ static void write_memory(const struct gtm_snapshot *s, const struct prom_selecti
 				const struct prom_use *u = &sel->procs[i].uses[k];
 				const gtm_u64 v[2] = {u->vram, u->spill};
 				for (int j = 0; j < 2; j++)
-					if (u->gpu == gpu && gtm_u64_ok(v[j]))
-						sum[j] = gtm_u64_of((gtm_u64_ok(sum[j]) ? sum[j].v : 0) + v[j].v, GTM_MEASURED);
+					if (u->gpu == gpu && !u->inferred && gtm_u64_ok(v[j]) && v[j].prov == GTM_MEASURED)
+						sum[j] = gtm_u64_of(sat_add(gtm_u64_ok(sum[j]) ? sum[j].v : 0, v[j].v),
+								    GTM_MEASURED);
 			}
 		for (int j = 0; j < 2; j++) {
 			if (!gtm_u64_ok(sum[j]))
@@ -81,6 +107,8 @@ static void write_memory(const struct gtm_snapshot *s, const struct prom_selecti
 			prom_write_u64(o, sum[j].v);
 		}
 	}
+	prom_family(o, &f_inferred);
+	write_kept_memory(sel, o, true);
 }
 
 static void write_paged(const struct prom_selection *sel, struct prom_out *o)
@@ -88,7 +116,7 @@ static void write_paged(const struct prom_selection *sel, struct prom_out *o)
 	prom_family(o, &f_paged);
 	for (int i = 0; i < sel->kept; i++)
 		for (int k = 0; k < sel->procs[i].n_uses; k++) {
-			if (!gtm_u64_ok(sel->procs[i].uses[k].paged))
+			if (!gtm_u64_ok(sel->procs[i].uses[k].paged) || sel->procs[i].uses[k].inferred)
 				continue;
 			proc_labels(o, &sel->procs[i], sel->procs[i].uses[k].gpu);
 			prom_write_u64(o, sel->procs[i].uses[k].paged.v);

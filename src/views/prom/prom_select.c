@@ -1,6 +1,7 @@
 /* Which processes get their own series: the GPU rows ranked by measured VRAM
- * (a row with none measured ranks last), ties by PID, the first N kept; every
- * device a process uses appears once, its uses there merged. */
+ * (a row with none measured ranks last: among those, a WSL row matched or
+ * guessed to a VM context by that context's size), ties by PID, the first N
+ * kept; every device a process uses appears once, its uses there merged. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,15 +11,21 @@
 #include "explain/explain.h"
 #include "views/prom/prom_internal.h"
 
-/* A measured sum stays measured only when every part is. */
+static bool prov_inferred(enum gtm_prov p)
+{
+	return p == GTM_MATCHED || p == GTM_GUESSED;
+}
+
+/* A measured sum stays measured only when every part is; a sum with an
+ * inferred part is inferred (kept out of the measured families). */
 static void add_reading(gtm_u64 *sum, gtm_u64 v, bool first)
 {
 	if (first)
 		*sum = v;
-	else if (!gtm_u64_ok(v) || !gtm_u64_ok(*sum))
+	else if (!gtm_u64_ok(v) || !gtm_u64_ok(*sum) || sum->v > UINT64_MAX - v.v)
 		*sum = GTM_U64_NA;
 	else
-		sum->v += v.v;
+		*sum = gtm_u64_of(sum->v + v.v, prov_inferred(v.prov) ? v.prov : sum->prov);
 }
 
 static void merge_uses(struct prom_proc *pp)
@@ -40,10 +47,15 @@ static void merge_uses(struct prom_proc *pp)
 		add_reading(&m->vram, u->vram, first);
 		add_reading(&m->spill, u->spill, first);
 		add_reading(&m->paged, u->paged, first);
+		m->inferred |= prov_inferred(u->vram.prov) || prov_inferred(u->spill.prov);
 	}
-	for (int k = 0; k < pp->n_uses; k++)
-		if (gtm_u64_ok(pp->uses[k].vram))
-			pp->rank += pp->uses[k].vram.v + (pp->rank ? 0 : 1);
+	for (int k = 0; k < pp->n_uses; k++) {
+		const struct prom_use *m = &pp->uses[k];
+		if (gtm_u64_ok(m->vram) && m->inferred)
+			pp->rank_inferred += m->vram.v;
+		else if (gtm_u64_ok(m->vram) && m->vram.prov == GTM_MEASURED)
+			pp->rank += m->vram.v + (pp->rank ? 0 : 1);
+	}
 }
 
 static const char *owner_label(const struct gtm_process *p)
@@ -82,6 +94,8 @@ static int by_rank(const void *a, const void *b)
 	const struct prom_proc *x = a, *y = b;
 	if (x->rank != y->rank)
 		return x->rank > y->rank ? -1 : 1;
+	if (x->rank_inferred != y->rank_inferred)
+		return x->rank_inferred > y->rank_inferred ? -1 : 1;
 	int c = strcmp(x->pid, y->pid);
 	return c ? c : (x->p < y->p ? -1 : x->p > y->p);
 }

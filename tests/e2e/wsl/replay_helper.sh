@@ -4,7 +4,8 @@
 # host lines of the file $GTM_WSL_LINES one per interval, as gputaskman.exe
 # --host-stream would, then keeps repeating the last one (seq counting on).
 # GTM_WSL_MODE: replay (default), die (two lines, then exit 3 with a message),
-# mute (never a line), garbage (a bad line before each good one);
+# mute (never a line), garbage (a bad line before each good one), noerr
+# (replay with stderr closed at once: the reader must not spin on it);
 # GTM_WSL_DELAY: seconds before the first line (a slow start). Each start
 # appends a line to $GTM_WSL_STARTS, so a test counts the helpers started.
 ms=1000
@@ -18,6 +19,7 @@ mode=${GTM_WSL_MODE:-replay}
 if [ "$mode" = mute ]; then
 	exec sleep 3600
 fi
+[ "$mode" = noerr ] && exec 2>&-
 [ -n "${GTM_WSL_DELAY:-}" ] && sleep "$GTM_WSL_DELAY"
 n=0
 last=

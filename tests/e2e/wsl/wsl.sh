@@ -69,7 +69,24 @@ echo "$(echo "$vm" | sed 's/ded=3221225472/ded=17179869184/')$ctx$app" >"$t/line
 gtm --once >"$t/once" 2>"$t/e"
 expect "an unmatched adapter is said" "unmatched" "$t/once"
 if grep -q "W:4242" "$t/once"; then bad "an unmatched adapter's rows were shown"; else ok "no rows of an unmatched adapter"; fi
+# every adapter unmatched and the holder pending (no context yet): on the NVIDIA device, VRAM N/A
+echo "$(echo "$vm" | sed 's/ded=3221225472/ded=17179869184/')$app" >"$t/lines"
+gtm --json >"$t/j" 2>"$t/e"
+jq_ok "unmatched adapters: a pending holder on the NVIDIA device" "any(p['pid'] == $cuda and [g['index'] for g in p['gpus']] == [j['gpus'][0]['index']] and p['gpus'][0]['vram_bytes'] is None for p in j['processes'])" "$t/j"
+gtm --once >"$t/once" 2>"$t/e"
+if grep -Eq "GPU ?[1-9][0-9]{2,}" "$t/once"; then bad "a garbage GPU index:"; cat "$t/once"; else ok "no garbage GPU index"; fi
 echo "$vm$ctx$app" >"$t/lines"
+
+# --- a helper that closes its stderr at once: the reader does not spin (CPU over 3 s of recording)
+cpu=$(GTM_WSL_MODE=noerr python3 -c '
+import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.2f" % (r.ru_utime + r.ru_stime))' env -u WSL_DISTRO_NAME GTM_FAKE_NVML_SCENARIO="$t/scenario" \
+	LD_LIBRARY_PATH="$fake" GPUTASKMAN_ROOT="$root" HOME="$t/home" GTM_WSL_LINES="$t/lines" \
+	GPUTASKMAN_WSL_RUN="$here/replay_helper.sh" "$bin" record -i 0.5 --count 7 -o "$t/noerr.rec")
+if python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$cpu"; then ok "stderr closed: $cpu s CPU in 3 s"
+else bad "stderr closed: the reader spins ($cpu s CPU in 3 s)"; fi
 
 # --- --no-host and interop disabled: device-wide numbers, holders with VRAM N/A
 before=$(cat "$t/starts" 2>/dev/null | wc -l)
@@ -130,7 +147,7 @@ if command -v tmux >/dev/null 2>&1; then
 	live "GTM_WSL_MODE=die"
 	most=0
 	i=0
-	while [ $i -lt 80 ]; do
+	while [ $i -lt 400 ]; do # up to 20 s: an ASan build on a loaded machine starts slowly
 		a=$(helpers_alive)
 		[ "$a" -gt "$most" ] && most=$a
 		[ -f "$t/starts" ] && [ "$(wc -l <"$t/starts")" -ge 3 ] && break

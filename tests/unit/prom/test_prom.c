@@ -496,6 +496,70 @@ static void test_cap(void **state)
 	snapshot_free(s);
 }
 
+/* The sum of the sample lines starting with prefix. */
+static double sum_of(const char *text, const char *prefix)
+{
+	double sum = 0;
+	size_t len = strlen(prefix);
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1)
+		if (!strncmp(l, prefix, len)) {
+			const char *sp = strchr(l, '\n');
+			while (sp[-1] != ' ')
+				sp--;
+			sum += strtod(sp, NULL);
+		}
+	return sum;
+}
+
+/* WSL2: a 3 GiB device, the VM row 2 GiB measured, '*100' 1.5 GiB and '?101'
+ * 0.5 GiB of it matched/guessed, a Windows app 100 MiB. Summing the memory
+ * family by GPU never exceeds what is there: matched/guessed bytes are in the
+ * inferred family only (never in the measured pid="other" fold), and the cap
+ * ranks on measured VRAM alone. */
+static void test_wsl_vm_parts(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snap_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	d->mem_used = gtm_u64_of(3 * GIB, GTM_MEASURED);
+	struct gtm_process *p = add_proc(s, 0, "vmwp.exe", GTM_OWNER_HOST);
+	str_copy(p->label, "W:4242", sizeof p->label);
+	p->wsl_vm_row = true;
+	add_use(p, 0, 2 * GIB);
+	const struct { uint32_t pid; enum gtm_owner owner; enum gtm_prov prov; uint64_t vram; } part[] = {
+		{100, GTM_OWNER_MATCHED, GTM_MATCHED, 3 * GIB / 2}, {101, GTM_OWNER_GUESSED, GTM_GUESSED, GIB / 2}};
+	for (int i = 0; i < 2; i++) {
+		p = add_proc(s, part[i].pid, "llama-server", part[i].owner);
+		p->vram_inferred_by = "wsl-context-match";
+		add_use(p, 0, -1)->vram = gtm_u64_of(part[i].vram, part[i].prov);
+	}
+	p = add_proc(s, 0, "chrome.exe", GTM_OWNER_HOST);
+	str_copy(p->label, "W:9000", sizeof p->label);
+	add_use(p, 0, 100 * MIB);
+	const char *mem = "gputaskman_process_gpu_memory_bytes{gpu=\"0\"";
+	for (int cap = 0; cap <= 4; cap++) {
+		char *t = render(s, cap, NULL);
+		double measured = sum_of(t, mem);
+		if (measured > 3.0 * GIB)
+			fail_msg("cap %d: the memory family sums to %.0f on a 3 GiB device:\n%s", cap, measured, t);
+		assert_true(measured == 2.0 * GIB + 100 * MIB); /* the VM and the app, each once */
+		free(t);
+	}
+	char *t = render(s, 2, NULL); /* the two measured rows are kept, not the matched one */
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"W:9000\""), 1);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"100\""), 0);
+	free(t);
+	t = render(s, 4, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_process_gpu_memory_bytes{gpu=\"0\",pid=\"100\""), 0);
+	assert_true(value_of(t, "gputaskman_process_gpu_memory_inferred_bytes{gpu=\"0\",pid=\"100\"") == 1.5 * GIB);
+	assert_int_equal(count_lines(t, "gputaskman_process_gpu_memory_inferred_bytes{gpu=\"0\",pid=\"101\","
+					"process=\"llama-server\",owner=\"guessed\",pool=\"device\",provenance=\"guessed\"} "),
+			 1);
+	assert_int_equal(count_lines(t, "gputaskman_process_gpu_memory_inferred_bytes{gpu=\"0\",pid=\"W:"), 0);
+	free(t);
+	snapshot_free(s);
+}
+
 /* A device and a process with nothing measured: identity only, no zeros. */
 static void test_nulls_omitted(void **state)
 {
@@ -560,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_nulls_omitted),
 		cmocka_unit_test(test_no_series_twice),
+		cmocka_unit_test(test_wsl_vm_parts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,6 +115,48 @@ static void test_devices_round_trip(void **state)
 	snapshot_free(r);
 }
 
+/* WSL2 rows read back with their provenance: a '*x'/'?x' row (its owner
+ * exited, its context still listed) keeps its pairing's MATCHED/GUESSED, not
+ * MEASURED, and the VM row says it is one: the replayed views never count the
+ * VM's contexts twice. */
+static void test_wsl_rows(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = two_gpus(4 * GB, 0), *r;
+	s->mode = GTM_MODE_WSL;
+	struct gtm_process *p = add_proc(s, 0, "W:4242", 0, 3 * GB);
+	p->owner = GTM_OWNER_HOST;
+	p->wsl_vm_row = p->windows_row = true;
+	p = add_proc(s, 0, "*x100", 0, 2 * GB);
+	p->owner = GTM_OWNER_EXITED;
+	p->exited_pid = 100;
+	p->exited_pairing = GTM_OWNER_MATCHED;
+	p->vram_inferred_by = "wsl-context-match";
+	p->uses[0].vram.prov = GTM_MATCHED;
+	p = add_proc(s, 0, "?x101", 0, GB);
+	p->owner = GTM_OWNER_EXITED;
+	p->exited_pid = 101;
+	p->exited_pairing = GTM_OWNER_GUESSED;
+	p->vram_inferred_by = "wsl-context-match";
+	p->uses[0].vram.prov = GTM_GUESSED;
+	p = add_proc(s, 0, "x4000001", 0, GB / 2); /* a container's exited owner: the driver measured it */
+	p->owner = GTM_OWNER_EXITED;
+	p->exited_pid = 55;
+	p->exited_pairing = GTM_OWNER_MATCHED;
+	s->n_gpu_processes = 4;
+	r = round_trip(s);
+	assert_int_equal(r->n_processes, 4);
+	assert_true(r->processes[0].wsl_vm_row);
+	assert_int_equal(r->processes[0].uses[0].vram.prov, GTM_MEASURED);
+	assert_int_equal(r->processes[1].uses[0].vram.prov, GTM_MATCHED);
+	assert_string_equal(r->processes[1].vram_inferred_by, "wsl-context-match");
+	assert_int_equal(r->processes[2].uses[0].vram.prov, GTM_GUESSED);
+	assert_false(r->processes[3].wsl_vm_row);
+	assert_int_equal(r->processes[3].uses[0].vram.prov, GTM_MEASURED);
+	snapshot_free(r);
+	snapshot_free(s);
+}
+
 static void test_process_ident_explain(void **state)
 {
 	(void)state;
@@ -375,6 +417,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_devices_round_trip),
 		cmocka_unit_test(test_process_ident_explain),
+		cmocka_unit_test(test_wsl_rows),
 		cmocka_unit_test(test_hostile_shapes),
 		cmocka_unit_test(test_rise_threshold),
 		cmocka_unit_test(test_vanish_while_full),

@@ -93,6 +93,35 @@ static void refused(void **state)
 	}
 }
 
+/* A context's Total Committed '-' stays unavailable (not a 0). */
+static void committed_dash(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("GTMH1 seq=1 vmwp=7;V luid=" LUID " local=5 nonlocal=0 committed=-;V luid=" LUID
+			       " local=5 nonlocal=0 committed=0"),
+			 0);
+	assert_true(s->adapters[0].vm.ctx[0].committed_na);
+	assert_false(s->adapters[0].vm.ctx[1].committed_na); /* a measured 0 */
+	assert_int_equal(s->adapters[0].vm.ctx[1].committed, 0);
+}
+
+/* Byte counts past 2^50 are no GPU's: the line is refused, so no sum wraps. */
+static void bytes_capped(void **state)
+{
+	(void)state;
+	static const char *const bad[] = {
+		"GTMH1 seq=1 vmwp=7;V luid=" LUID " local=18446744073709551615 nonlocal=0",
+		"GTMH1 seq=1 vmwp=7;V luid=" LUID " local=0 nonlocal=1125899906842625",
+		"GTMH1 seq=1 vmwp=7;A luid=" LUID " ded=1125899906842625",
+		"GTMH1 seq=1 vmwp=7;P pid=5 name=x local=18446744073709551615",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		if (parse(bad[i]) == 0)
+			fail_msg("accepted: %s", bad[i]);
+	assert_int_equal(parse("GTMH1 seq=1 vmwp=7;V luid=" LUID " local=1125899906842624 nonlocal=0"), 0); /* 2^50 */
+	assert_int_equal(s->adapters[0].vm.ctx[0].local, 1125899906842624ull);
+}
+
 static void too_many_contexts(void **state)
 {
 	(void)state;
@@ -143,7 +172,8 @@ int main(void)
 	s = calloc(1, sizeof *s);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_line), cmocka_unit_test(helper_states), cmocka_unit_test(refused),
-		cmocka_unit_test(too_many_contexts), cmocka_unit_test(splitter),
+		cmocka_unit_test(too_many_contexts), cmocka_unit_test(splitter), cmocka_unit_test(committed_dash),
+		cmocka_unit_test(bytes_capped),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	free(s);
