@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+from wine_screen import Screen
+
 GIB = 1 << 30
 MIB = 1 << 20
 SEC = 10_000_000  # 100 ns ticks
@@ -327,8 +329,6 @@ def case_tui(llama, dwm, csrss):
         print("not checked: the live view (tmux is not installed)")
         return
     write_scenario(first_scenario(llama, dwm, csrss))
-    sock = f"gtm-wine-wddm-{os.getpid()}"
-    tmux = ["tmux", "-L", sock]
     # the prefix scripts/wine-run.sh picks, which the other cases run in
     prefix = (os.environ.get("WINEPREFIX") or os.environ.get("GTM_WINEPREFIX")
               or os.path.join(os.environ["HOME"], ".wine-gputaskman"))
@@ -336,40 +336,24 @@ def case_tui(llama, dwm, csrss):
            f"WINEDLLOVERRIDES='mscoree,mshtml=;pdh=n' GTM_FAKE_PDH_SCENARIO='{scenario}' "
            f"timeout --foreground 90 '{os.environ.get('GTM_WINE', '/usr/lib/wine/wine64')}' "
            f"'{os.path.join(tmp, 'gputaskman.exe')}' -i 0.5; sleep 60")
-    subprocess.run(tmux + ["-f", "/dev/null", "new-session", "-d", "-s", "gtm", "-x", "200", "-y", "90", cmd], check=True)
-
-    def screen():
-        return subprocess.run(tmux + ["capture-pane", "-p", "-t", "gtm"], capture_output=True, text=True).stdout
-
-    def wait_for(what, pattern, secs=30):
-        end = time.time() + secs
-        while time.time() < end:
-            if re.search(pattern, screen()):
-                check(True, what)
-                return True
-            time.sleep(0.2)
-        check(False, what + ": screen:\n" + screen())
-        return False
-
+    scr = Screen(f"gtm-wine-wddm-{os.getpid()}", cmd, check)
     try:
-        if not wait_for("live view: the adapter by its LUID", "GPU0 GPU adapter LUID " + LUID_N, 60):
+        if not scr.wait_for("live view: the adapter by its LUID", "GPU0 GPU adapter LUID " + LUID_N, 60):
             return
-        wait_for("live view: the bar is normalised against the adapter's use (no total without DXGI)",
-                 r"normalised: rows 7\.0\d GiB > used \(shared surfaces\)")
-        wait_for("live view: the legend keeps raw values", r"compositor 3\.0\d GiB")
-        wait_for("live view: the stand-in's paged is marked estimated", r"~256\.00 MiB")
+        scr.wait_for("live view: the bar is normalised against the adapter's use (no total without DXGI)",
+                     r"normalised: rows 7\.0\d GiB > used \(shared surfaces\)")
+        scr.wait_for("live view: the legend keeps raw values", r"compositor 3\.0\d GiB")
+        scr.wait_for("live view: the stand-in's paged is marked estimated", r"~256\.00 MiB")
         for _ in range(6):
-            if re.search(r"dwm\.exe +user", screen()):
+            if re.search(r"dwm\.exe +user", scr.text()):
                 break
-            subprocess.run(tmux + ["send-keys", "-t", "gtm", "Down"])
+            scr.keys("Down")
             time.sleep(0.7)
-        wait_for("live view: the inspector of dwm.exe explains Local vs Dedicated Usage", r"PDH.s Local Usage")
+        scr.wait_for("live view: the inspector of dwm.exe explains Local vs Dedicated Usage", r"PDH.s Local Usage")
         if os.environ.get("GTM_WDDM_SCREEN"):
-            open(os.environ["GTM_WDDM_SCREEN"], "w").write(screen())
+            open(os.environ["GTM_WDDM_SCREEN"], "w").write(scr.text())
     finally:
-        subprocess.run(tmux + ["send-keys", "-t", "gtm", "q"])
-        time.sleep(1)
-        subprocess.run(tmux + ["kill-server"], capture_output=True)
+        scr.close()
 
 
 def case_fallback(llama):
