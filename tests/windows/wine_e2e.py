@@ -35,6 +35,7 @@ import tempfile
 import time
 
 from wine_screen import Screen
+from wine_snap import near, row, stop, use_on
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -175,32 +176,10 @@ def start(exe, *args, cwd=None):
     return p, int(m.group(1)) if m else None
 
 
-def stop(p):
-    try:
-        os.killpg(p.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    p.wait(timeout=20)
-
-
 def snapshot(*extra):
     rc, out, err = run("--json", *extra)
     check(rc == 0, f"--json {' '.join(extra)} exits 0 (got {rc}: {err.strip()[:300]})")
     return json.loads(out)
-
-
-def row(snap, pid):
-    rows = [p for p in snap["processes"] if p["pid"] == pid]
-    return rows[0] if rows else None
-
-
-def use_on(p, index):
-    us = [u for u in (p or {}).get("gpus", []) if u["index"] == index]
-    return us[0] if us else None
-
-
-def near(v, want):
-    return v is not None and abs(v - want) < 0.01
 
 
 def start_llama(models):
