@@ -252,6 +252,40 @@ def case_processes(snap, llama, dwm, model):
           "dwm.exe: a compositor with shared surfaces on the 4070 and the iGPU")
 
 
+# What docs/json-schema.md lists for a process's per-device use ("Fields are
+# never omitted"); the Windows source fills spill, paged and engines.
+USE_FIELDS = ("index", "source_pid", "compute", "graphics", "vram_bytes", "vram_na_reason", "spill_bytes",
+              "paged_bytes", "sm_pct", "encoder_pct", "decoder_pct", "graphics_pct", "copy_pct", "video_pct",
+              "gpu_pct", "engines", "paged_provenance", "memory_note")
+
+
+def undocumented(doc, obj, where):
+    """The keys of obj (a device's nested objects' too: `memory.used_bytes`) the doc never names."""
+    def named(n):
+        return f"`{n}`" in doc or f"`{n}[]" in doc
+
+    out = []
+    for k, v in obj.items():
+        if isinstance(v, dict) and k not in ("exited_owner", "host_stream", "explain"):  # explain: explain.md
+            out += [f"{where}{k}.{n}" for n in v if f"`{k}.{n}`" not in doc and not named(n)]
+        elif not named(k):
+            out.append(where + k)
+    return out
+
+
+def case_schema(snap, llama):
+    doc = open(os.path.join(here, "..", "..", "docs", "json-schema.md"), encoding="utf-8").read()
+    p = row(snap, llama)
+    u = use_on(p, 0) or {}
+    bad = (undocumented(doc, snap, "") + undocumented(doc, snap["gpus"][0], "gpus[].")
+           + undocumented(doc, {k: v for k, v in p.items() if k != "llm"}, "processes[].")
+           + undocumented(doc, u, "processes[].gpus[]."))
+    check(not bad, f"--json: the top level, a device, a row and its use name only what docs/json-schema.md does ({bad})")
+    missing = [f for f in USE_FIELDS if f not in u]
+    check(not missing and u.get("spill_bytes") is not None and u.get("paged_bytes") is not None and u.get("engines"),
+          f"--json: a row's use has every documented field, spill, paged and engines filled (missing {missing})")
+
+
 def case_text(llama):
     rc, out, _ = run("--list-gpus")
     lines = out.strip().splitlines()
@@ -389,6 +423,7 @@ def main():
     snap = snapshot()
     if case_devices(snap):
         case_processes(snap, llama, dwm, model)
+        case_schema(snap, llama)
         case_text(llama)
         case_tui(llama, dwm)
         case_inspect(llama, models)
