@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "explain/breakdown.h"
 #include "explain/explain_internal.h"
+#include "platform.h"
 #include "identify/ident.h"
 #include "llm/estimate.h"
 #include "llm/gguf.h"
@@ -74,15 +75,6 @@ static uint32_t env_ms(const char *name, uint32_t def)
 	return x > 0 && x < 600000 ? (uint32_t)x : def;
 }
 
-static int64_t read_btime(void)
-{
-	char buf[8192];
-	if (sysroot_read(buf, sizeof buf, "/proc/stat") <= 0)
-		return -1;
-	const char *b = strstr(buf, "\nbtime ");
-	return b ? strtoll(b + 7, NULL, 10) : -1;
-}
-
 void explain_ctx_no_probe_why(struct explain_ctx *c, const char *why)
 {
 	c->no_probe_why = why;
@@ -96,7 +88,7 @@ struct explain_ctx *explain_ctx_new(bool allow_probe)
 	c->timeout_ms = env_ms("GTM_PROBE_TIMEOUT_MS", 250);
 	c->budget_ms = env_ms("GTM_PROBE_BUDGET_MS", EXPLAIN_PROBE_BUDGET_MS);
 	c->interval_ms = env_ms("GTM_PROBE_INTERVAL_MS", EXPLAIN_PROBE_INTERVAL_MS);
-	c->boot_time_s = read_btime();
+	c->boot_time_s = proc_start_epoch_s();
 	return c;
 }
 
@@ -112,7 +104,7 @@ void explain_ctx_free(struct explain_ctx *c)
 int64_t ex_process_start_s(struct explain_ctx *c, const struct gtm_process *p)
 {
 	long hz = sysconf(_SC_CLK_TCK);
-	if (c->boot_time_s < 0 || hz <= 0 || !p->pid)
+	if (c->boot_time_s == INT64_MIN || hz <= 0 || !p->pid)
 		return -1;
 	return c->boot_time_s + (int64_t)(p->start_time / (uint64_t)hz);
 }

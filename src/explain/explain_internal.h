@@ -38,7 +38,7 @@ struct explain_ctx {
 	uint64_t refresh_key;   /* the snapshot being explained */
 	uint64_t deadline_ns;   /* this refresh's probe budget */
 	uint64_t refresh;       /* counter */
-	int64_t boot_time_s;    /* /proc/stat btime, -1 unknown */
+	int64_t boot_time_s;    /* proc_start_epoch_s(): Linux btime, Windows 1601; INT64_MIN unknown */
 	struct log_entry logs[EXC_LOGS];
 	struct probe_entry probes[EXC_PROBES];
 	/* the app adapter's log, cached until it changes */

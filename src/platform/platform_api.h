@@ -66,6 +66,13 @@ bool proc_cache_listed(struct proc_cache *c, uint32_t pid);
 /* Whether any scan ran yet. */
 bool proc_cache_scanned(const struct proc_cache *c);
 
+/* The Unix time in seconds from which struct gtm_process's start_time counts
+ * (in sysconf(_SC_CLK_TCK) ticks): Linux's boot time (/proc/stat btime, under
+ * GPUTASKMAN_ROOT), Windows' 1601-01-01 (a FILETIME); INT64_MIN when unknown.
+ * With it a start time compares with file times (is a log newer than its
+ * process?). */
+int64_t proc_start_epoch_s(void);
+
 /* Whether a PID is a process in this /proc (root-prefixed): its folder exists
  * and, where status is readable, its Tgid is itself (/proc/TID of a thread
  * resolves too, though readdir never lists it). */

@@ -40,7 +40,8 @@ wine_prefix "$t"
 wine_run 120 "$out/console_test.exe" </dev/null >/dev/null 2>&1
 tmux -L "$sock" -f /dev/null new-session -d -s w -x 80 -y 24 \
 	"cd '$t' && env -u TERM LANG=C.UTF-8 WINEPREFIX='$WINEPREFIX' WINEDEBUG=-all timeout --foreground -k 5 120 '$WINE' '$out/console_test.exe' out; echo \$? >'$t/rc'; sleep 60"
-wait_for "the view's screen buffer is shown" "gputaskman console test" 60 || exit 1
+wait_for "the view's screen buffer is shown" "gputaskman console test" 60 || {
+	echo "     Wine's exit status: $(cat "$t/rc" 2>/dev/null || echo 'none: still running')"; exit 1; }
 wait_for "its size is the pane's" "size 24x80" 5
 wait_for "box drawing" "────────────────────" 5
 wait_for "block glyphs and non-ASCII" "blocks ▁▄█ · ü" 5

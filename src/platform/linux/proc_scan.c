@@ -628,6 +628,15 @@ int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uin
 	return r;
 }
 
+int64_t proc_start_epoch_s(void)
+{
+	char buf[8192];
+	if (sysroot_read(buf, sizeof buf, "/proc/stat") <= 0)
+		return INT64_MIN;
+	const char *b = strstr(buf, "\nbtime ");
+	return b ? strtoll(b + 7, NULL, 10) : INT64_MIN;
+}
+
 bool proc_pid_exists(uint32_t pid)
 {
 	char buf[4096];

@@ -510,6 +510,13 @@ int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
 	return full ? 0 : 1;
 }
 
+/* FILETIME's epoch, 1601-01-01, is 11644473600 s before Unix's. Never
+ * /proc/stat: under Wine, Z: is the Linux root and its btime is Linux's. */
+int64_t proc_start_epoch_s(void)
+{
+	return -11644473600LL;
+}
+
 bool proc_pid_exists(uint32_t pid)
 {
 	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);

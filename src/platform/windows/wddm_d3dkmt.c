@@ -1,6 +1,8 @@
 #include "wddm_d3dkmt.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <wchar.h>
 
 #include "wddm_sysdll.h"
 
@@ -14,6 +16,22 @@ void wddm_d3dkmt_override(const struct wddm_d3dkmt_api *api)
 		test_api = *api;
 }
 
+/* GTM_D3DKMT_DLL, an absolute path only (never a search), names a DLL whose
+ * D3DKMT exports stand in for gdi32's: the seam through which the tests run
+ * gputaskman.exe itself under Wine 8, whose gdi32 has no
+ * D3DKMTQueryAdapterInfo (tests/fakes/d3dkmt). Loaded once, kept loaded. */
+static HMODULE seam_dll(void)
+{
+	static HMODULE dll;
+	static bool tried;
+	const wchar_t *path = _wgetenv(L"GTM_D3DKMT_DLL");
+
+	if (!tried && path && wcslen(path) > 3 && path[1] == L':' && path[2] == L'\\')
+		dll = LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+	tried = true;
+	return dll;
+}
+
 /* gdi32 is loaded in every GUI-capable process; resolving from it on each
  * call costs three lookups, made once per adapter listing. */
 static void resolve(struct wddm_d3dkmt_api *api)
@@ -23,7 +41,9 @@ static void resolve(struct wddm_d3dkmt_api *api)
 		return;
 	}
 	*api = (struct wddm_d3dkmt_api){0};
-	HMODULE gdi = GetModuleHandleW(L"gdi32.dll");
+	HMODULE gdi = seam_dll();
+	if (!gdi)
+		gdi = GetModuleHandleW(L"gdi32.dll");
 	if (!gdi)
 		gdi = LoadLibraryExW(L"gdi32.dll", NULL, LOAD_LIBRARY_SEARCH_SYSTEM32);
 	if (!gdi)

@@ -43,19 +43,47 @@ static void wddm_close(void *priv)
 	free(s);
 }
 
-/* "PDH: 2 adapters by LUID (DXGI adapters are not read yet); missing:
- * ...; nvml: ..." */
+/* "PDH GPU counters; 2 adapters by LUID: ...; counters missing: ...". The
+ * telemetry providers' states go to the notes (telemetry_notes): with
+ * them the line overran the status's 256 bytes and lost ADL's reason. */
 static void describe(const struct wddm_source *s, struct gtm_source_status *st)
 {
-	char tel[120];
 	const char *missing = pdh_reader_missing(s->pdh);
 	size_t unparsed = pdh_reader_unparsed(s->pdh);
 
-	wddm_telemetry_describe(s->telemetry, tel, sizeof tel);
-	snprintf(st->message, sizeof st->message, "PDH GPU counters; %d adapter%s %s%s%s%s%s; %s", s->n_adapters,
-		 s->n_adapters == 1 ? "" : "s", s->from_dxgi ? "from DXGI" : "by LUID: ", s->from_dxgi ? "" : s->dxgi_why,
-		 missing[0] ? "; counters missing: " : "", missing, unparsed ? "; instance names not understood" : "",
-		 tel);
+	snprintf(st->message, sizeof st->message, "PDH GPU counters; %d adapter%s %s%s%s%s%s; telemetry: see notes",
+		 s->n_adapters, s->n_adapters == 1 ? "" : "s", s->from_dxgi ? "from DXGI" : "by LUID: ",
+		 s->from_dxgi ? "" : s->dxgi_why, missing[0] ? "; counters missing: " : "", missing,
+		 unparsed ? "; instance names not understood" : "");
+}
+
+/* One note per line of text ("nvml: ..."), each prefixed. */
+static void add_note_lines(struct gtm_snapshot *snap, const char *prefix, char *text)
+{
+	for (char *line = text, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		snapshot_add_note(snap, "wddm: %s%s", prefix, line);
+	}
+}
+
+/* Where each adapter's telemetry came from, or why it has none (the
+ * provenance of its temperature, power, clocks...), and each provider's
+ * state: "wddm: GPU 0 NVIDIA ...: nvml: matched by PCI location". */
+static void telemetry_notes(const struct wddm_source *s, struct gtm_snapshot *snap, int base)
+{
+	char text[700], prefix[160];
+
+	wddm_telemetry_describe(s->telemetry, text, sizeof text);
+	add_note_lines(snap, "", text);
+	if (s->from_dxgi && s->dxgi_why[0])
+		snapshot_add_note(snap, "wddm: %s", s->dxgi_why);
+	for (int i = 0; i < s->n_adapters; i++) {
+		wddm_telemetry_explain(s->telemetry, &s->adapters[i], text, sizeof text);
+		snprintf(prefix, sizeof prefix, "GPU %d %s: ", base + i, s->adapters[i].name);
+		add_note_lines(snap, prefix, text);
+	}
 }
 
 static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses *uses, struct gtm_source_status *st)
@@ -73,6 +101,7 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	if (!s->from_dxgi && s->n_adapters > 0)
 		snapshot_add_note(snap, "wddm: adapters listed from PDH's LUIDs and named by them (%s): no name, "
 				  "total memory or vendor telemetry", s->dxgi_why);
+	telemetry_notes(s, snap, base);
 	wddm_procs_add(s, snap, base, uses);
 	describe(s, st);
 	return 0;
