@@ -35,6 +35,7 @@ import sys
 import time
 
 from pdh_harness import Harness, wine_run
+from wine_snap import engine, near, row as proc, use_on
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -62,28 +63,9 @@ def snapshot(*extra, double=True, rc=0):
     return json.loads(r.stdout.decode("utf-8"))
 
 
-def proc(snap, pid):
-    rows = [p for p in snap["processes"] if p["pid"] == pid]
-    return rows[0] if rows else None
-
-
-def use_on(p, index):
-    us = [u for u in (p or {}).get("gpus", []) if u["index"] == index]
-    return us[0] if us else None
-
-
-def engine(u, name):
-    es = [e for e in (u or {}).get("engines", []) if e["name"] == name]
-    return es[0] if es else None
-
-
 def device(snap, luid):
     ds = [d for d in snap["gpus"] if d.get("luid") == luid or luid.lower() in (d.get("name") or "").lower()]
     return ds[0] if ds else None
-
-
-def near(v, want):
-    return v is not None and abs(v - want) < 0.01
 
 
 def log_lines():
