@@ -266,6 +266,38 @@ def case_live(llama, dwm):
         stop(p)
 
 
+def case_started_after_collect(llama):
+    """A process created while a collect is under way (the double holds it at
+    its gate) that PDH's counters name: they were read for an earlier
+    process with its PID, so the row is left out, with a note, never given
+    to the new process."""
+    gate = os.path.join(tmp, "gate")
+    base = [mem(llama, LUID_N, "Local Usage", 4 * GIB)]
+    write_scenario([["gate", gate]] + base)
+    open(pdh_log, "w").close()
+    open(gate, "w").close()
+    rec = os.path.join(tmp, "late.rec")
+    r = subprocess.Popen(["sh", wine_run, os.path.join(tmp, "gputaskman.exe"), "record", "-i", "0.5", "-o", rec],
+                         env=env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    children.append(r)
+    check(wait_collects(1) is not None, "late: first collect")
+    check(wait_begins(2) is not None, "late: the second collect began")
+    late, late_pid = start(os.path.join(tmp, "dwm.exe"), "600")
+    write_scenario([["gate", gate]] + base + [mem(late_pid, LUID_N, "Local Usage", GIB)])
+    open(gate, "w").close()
+    check(wait_collects(2) is not None, "late: second collect")
+    check(wait_begins(3) is not None, "late: the third collect waits at the gate (the second is recorded)")
+    stop(r)
+    out = run(os.path.join(tmp, "gputaskman.exe"), "replay", rec, "--json", double=False)
+    check(out.returncode == 0, f"late: replay ({out.stderr.decode(errors='replace')[:200]})")
+    snap = json.loads(out.stdout.decode("utf-8"))
+    rows = [p for p in snap["processes"] if any(u["source_pid"] == late_pid for u in p["gpus"])]
+    notes = [n for n in snap.get("notes", []) if "started after the counters were read" in n]
+    check(not rows and notes, f"late: a process started during the collect gets no counters ({rows}, {notes})")
+    check(proc(snap, llama) is not None, "late: the other rows stay")
+    stop(late)
+
+
 def case_tui(llama, dwm, csrss):
     if not shutil.which("tmux"):
         print("not checked: the live view (tmux is not installed)")
@@ -373,6 +405,7 @@ def main():
     # the stand-in stays 60 s: a fresh one for each case, so a slow machine never outlives it
     case_snapshot(start_llama(folder), dwm, csrss, model)
     case_live(start_llama(folder), dwm)
+    case_started_after_collect(start_llama(folder))
     case_tui(start_llama(folder), dwm, csrss)
     llama = start_llama(folder)
     case_fallback(llama)

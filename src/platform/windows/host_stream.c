@@ -33,7 +33,7 @@ static void host_stream_close(struct host_stream *hs)
 	wddm_engine_tracker_free(hs->src.tracker);
 	wddm_engine_loads_free(&hs->src.loads);
 	free(hs->src.samples);
-	free(hs->src.starts);
+	wddm_procs_release(&hs->src);
 	free(hs->groups);
 	hs_names_free(&hs->names);
 	wsl_line_free(&hs->line);

@@ -244,6 +244,8 @@ void host_stream_sample(struct host_stream *hs)
 
 	hs->seq++;
 	hs_names_read(&hs->names);
+	if (hs->src.pdh)
+		wddm_mark_collect(&hs->src);
 	if (!hs->src.pdh || pdh_reader_collect(hs->src.pdh, why, sizeof why) != 0) {
 		/* still a line: gputaskman sees the helper alive and says why */
 		wsl_line_header(&hs->line, hs->seq, 0, hs_names_count(&hs->names, HS_VMWP_IMAGE), WSL_HELPER_ERROR,

@@ -17,20 +17,95 @@ static int cmp_start(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Creation time as proc_windows.c reads it (FILETIME ticks): the same
- * number, so the collector's join by (pid, start time) holds. */
-static uint64_t process_start_time(uint32_t pid)
+static uint64_t filetime_ticks(FILETIME ft)
 {
-	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
-	FILETIME created, exited, kernel, user;
-	uint64_t t = 0;
+	return ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+}
 
+void wddm_mark_collect(struct wddm_source *s)
+{
+	FILETIME now;
+	GetSystemTimeAsFileTime(&now);
+	s->collect_ticks = filetime_ticks(now);
+}
+
+/* Opens pid and reads its creation time as proc_windows.c does (FILETIME
+ * ticks: the same number, so the collector's join by (pid, start time)
+ * holds). Returns the handle to hold, or NULL: refused or gone (*start 0),
+ * or created after the collect (*start WDDM_START_LATE). */
+static HANDLE open_held(const struct wddm_source *s, uint32_t pid, uint64_t *start)
+{
+	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE, pid);
+	FILETIME created, exited, kernel, user;
+
+	*start = 0;
 	if (!h)
-		return 0;
+		return NULL;
 	if (GetProcessTimes(h, &created, &exited, &kernel, &user))
-		t = ((uint64_t)created.dwHighDateTime << 32) | created.dwLowDateTime;
-	CloseHandle(h);
-	return t;
+		*start = filetime_ticks(created);
+	if (*start > s->collect_ticks && s->collect_ticks)
+		*start = WDDM_START_LATE;
+	if (*start == 0 || *start == WDDM_START_LATE) {
+		CloseHandle(h);
+		return NULL;
+	}
+	return h;
+}
+
+static int cmp_held(const void *a, const void *b)
+{
+	uint32_t x = ((const struct wddm_held *)a)->pid, y = ((const struct wddm_held *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* pid's start time, from the handle held since an earlier refresh while
+ * its process lives, else from a fresh open; what is held this refresh
+ * goes to held_next. */
+static uint64_t start_of(struct wddm_source *s, uint32_t pid)
+{
+	struct wddm_held key = {.pid = pid}, *f = s->n_held ? bsearch(&key, s->held, s->n_held, sizeof key, cmp_held) : NULL;
+	uint64_t start;
+	HANDLE h = NULL;
+
+	if (f && WaitForSingleObject(f->handle, 0) == WAIT_TIMEOUT) {
+		h = f->handle, start = f->start_time;
+		f->handle = NULL; /* moved to held_next */
+	} else if (f) {
+		/* It exited: gone (0). Our handle kept its PID from anyone else,
+		 * and a fresh open would find the exited process itself; the
+		 * handle closes below, and the next refresh opens the PID anew. */
+		start = 0;
+	} else {
+		h = open_held(s, pid, &start);
+	}
+	if (h) {
+		s->held_next = grow_array(s->held_next, sizeof *s->held_next, &s->cap_held_next, s->n_held_next);
+		s->held_next[s->n_held_next++] = (struct wddm_held){pid, h, start};
+	}
+	return start;
+}
+
+/* Closes what the last refresh held and this one did not keep (exited,
+ * or no longer listed), then makes this refresh's list the held one. */
+static void swap_held(struct wddm_source *s)
+{
+	for (size_t i = 0; i < s->n_held; i++)
+		if (s->held[i].handle)
+			CloseHandle(s->held[i].handle);
+	struct wddm_held *t = s->held;
+	size_t cap = s->cap_held;
+	s->held = s->held_next, s->cap_held = s->cap_held_next, s->n_held = s->n_held_next;
+	s->held_next = t, s->cap_held_next = cap, s->n_held_next = 0;
+}
+
+void wddm_procs_release(struct wddm_source *s)
+{
+	swap_held(s); /* closes the last refresh's leftovers */
+	swap_held(s); /* and what this one held */
+	free(s->held);
+	free(s->held_next);
+	free(s->starts);
+	free(s->keys);
 }
 
 static void add_pids(struct wddm_source *s, const struct wddm_items *c)
@@ -57,8 +132,10 @@ static void look_up_starts(struct wddm_source *s)
 		if (w == 0 || s->starts[w - 1].pid != s->starts[i].pid)
 			s->starts[w++] = s->starts[i];
 	s->n_starts = w;
+	s->n_held_next = 0;
 	for (size_t i = 0; i < s->n_starts; i++)
-		s->starts[i].start_time = s->starts[i].pid ? process_start_time(s->starts[i].pid) : 0;
+		s->starts[i].start_time = s->starts[i].pid ? start_of(s, s->starts[i].pid) : 0;
+	swap_held(s);
 }
 
 uint64_t wddm_pid_start_time(struct wddm_source *s, uint32_t pid)
@@ -157,7 +234,7 @@ static void add_use(struct wddm_source *s, const struct wddm_mem_rows *rows, siz
 void wddm_procs_add(struct wddm_source *s, struct gtm_snapshot *snap, int base, struct gtm_raw_uses *uses)
 {
 	const struct wddm_mem_rows *rows = pdh_reader_process_memory(s->pdh);
-	size_t n = collect_keys(s, rows);
+	size_t n = collect_keys(s, rows), late = 0;
 
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && s->keys[j].pid == s->keys[i].pid && s->keys[j].luid == s->keys[i].luid; j++)
@@ -165,8 +242,15 @@ void wddm_procs_add(struct wddm_source *s, struct gtm_snapshot *snap, int base, 
 		int dev = wddm_device_of(s, base, s->keys[i].luid);
 		if (dev < 0)
 			continue; /* an adapter DXGI does not list (a software one) */
+		if (wddm_pid_start_time(s, s->keys[i].pid) == WDDM_START_LATE) {
+			late++; /* an exited process's counters, under its PID's new owner */
+			continue;
+		}
 		add_use(s, rows, i, j, dev, uses);
 		if (s->keys[i].pid)
 			snap->devices[dev].n_processes_seen++;
 	}
+	if (late)
+		snapshot_add_note(snap, "wddm: %u GPU row%s left out: the PID belongs to a process started after the "
+				  "counters were read (an exited process's PID reused)", (unsigned)late, late == 1 ? "" : "s");
 }

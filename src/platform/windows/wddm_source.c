@@ -39,7 +39,7 @@ static void wddm_close(void *priv)
 	wddm_engine_tracker_free(s->tracker);
 	wddm_engine_loads_free(&s->loads);
 	free(s->samples);
-	free(s->starts);
+	wddm_procs_release(s);
 	free(s);
 }
 
@@ -92,6 +92,7 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	char why[200];
 
 	s->n_starts = 0;
+	wddm_mark_collect(s);
 	if (pdh_reader_collect(s->pdh, why, sizeof why) != 0) {
 		snprintf(st->message, sizeof st->message, "PDH: %s", why);
 		return -1;

@@ -17,7 +17,20 @@ extern const struct gtm_source_ops wddm_source_ops;
  * once per refresh. */
 struct wddm_pid_start {
 	uint32_t pid;
-	uint64_t start_time; /* 0: the process refused or is gone */
+	uint64_t start_time; /* 0: the process refused or is gone; WDDM_START_LATE */
+};
+
+/* A process created after the counters were read: they are an earlier
+ * process's, whose PID it reuses, and never this one's. */
+#define WDDM_START_LATE UINT64_MAX
+
+/* A handle held on a process the counters list: while it is open Windows
+ * cannot give its PID to another process, so the start time read when it
+ * was opened stays true and a refresh only asks whether it has exited. */
+struct wddm_held {
+	uint32_t pid;
+	void *handle;        /* HANDLE */
+	uint64_t start_time;
 };
 
 struct wddm_use_key {
@@ -39,6 +52,9 @@ struct wddm_source {
 	struct wddm_engine_loads loads;
 	struct wddm_pid_start *starts; /* by pid */
 	size_t n_starts, cap_starts;
+	struct wddm_held *held, *held_next; /* by pid, the last refresh's and this one's */
+	size_t n_held, n_held_next, cap_held, cap_held_next;
+	uint64_t collect_ticks;        /* the system time (FILETIME ticks) just before the last collect */
 	struct wddm_use_key *keys;     /* scratch: (process, adapter) pairs of a refresh */
 	size_t cap_keys;
 };
@@ -53,7 +69,11 @@ int wddm_device_of(const struct wddm_source *s, int base, uint64_t luid);
 void wddm_engines_update(struct wddm_source *s);
 /* Appends one raw use per (process, adapter) PDH lists. */
 void wddm_procs_add(struct wddm_source *s, struct gtm_snapshot *snap, int base, struct gtm_raw_uses *uses);
-/* The start time of pid (looked up on first ask in a refresh). */
+/* The start time of pid this refresh (0 unknown, WDDM_START_LATE). */
 uint64_t wddm_pid_start_time(struct wddm_source *s, uint32_t pid);
+/* Notes the time just before a collect (call it before pdh_reader_collect). */
+void wddm_mark_collect(struct wddm_source *s);
+/* Closes the held process handles and frees the per-process arrays. */
+void wddm_procs_release(struct wddm_source *s);
 
 #endif
