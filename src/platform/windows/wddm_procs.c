@@ -37,15 +37,18 @@ static HANDLE open_held(const struct wddm_source *s, uint32_t pid, uint64_t *sta
 {
 	HANDLE h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE, FALSE, pid);
 	FILETIME created, exited, kernel, user;
+	bool hold = h != NULL;
 
 	*start = 0;
+	if (!h) /* a process that grants no SYNCHRONIZE: read, not held (asked anew each refresh) */
+		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
 	if (!h)
 		return NULL;
 	if (GetProcessTimes(h, &created, &exited, &kernel, &user))
 		*start = filetime_ticks(created);
 	if (*start > s->collect_ticks && s->collect_ticks)
 		*start = WDDM_START_LATE;
-	if (*start == 0 || *start == WDDM_START_LATE) {
+	if (!hold || *start == 0 || *start == WDDM_START_LATE) {
 		CloseHandle(h);
 		return NULL;
 	}
