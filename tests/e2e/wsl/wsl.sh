@@ -18,6 +18,7 @@ pids=""
 fail=0
 cleanup() {
 	tmux -L "$sock" kill-server 2>/dev/null
+	[ -n "${sock1:-}" ] && tmux -L "$sock1" kill-server 2>/dev/null
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	rm -rf "$t"
 }
@@ -142,6 +143,9 @@ if command -v tmux >/dev/null 2>&1; then
 	sleep 0.5
 	[ "$(helpers_alive)" = 0 ] && ok "live: q ends the helper" || bad "live: a helper outlived the view"
 	tmux -L "$sock" kill-server 2>/dev/null
+	# a server of its own: a new session on the socket just killed can race the
+	# old server's exit ("server exited unexpectedly"); cleanup kills both
+	sock1=$sock sock="$sock-die"
 	# a helper that dies after two lines: restarted after a back-off, never two at once
 	rm -f "$t/starts"
 	live "GTM_WSL_MODE=die"
