@@ -154,6 +154,8 @@ struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const 
 		return NULL;
 	char *keep_detail = detail ? xstrdup(detail) : NULL; /* detail may point into a model we move */
 
+	id->stamp = 0; /* no longer what its identification found */
+
 	if (!m) {
 		m = ident_new_model(id);
 		if (os_path_has_sep(path_or_name)) {

@@ -2,6 +2,7 @@
  * flags → category, for one snapshot row. */
 #include "identify/ident.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -244,6 +245,9 @@ static void parse_flags(const struct gtm_process *p, struct gtm_ident *id)
 	id->has_flags = true;
 }
 
+/* Every fresh identification's number: collectors may run on several threads. */
+static _Atomic uint64_t ident_stamps;
+
 static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_process *p)
 {
 	struct gtm_ident *id = ident_new();
@@ -258,6 +262,7 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 	parse_flags(p, id);
 	category_assign(p, id);
 	ident_sort_models(id);
+	id->stamp = atomic_fetch_add(&ident_stamps, 1) + 1;
 	return id;
 }
 

@@ -98,6 +98,11 @@ struct gtm_ident {
 
 	bool has_flags;             /* flags holds the parsed llama.cpp command line */
 	struct llama_flags flags;   /* its error[] says when a value was invalid */
+
+	/* Nonzero: the number of the identification this is (or is a clone of),
+	 * unique in the process; any change after it sets 0. Equal nonzero stamps
+	 * mean equal contents, so a writer may keep what it wrote of one. */
+	uint64_t stamp;
 };
 
 struct identify_ctx;

@@ -4,9 +4,10 @@
  * cost (docs/benchmarks.md). A slot per row keeps what the row's head and
  * tail were written from and the text; a row whose inputs compare equal gets
  * the text copied. What is compared is every field those members are written
- * from, so the document is the same byte for byte; a tail that holds
- * runtimes, models, llama.cpp flags or an explanation (trees of their own)
- * is always written again. */
+ * from, so the document is the same byte for byte. A tail with runtimes,
+ * models or llama.cpp flags (trees of their own) is kept by its
+ * identification's stamp (ident.h: equal stamps, equal contents); one with
+ * an explanation (the log and API of this refresh) is always written again. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ struct head_in {
 };
 
 struct tail_in {
+	uint64_t stamp; /* the identification's; 0: none, or changed after it */
 	bool has_ident;
 	enum ident_category category;
 	int installed_omitted;
@@ -119,24 +121,27 @@ static void head_keep(struct head_in *k, const struct gtm_process *p)
 	str_copy(k->user, p->user, sizeof k->user);
 }
 
-/* Whether the tail is written from the fields tail_in holds alone. */
-static bool tail_plain(const struct gtm_process *p)
+/* Whether the tail's text can be kept: written from the fields tail_in holds
+ * alone, or from an identification whose stamp says it is unchanged. */
+static bool tail_keepable(const struct gtm_process *p)
 {
 	const struct gtm_ident *id = p->ident;
-	return !p->explain && (!id || (!id->n_runtimes && !id->n_models && !id->has_flags));
+	return !p->explain && (!id || id->stamp || (!id->n_runtimes && !id->n_models && !id->has_flags));
 }
 
 static bool tail_same(const struct tail_in *k, const struct gtm_process *p)
 {
 	if (k->has_ident != (p->ident != NULL))
 		return false;
-	return !p->ident || (k->category == p->ident->category && k->installed_omitted == p->ident->n_installed_omitted &&
+	return !p->ident || (k->stamp == p->ident->stamp && k->category == p->ident->category &&
+			     k->installed_omitted == p->ident->n_installed_omitted &&
 			     !strcmp(k->reason, p->ident->category_reason));
 }
 
 static void tail_keep(struct tail_in *k, const struct gtm_process *p)
 {
-	*k = (struct tail_in){p->ident != NULL, p->ident ? p->ident->category : IDENT_CAT_OTHER,
+	*k = (struct tail_in){p->ident ? p->ident->stamp : 0, p->ident != NULL,
+			      p->ident ? p->ident->category : IDENT_CAT_OTHER,
 			      p->ident ? p->ident->n_installed_omitted : 0, ""};
 	if (p->ident)
 		str_copy(k->reason, p->ident->category_reason, sizeof k->reason);
@@ -178,7 +183,7 @@ void json_row_cache_members(struct json_row_cache *c, struct jw *w, const struct
 		head_keep(&s->head, p);
 	}
 	jw_process_readings(w, p);
-	if (!tail_plain(p)) {
+	if (!tail_keepable(p)) {
 		jw_process_tail(w, p);
 	} else if (s->tail_text.ok && tail_same(&s->tail, p)) {
 		jw_members_text(w, s->tail_text.text, s->tail_text.len);

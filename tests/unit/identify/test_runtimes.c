@@ -438,6 +438,44 @@ static void test_no_detail(void **state)
 	identify_ctx_free(c);
 }
 
+/* The stamp (ident.h): the memo's clone keeps it, a fresh identification of
+ * another process gets another, and evidence added afterwards clears it. */
+static void test_stamps(void **state)
+{
+	(void)state;
+	const char *maps[] = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", NULL};
+	const char *argv[] = {"/usr/bin/app", NULL};
+	struct gtm_process *p = tf_process("app", argv, "/usr/bin/app", "/", maps, NULL);
+	struct gtm_process *q = tf_process("app", argv, "/usr/bin/app", "/", maps, NULL);
+	struct identify_ctx *c = identify_ctx_new();
+
+	q->pid = 4343;
+	identify_process(c, p);
+	uint64_t first = p->ident->stamp;
+	assert_int_not_equal(first, 0);
+	identify_refresh_done(c);
+	identify_process(c, p); /* the memo: a clone of the same identification */
+	assert_int_equal(p->ident->stamp, first);
+	identify_process(c, q);
+	assert_int_not_equal(q->ident->stamp, 0);
+	assert_int_not_equal(q->ident->stamp, first);
+	struct gtm_ident *copy = ident_clone(p->ident);
+	assert_int_equal(copy->stamp, first);
+	assert_non_null(ident_add_model_evidence(copy, "llama3", MODEL_EV_API));
+	assert_int_equal(copy->stamp, 0);
+	ident_free(copy);
+	/* another start time: identified afresh */
+	p->start_time++;
+	identify_process(c, p);
+	assert_int_not_equal(p->ident->stamp, first);
+	ident_free(p->ident);
+	ident_free(q->ident);
+	p->ident = q->ident = NULL;
+	tf_process_free(p);
+	tf_process_free(q);
+	identify_ctx_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +489,7 @@ int main(void)
 		cmocka_unit_test(test_real_capture_with_model),
 		cmocka_unit_test(test_category_rules),
 		cmocka_unit_test(test_no_detail),
+		cmocka_unit_test(test_stamps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

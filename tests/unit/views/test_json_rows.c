@@ -146,11 +146,54 @@ static void test_more_rows_than_slots(void **state)
 	json_row_cache_free(c);
 }
 
+/* A tail with runtimes is kept by its identification's stamp: a clone with
+ * the same stamp gets the kept text; evidence added after it clears the
+ * stamp and the tail is written again. */
+static void test_tail_kept_by_stamp(void **state)
+{
+	(void)state;
+	struct json_row_cache *c = json_row_cache_new();
+	struct gtm_snapshot *s = snap(2);
+	struct gtm_process *p = &s->processes[0];
+
+	gtm_ident_free_hook = ident_free;
+	p->ident->runtimes = xcalloc(1, sizeof *p->ident->runtimes);
+	assert_true(runtimes_lookup("llama.cpp", &p->ident->runtimes[0]));
+	p->ident->n_runtimes = 1;
+	p->ident->stamp = 7;
+	same_text(s, c);
+	char *before = write_doc(s, NULL);
+	/* the next refresh's clone of the same identification */
+	struct gtm_ident *next = ident_clone(p->ident);
+	ident_free(p->ident);
+	p->ident = next;
+	same_text(s, c);
+	/* proof the text was kept, not written: a change the stamp does not
+	 * show (which ident.h forbids) stays unseen */
+	p->ident->runtimes[0].name = "renamed";
+	char *kept = write_doc(s, c);
+	assert_string_equal(kept, before);
+	assert_null(strstr(kept, "renamed"));
+	free(kept);
+	/* evidence clears the stamp: written again, with the model */
+	assert_non_null(ident_add_model_evidence(p->ident, "llama3-8b", MODEL_EV_API));
+	assert_int_equal(p->ident->stamp, 0);
+	same_text(s, c);
+	char *now = write_doc(s, c);
+	assert_non_null(strstr(now, "llama3-8b"));
+	assert_non_null(strstr(now, "renamed"));
+	free(now);
+	free(before);
+	snapshot_free(s);
+	json_row_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_change_field_by_field),
 		cmocka_unit_test(test_more_rows_than_slots),
+		cmocka_unit_test(test_tail_kept_by_stamp),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
