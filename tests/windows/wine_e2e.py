@@ -26,6 +26,8 @@ describes:
     a wildcard listener, and the TCP table also lists a listener of dwm.exe,
     one of PID 0 (what Wine's own table says) and one on an interface's
     address; the table grows by a row between a size query and its fill.
+Then a driver restart while `record` runs: DXGI and PDH give the 4070 a
+new LUID, and PDH names one more LUID that DXGI never lists.
 Checked: the ports joined to their own PIDs only, the API's figures
 (reported) in --json, --once and inspect, the garbage reply as N/A with the
 endpoint's state while the rest goes on, and --list-gpus, --gpu N, --once, --json (docs/json-schema.md fields,
@@ -52,6 +54,8 @@ SEC = 10_000_000  # 100 ns ticks
 LUID_N = "0x00000000_0x0000A18D"
 LUID_A = "0x00000000_0x0000B3F1"
 LUID_I = "0x00000000_0x000095CA"
+LUID_N2 = "0x00000000_0x0001F00D"  # the 4070 after a driver restart
+LUID_X = "0x00000000_0x0002BEEF"   # an adapter DXGI never lists
 
 gtm_src, doubles, pdh_dll, client_exe, llama_exe = (os.path.abspath(a) for a in sys.argv[1:6])
 here = os.path.dirname(os.path.abspath(__file__))
@@ -81,6 +85,7 @@ def env():
                 GTM_FAKE_NVML_SCENARIO=winpath(files["nvml"]), GTM_FAKE_ADL_SCENARIO=winpath(files["adl"]),
                 GTM_FAKE_PDH_SCENARIO=files["pdh"], GTM_FAKE_PDH_LOG=os.path.join(tmp, "pdh.log"),
                 GTM_D3DKMT_DLL=winpath(os.path.join(work, "d3dkmt_double.dll")),
+                GTM_FAKE_DXGI_LOG=winpath(os.path.join(tmp, "dxgi.log")),
                 GTM_IPHLPAPI_DLL=winpath(os.path.join(work, "iphlpapi_double.dll")),
                 GTM_FAKE_TCP_SCENARIO=winpath(files["tcp"]), GTM_FAKE_TCP_LOG=winpath(os.path.join(tmp, "tcp.log")),
                 # a loaded 2-CPU machine: Wine's first WinHTTP request can pass 250 ms
@@ -465,6 +470,63 @@ def case_api(llama, port, garbage, garbage_port, dwm):
           and "GPU 0" in out, f"inspect of the garbage server: exit 0, its endpoints' states, its note, its VRAM:\n{out[-2500:]}")
 
 
+def case_relist(llama, dwm):
+    """A driver restart while gputaskman runs: the 4070's LUID changes in
+    DXGI, D3DKMT and PDH at once. DXGI is asked again (once: its log counts
+    CreateDXGIFactory1), the 4070 keeps GPU 0 with NVML's telemetry and the
+    stand-in's row; then a LUID DXGI never lists: left out with a note, and
+    DXGI not asked again at every refresh (10 s at most)."""
+    pdh(llama, dwm, 100, 0, 0)
+    dlog, plog, rec = (os.path.join(tmp, n) for n in ("dxgi.log", "pdh.log", "relist.rec"))
+    open(dlog, "w").close()
+    open(plog, "w").close()
+    r = subprocess.Popen(["sh", wine_run, gtm, "record", "-i", "0.5", "-o", rec], env=env(), cwd=work,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    children.append(r)
+
+    def collects():
+        return sum(l.startswith("collect items") for l in open(plog))
+
+    def wait_collects(n):
+        end = time.time() + 30
+        while time.time() < end and collects() < n:
+            time.sleep(0.05)
+        return collects() >= n
+
+    def creates():
+        return open(dlog).read().count("create")
+
+    check(wait_collects(2), "relist: two collects before the restart")
+    base = creates()
+    write("dxgi", DXGI.replace(LUID_N, LUID_N2))
+    write("kmt", KMT.replace(LUID_N, LUID_N2))
+    pdh(llama, dwm, 101, 0, 0)
+    with open(files["pdh"]) as f:
+        text = f.read().replace(LUID_N, LUID_N2)
+    write("pdh", text)
+    n = collects()
+    check(wait_collects(n + 3), "relist: three collects after the restart")
+    check(creates() == base + 1, f"relist: DXGI asked again once for the new LUID ({base} then {creates()} listings)")
+    write("pdh", text + f"GPU Adapter Memory\tDedicated Usage\tluid_{LUID_X}_phys_0\t{MIB}\n")
+    n = collects()
+    check(wait_collects(n + 6), "relist: six collects with a LUID DXGI does not list")
+    check(creates() == base + 1, f"relist: not asked again at each refresh within 10 s ({creates() - base} more listings)")
+    stop(r)
+    rc = subprocess.run(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work, capture_output=True,
+                        text=True)
+    snap = json.loads(rc.stdout)
+    g = snap["gpus"][0] if snap["gpus"] else {}
+    check(g.get("luid") == LUID_N2 and g.get("name") == "NVIDIA GeForce RTX 4070" and g.get("temperature_c") == 58
+          and g.get("pci_bus_id") == "0000:01:00.0" and len(snap["gpus"]) == 3,
+          f"relist: the 4070 under its new LUID, GPU 0, NVML's telemetry joined by PCI location ({g})")
+    u = use_on(row(snap, llama), 0)
+    check(u is not None and u["vram_bytes"] == 4 * GIB, f"relist: the stand-in's VRAM on it ({u})")
+    check(any(f"the counters of {LUID_X} are left out" in n and "at most every 10 s" in n for n in snap["notes"]),
+          f"relist: the LUID DXGI does not list is left out with a note ({snap['notes']})")
+    write("dxgi", DXGI)
+    write("kmt", KMT)
+
+
 def case_diff(llama, dwm):
     a, b = os.path.join(tmp, "a.json"), os.path.join(tmp, "b.json")
     pdh(llama, dwm, 100, 0, 0)
@@ -523,6 +585,7 @@ def main():
         case_api(llama, port, junk, junk_port, dwm)
         case_diff(llama, dwm)
         case_live(llama, dwm)
+        case_relist(llama, dwm)
         # the stand-in stays 120 s: every case above ran while it did
         check(time.time() - started < 115, f"the cases ran within the stand-in's life ({time.time() - started:.0f} s)")
 
