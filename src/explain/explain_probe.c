@@ -190,6 +190,23 @@ static void add_api_evidence(const struct gtm_process *p, const struct ex_server
 	}
 }
 
+/* A port whose answers the probe could not read (bytes that are not HTTP,
+ * or a body that is not the runtime's JSON): its figures stay N/A, and the
+ * note says so, so that a hostile or foreign service on the port reads as
+ * such rather than as a server with nothing to say. */
+static void note_garbage(struct gtm_explain *e, const struct ex_server *s)
+{
+	int n = 0;
+	const char *first = NULL;
+	for (int i = 0; i < s->n_eps; i++)
+		if (s->eps[i].state == EP_GARBAGE && n++ == 0)
+			first = s->eps[i].path;
+	if (n)
+		ex_add_note(e, "local API :%u: %d answer%s not understood (%s%s: %s), %s figures are N/A", s->port, n,
+			    n == 1 ? "" : "s", first, n == 1 ? "" : " and others",
+			    s->reachable ? "not the runtime's JSON" : "not HTTP", n == 1 ? "its" : "their");
+}
+
 void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
 		       struct gtm_explain *e)
 {
@@ -215,5 +232,6 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 	for (int i = 0; i < pe->n_servers && e->n_servers < EX_MAX_SERVERS; i++) {
 		e->servers[e->n_servers++] = pe->servers[i];
 		add_api_evidence(p, &pe->servers[i]);
+		note_garbage(e, &pe->servers[i]);
 	}
 }

@@ -20,74 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "standin_answers.h"
 #include "standin_server_http.h"
-
-#define CAPTURED_MODEL_PREFIX "/srv/models/"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *b = malloc((size_t)(n > 0 ? n : 0) + 1);
-	size_t got = n > 0 ? fread(b, 1, (size_t)n, f) : 0;
-	b[got] = 0;
-	fclose(f);
-	return b;
-}
-
-/* Replaces every "/srv/models/<file>" path and every "@MODEL@" with model. */
-static char *substitute(const char *text, const char *model)
-{
-	size_t cap = strlen(text) * 2 + 4096, o = 0;
-	char *out = malloc(cap);
-	for (const char *p = text; *p;) {
-		size_t skip = 0;
-		if (!strncmp(p, "@MODEL@", 7))
-			skip = 7;
-		else if (!strncmp(p, CAPTURED_MODEL_PREFIX, strlen(CAPTURED_MODEL_PREFIX)))
-			skip = strcspn(p, "'\" \n");
-		if (skip) {
-			size_t ml = strlen(model);
-			if (o + ml + 1 >= cap)
-				out = realloc(out, cap = cap * 2 + ml);
-			memcpy(out + o, model, ml);
-			o += ml;
-			p += skip;
-		} else {
-			if (o + 2 >= cap)
-				out = realloc(out, cap *= 2);
-			out[o++] = *p++;
-		}
-	}
-	out[o] = 0;
-	return out;
-}
-
-static const char builtin_props[] =
-	"{\"default_generation_settings\":{\"n_ctx\":4096},\"total_slots\":4,\"model_alias\":\"@MODEL@\","
-	"\"model_path\":\"@MODEL@\",\"build_info\":\"standin\",\"is_sleeping\":false}";
-static const char builtin_slots[] =
-	"[{\"id\":0,\"n_ctx\":4096,\"is_processing\":true},{\"id\":1,\"n_ctx\":4096,\"is_processing\":false},"
-	"{\"id\":2,\"n_ctx\":4096,\"is_processing\":false},{\"id\":3,\"n_ctx\":4096,\"is_processing\":false}]";
-static const char builtin_models[] =
-	"{\"object\":\"list\",\"data\":[{\"id\":\"@MODEL@\",\"owned_by\":\"llamacpp\",\"meta\":{\"n_ctx\":4096,\"size\":1}}]}";
-
-static char *answer(const char *dir, const char *file, const char *builtin, const char *model)
-{
-	char path[1024];
-	char *raw = NULL;
-	if (dir) {
-		snprintf(path, sizeof path, "%s/%s", dir, file);
-		raw = slurp(path);
-	}
-	char *out = substitute(raw ? raw : builtin, model);
-	free(raw);
-	return out;
-}
 
 int main(int argc, char **argv)
 {
@@ -129,29 +63,22 @@ int main(int argc, char **argv)
 	else
 		strcat(strcat(abs_model, "/"), model);
 	if (log && log_src) {
-		char *text = slurp(log_src);
+		char *text = standin_slurp(log_src);
 		if (!text) {
 			fprintf(stderr, "stand-in: cannot read %s\n", log_src);
 			return 1;
 		}
-		char *out = substitute(text, abs_model);
+		char *out = standin_substitute(text, abs_model, false);
 		FILE *f = fopen(log, "w");
 		if (!f || fputs(out, f) < 0 || fclose(f) != 0)
 			return 1;
 		free(text);
 		free(out);
 	}
-	char *props = answer(replay, "props.json", builtin_props, abs_model);
-	char *slots = answer(replay, "slots.after.json", builtin_slots, abs_model);
-	char *metrics = answer(replay, "metrics.after.txt", "llamacpp:tokens_predicted_total 8\n", abs_model);
-	char *models = answer(replay, "v1_models.json", builtin_models, abs_model);
-	struct replay_route routes[] = {
-		{"/props", 200, props, REPLAY_NORMAL}, {"/slots", 200, slots, REPLAY_NORMAL},
-		{"/metrics", 200, metrics, REPLAY_NORMAL}, {"/v1/models", 200, models, REPLAY_NORMAL},
-		{"/health", 200, "{\"status\":\"ok\"}", REPLAY_NORMAL},
-	};
+	struct replay_route routes[STANDIN_ROUTES];
+	standin_routes(replay, abs_model, routes);
 	struct replay_route silent[] = {{NULL, 0, NULL, REPLAY_HANG}};
-	struct replay_server *rs = hang ? replay_start(silent, 1, false, 0) : replay_start(routes, 5, false, 0);
+	struct replay_server *rs = hang ? replay_start(silent, 1, false, 0) : replay_start(routes, STANDIN_ROUTES, false, 0);
 	if (!rs) {
 		perror("stand-in: listen");
 		return 1;

@@ -1,18 +1,15 @@
 #include "standin_server_http.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
+
+#include "standin_net.h"
 
 struct replay_server {
-	int fd;
+	sn_sock fd;
 	uint16_t port;
 	pthread_t th;
 	atomic_bool stop;
@@ -21,10 +18,10 @@ struct replay_server {
 	int n;
 };
 
-static void write_all(int fd, const char *p, size_t n)
+static void write_all(sn_sock fd, const char *p, size_t n)
 {
 	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		long w = sn_send(fd, p, n);
 		if (w <= 0)
 			return;
 		p += w;
@@ -35,7 +32,7 @@ static void write_all(int fd, const char *p, size_t n)
 /* Writes a head, then blocks (a chunk's framing around each when chunked;
  * as header lines when headers) until the client stops reading: a send
  * fails once it has closed. 1024 blocks at most. */
-static void flood(int c, const char *head, const char *block_head, bool headers, size_t block)
+static void flood(sn_sock c, const char *head, const char *block_head, bool headers, size_t block)
 {
 	char *b = malloc(block);
 	memset(b, 'y', block);
@@ -45,9 +42,9 @@ static void flood(int c, const char *head, const char *block_head, bool headers,
 	}
 	write_all(c, head, strlen(head));
 	for (int i = 0; i < 1024; i++) {
-		if (block_head && send(c, block_head, strlen(block_head), MSG_NOSIGNAL) <= 0)
+		if (block_head && sn_send(c, block_head, strlen(block_head)) <= 0)
 			break;
-		if (send(c, b, block, MSG_NOSIGNAL) <= 0 || (block_head && send(c, "\r\n", 2, MSG_NOSIGNAL) <= 0))
+		if (sn_send(c, b, block) <= 0 || (block_head && sn_send(c, "\r\n", 2) <= 0))
 			break;
 	}
 	free(b);
@@ -65,7 +62,7 @@ static const struct replay_route *route_for(const struct replay_server *s, const
 	return fallback;
 }
 
-static void answer(struct replay_server *s, int c, const char *path)
+static void answer(struct replay_server *s, sn_sock c, const char *path)
 {
 	static const struct replay_route not_found = {NULL, 404, "{\"error\":{\"code\":404,\"message\":\"File Not Found\",\"type\":\"not_found_error\"}}", REPLAY_NORMAL};
 	const struct replay_route *r = route_for(s, path);
@@ -81,9 +78,8 @@ static void answer(struct replay_server *s, int c, const char *path)
 		return;
 	case REPLAY_HANG:
 		while (!atomic_load(&s->stop)) {
-			struct pollfd p = {c, POLLIN, 0};
 			char b[256];
-			if (poll(&p, 1, 50) > 0 && recv(c, b, sizeof b, 0) <= 0)
+			if (sn_wait_readable(c, 50) > 0 && sn_recv(c, b, sizeof b) <= 0)
 				return;
 		}
 		return;
@@ -123,15 +119,14 @@ static void answer(struct replay_server *s, int c, const char *path)
 }
 
 /* Reads the request head (bounded) and returns the path of "GET /path HTTP/1.1". */
-static bool read_request(int c, char *path, size_t cap)
+static bool read_request(sn_sock c, char *path, size_t cap)
 {
 	char buf[4096];
 	size_t n = 0;
 	while (n + 1 < sizeof buf) {
-		struct pollfd p = {c, POLLIN, 0};
-		if (poll(&p, 1, 2000) <= 0)
+		if (sn_wait_readable(c, 2000) <= 0)
 			return false;
-		ssize_t r = recv(c, buf + n, sizeof buf - 1 - n, 0);
+		long r = sn_recv(c, buf + n, sizeof buf - 1 - n);
 		if (r <= 0)
 			return false;
 		n += (size_t)r;
@@ -153,59 +148,26 @@ static void *serve(void *arg)
 {
 	struct replay_server *s = arg;
 	while (!atomic_load(&s->stop)) {
-		struct pollfd p = {s->fd, POLLIN, 0};
-		if (poll(&p, 1, 50) <= 0)
+		if (sn_wait_readable(s->fd, 50) <= 0)
 			continue;
-		int c = accept(s->fd, NULL, NULL);
-		if (c < 0)
+		sn_sock c = sn_accept(s->fd);
+		if (c == SN_NONE)
 			continue;
 		char path[256];
 		if (read_request(c, path, sizeof path)) {
 			atomic_fetch_add(&s->hits, 1);
 			answer(s, c, path);
 		}
-		close(c);
+		sn_close(c);
 	}
 	return NULL;
-}
-
-static int listen_on(bool ipv6, uint16_t port, uint16_t *bound)
-{
-	int fd = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
-	int one = 1;
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-	struct sockaddr_storage ss;
-	socklen_t len;
-	memset(&ss, 0, sizeof ss);
-	if (ipv6) {
-		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-		a->sin6_family = AF_INET6;
-		a->sin6_addr = in6addr_loopback;
-		a->sin6_port = htons(port);
-		len = sizeof *a;
-	} else {
-		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-		a->sin_family = AF_INET;
-		a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		a->sin_port = htons(port);
-		len = sizeof *a;
-	}
-	if (bind(fd, (struct sockaddr *)&ss, len) != 0 || listen(fd, 16) != 0 ||
-	    getsockname(fd, (struct sockaddr *)&ss, &len) != 0) {
-		close(fd);
-		return -1;
-	}
-	*bound = ntohs(ipv6 ? ((struct sockaddr_in6 *)&ss)->sin6_port : ((struct sockaddr_in *)&ss)->sin_port);
-	return fd;
 }
 
 struct replay_server *replay_start(const struct replay_route *routes, int n, bool ipv6, uint16_t port)
 {
 	struct replay_server *s = calloc(1, sizeof *s);
-	s->fd = listen_on(ipv6, port, &s->port);
-	if (s->fd < 0) {
+	s->fd = sn_listen_loopback(ipv6, port, &s->port);
+	if (s->fd == SN_NONE) {
 		free(s);
 		return NULL;
 	}
@@ -227,7 +189,7 @@ void replay_stop(struct replay_server *s)
 		return;
 	atomic_store(&s->stop, true);
 	pthread_join(s->th, NULL);
-	close(s->fd);
+	sn_close(s->fd);
 	free(s->routes);
 	free(s);
 }

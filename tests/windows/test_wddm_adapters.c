@@ -134,9 +134,11 @@ static int reset(void **state)
 
 /* ---- helpers over the code under test ---- */
 
+static struct wddm_luids last_skipped; /* the software adapters' LUIDs of the last listing */
+
 static int list(struct wddm_adapter *a, char *why, size_t cap)
 {
-	int n = wddm_adapters_list(a, WDDM_MAX_ADAPTERS, why, cap);
+	int n = wddm_adapters_list(a, WDDM_MAX_ADAPTERS, &last_skipped, why, cap);
 	assert_int_equal(kmt_open_count, 0); /* every opened adapter closed */
 	HMODULE dxgi = GetModuleHandleA("dxgi.dll");
 	if (dxgi) {
@@ -379,6 +381,9 @@ static void test_igpu_and_discrete(void **state)
 	assert_string_equal(a[1].name, "Intel(R) UHD Graphics 770");
 	assert_true(a[1].luid == 0x11111 && a[1].has_pci && a[1].pci_bus == 0 && a[1].pci_dev == 2 && a[1].pci_fn == 0);
 	assert_true(a[1].shared_system == 17052663808ull);
+	/* the software adapters' LUIDs are kept apart: PDH counts them, and they are no new adapter */
+	assert_int_equal(last_skipped.n, 2);
+	assert_true(last_skipped.v[0] == 0x33333 && last_skipped.v[1] == 0x44444);
 
 	struct wddm_telemetry *t = wddm_telemetry_open();
 	fill(t, &a[0], &d);

@@ -55,7 +55,7 @@ static void test_ports_of(void **state)
 	(void)state;
 	const struct win_tcp_listener rows[] = {
 		{1234, 8080, true}, {1234, 8080, true}, /* IPv4 and IPv6 on one port: listed once */
-		{1234, 9000, false},                    /* all interfaces: not a loopback API */
+		{1234, 9000, false},                    /* an interface's address (10.0.0.5): not loopback */
 		{1234, 11434, true}, {77, 5000, true},  /* another process's */
 		{0, 1234, true},                        /* Wine: every row says PID 0 */
 	};
@@ -71,11 +71,29 @@ static void test_ports_of(void **state)
 	assert_int_equal(win_ports_of(rows, 0, 1234, ports, 4), 0);
 }
 
+/* Which addresses count as reachable on loopback: a wildcard listener
+ * accepts loopback connections (llama-server --host 0.0.0.0), an interface's
+ * address does not. */
+static void test_on_loopback(void **state)
+{
+	(void)state;
+	assert_true(win_v4_on_loopback(0x7F000001u));  /* 127.0.0.1 */
+	assert_true(win_v4_on_loopback(0x7F0A0B0Cu));  /* 127.10.11.12 */
+	assert_true(win_v4_on_loopback(0));            /* 0.0.0.0 */
+	assert_false(win_v4_on_loopback(0x0A000005u)); /* 10.0.0.5 */
+	assert_false(win_v4_on_loopback(0x807F0001u)); /* 128.127.0.1 */
+	const uint8_t one[16] = {[15] = 1}, any[16] = {0}, two[16] = {[15] = 2};
+	assert_true(win_v6_on_loopback(one));
+	assert_true(win_v6_on_loopback(any));
+	assert_false(win_v6_on_loopback(two));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_device_paths),
 		cmocka_unit_test(test_ports_of),
+		cmocka_unit_test(test_on_loopback),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,9 @@ makes one: this test writes into System32) with the doubles where Windows
 has them: dxgi.dll in System32 (WINEDLLOVERRIDES dxgi=n), nvml.dll and
 atiadlxx.dll in System32; pdh.dll beside the exe (pdh=n); D3DKMT's entry
 points from d3dkmt_double.dll, named by GTM_D3DKMT_DLL (Wine 8's gdi32 has
-no D3DKMTQueryAdapterInfo). The machine it describes:
+no D3DKMTQueryAdapterInfo); GetExtendedTcpTable from iphlpapi_double.dll,
+named by GTM_IPHLPAPI_DLL (Wine's gives every listener PID 0). The machine it
+describes:
   - DXGI lists, in this order, an Intel UHD 770 iGPU, an AMD Radeon RX 7800
     XT, a GeForce RTX 4070 and Microsoft Basic Render (software): --gpu order
     is NVIDIA, AMD (16 GiB), Intel (128 MiB), the software one left out;
@@ -18,8 +20,17 @@ no D3DKMTQueryAdapterInfo). The machine it describes:
   - PDH: the stand-in llama-server.exe (ggml-cuda.dll, a mapped GGUF, a
     llama.cpp log with -lv 4 buffer lines) with VRAM, spill, paged and
     3D/Compute Running Time on the 4070; dwm.exe's shared surfaces on the
-    4070 and the iGPU.
-Checked: --list-gpus, --gpu N, --once, --json (docs/json-schema.md fields,
+    4070 and the iGPU;
+  - the stand-in serves the local API (/props, /slots, /metrics, /v1/models)
+    on a loopback port, a second stand-in answers bytes that are not HTTP on
+    a wildcard listener, and the TCP table also lists a listener of dwm.exe,
+    one of PID 0 (what Wine's own table says) and one on an interface's
+    address; the table grows by a row between a size query and its fill.
+Then a driver restart while `record` runs: DXGI and PDH give the 4070 a
+new LUID, and PDH names one more LUID that DXGI never lists.
+Checked: the ports joined to their own PIDs only, the API's figures
+(reported) in --json, --once and inspect, the garbage reply as N/A with the
+endpoint's state while the rest goes on, and --list-gpus, --gpu N, --once, --json (docs/json-schema.md fields,
 provenance notes), two collects through `record` (engine loads), the live
 view in tmux, inspect PID (the LLM breakdown from the log), and diff of two
 Windows snapshots. Deterministic: the pdh double's gate releases one
@@ -43,6 +54,8 @@ SEC = 10_000_000  # 100 ns ticks
 LUID_N = "0x00000000_0x0000A18D"
 LUID_A = "0x00000000_0x0000B3F1"
 LUID_I = "0x00000000_0x000095CA"
+LUID_N2 = "0x00000000_0x0001F00D"  # the 4070 after a driver restart
+LUID_X = "0x00000000_0x0002BEEF"   # an adapter DXGI never lists
 
 gtm_src, doubles, pdh_dll, client_exe, llama_exe = (os.path.abspath(a) for a in sys.argv[1:6])
 here = os.path.dirname(os.path.abspath(__file__))
@@ -51,7 +64,7 @@ tmp = tempfile.mkdtemp(prefix="gtm-wine-e2e-")
 prefix = os.path.join(tmp, "prefix")
 work = os.path.join(tmp, "work")
 gtm = os.path.join(work, "gputaskman.exe")
-files = {k: os.path.join(tmp, k + ".txt") for k in ("dxgi", "kmt", "nvml", "adl", "pdh")}
+files = {k: os.path.join(tmp, k + ".txt") for k in ("dxgi", "kmt", "nvml", "adl", "pdh", "tcp")}
 failures = []
 children = []
 
@@ -71,7 +84,12 @@ def env():
                 GTM_FAKE_DXGI_SCENARIO=winpath(files["dxgi"]), GTM_FAKE_D3DKMT_SCENARIO=winpath(files["kmt"]),
                 GTM_FAKE_NVML_SCENARIO=winpath(files["nvml"]), GTM_FAKE_ADL_SCENARIO=winpath(files["adl"]),
                 GTM_FAKE_PDH_SCENARIO=files["pdh"], GTM_FAKE_PDH_LOG=os.path.join(tmp, "pdh.log"),
-                GTM_D3DKMT_DLL=winpath(os.path.join(work, "d3dkmt_double.dll")))
+                GTM_D3DKMT_DLL=winpath(os.path.join(work, "d3dkmt_double.dll")),
+                GTM_FAKE_DXGI_LOG=winpath(os.path.join(tmp, "dxgi.log")),
+                GTM_IPHLPAPI_DLL=winpath(os.path.join(work, "iphlpapi_double.dll")),
+                GTM_FAKE_TCP_SCENARIO=winpath(files["tcp"]), GTM_FAKE_TCP_LOG=winpath(os.path.join(tmp, "tcp.log")),
+                # a loaded 2-CPU machine: Wine's first WinHTTP request can pass 250 ms
+                GTM_PROBE_TIMEOUT_MS="3000", GTM_PROBE_BUDGET_MS="8000")
 
 
 def run(*args, timeout=60):
@@ -134,8 +152,13 @@ process dev=0 pid={llama} list=compute mem=na
 """
 
 
+junk_pid = [0]  # the stand-in that answers garbage, once started: 1 GiB on the 4070
+
+
 def pdh(llama, dwm, t, llama_3d, llama_compute, vram=4 * GIB, gate=None):
     rows = [["time", t * SEC]] + ([["gate", gate]] if gate else [])
+    if junk_pid[0]:
+        rows.append(["GPU Process Memory", "Local Usage", f"pid_{junk_pid[0]}_luid_{LUID_N}_phys_0", GIB])
     rows += [
         ["GPU Local Adapter Memory", "Local Usage", f"luid_{LUID_N}_phys_0_part_0", 6 * GIB],
         ["GPU Non Local Adapter Memory", "Non Local Usage", f"luid_{LUID_N}_phys_0_part_0", 512 * MIB],
@@ -172,8 +195,8 @@ def start(exe, *args, cwd=None):
     line = p.stdout.readline()
     if not line.startswith("ready"):
         sys.exit(f"FAIL: {exe} did not start: {line!r}")
-    m = re.match(r"ready (\d+)", line)
-    return p, int(m.group(1)) if m else None
+    nums = [int(x) for x in line.split()[1:]]  # "ready PID [PORT]"
+    return p, nums[0] if nums else None
 
 
 def snapshot(*extra):
@@ -187,7 +210,7 @@ def start_llama(models):
     its process is history, not its current run); its PID from --json --all."""
     mark = f"gtm-e2e-{os.getpid()}"
     p, _ = start(llama_exe, "-m", "tiny.gguf", "-c", "4096", "--log-file", "server.log", "-lv", "4", "--alias", mark,
-                 cwd=models)
+                 "--ready", "ready.txt", cwd=models)
     model = subprocess.run(["sh", wine_run, "winepath", "-w", os.path.join(models, "tiny.gguf")], env=env(),
                            capture_output=True, text=True).stdout.strip()
     with open(os.path.join(models, "server.log"), "w") as f:
@@ -197,6 +220,27 @@ def start_llama(models):
     if len(pids) != 1:
         sys.exit(f"FAIL: the stand-in is not listed once: {pids}")
     return pids[0], model
+
+
+def served(folder, name):
+    """(PID, port) a serving stand-in wrote to its --ready file."""
+    with open(os.path.join(folder, name)) as f:
+        pid, port = (int(x) for x in f.read().split())
+    return pid, port
+
+
+def tcp_table(llama, port, garbage, garbage_port, dwm):
+    """The listening table the iphlpapi double serves: the stand-ins' ports
+    (IPv4 and IPv6, one a wildcard), and listeners no stand-in owns."""
+    write("tcp", f"""grow 1
+listener pid={llama} addr=127.0.0.1 port={port}
+listener pid={llama} addr=::1 port={port}
+listener pid={llama} addr=10.1.2.3 port=9
+listener pid={garbage} addr=0.0.0.0 port={garbage_port}
+listener pid={dwm} addr=127.0.0.1 port=5001
+listener pid=0 addr=127.0.0.1 port=5002
+listener pid=0 addr=::1 port=5003
+""")
 
 
 def case_devices(snap):
@@ -376,8 +420,111 @@ def case_inspect(llama, models):
           "inspect: the stand-in's llama.cpp log is its current run (a Windows start time against the log's)")
     check(re.search(r"weights +GPU 0 CUDA0 +13\.78 MiB", out) and re.search(r"kv_cache +GPU 0 CUDA0 +8\.00 MiB", out)
           and "measured minus reported" in out, "inspect: the LLM breakdown from the log against PDH's VRAM")
-    print("not checked under Wine: the stand-in's local API (Wine's GetExtendedTcpTable gives every listener "
-          "PID 0, so no port joins a process; tests/wine/probe.sh runs the WinHTTP probe against a loopback server)")
+    check(re.search(r"api :\d+ llama-server model .*tiny\.gguf.*; slots 1 busy of 4; ctx/slot 4096; "
+                    r"generation 2000\.0 tok/s avg since start \(reported\)", out) is not None,
+          "inspect: the local API's slots, context and speed (reported)")
+
+
+def case_api(llama, port, garbage, garbage_port, dwm):
+    """The ports from the iphlpapi double's table, joined to their own PIDs,
+    and what the stand-ins' local APIs answered gputaskman's probe."""
+    open(os.path.join(tmp, "tcp.log"), "w").close()
+    snap = snapshot("--all")
+    ports = {q["pid"]: q["listening_ports"] for q in snap["processes"] if q["pid"] in (llama, garbage, dwm)}
+    check(ports == {llama: [port], garbage: [garbage_port], dwm: [5001]},
+          f"ports: each listener joined to its own PID, IPv4 and IPv6 once, a wildcard one kept, an interface's "
+          f"address and PID 0's rows to none ({ports}; want {llama}:[{port}] {garbage}:[{garbage_port}] {dwm}:[5001])")
+    calls = open(os.path.join(tmp, "tcp.log")).read()
+    check("af=2 size=0 rc=122" in calls and "af=23 size=0 rc=122" in calls and calls.count("rc=0") >= 2
+          and calls.count("rc=122") >= 3,
+          f"the size protocol for AF_INET and AF_INET6, asked again when the table grew:\n{calls}")
+    p = row(snap, llama)
+    x = (p or {}).get("explain") or {}
+    srv = (x.get("servers") or [{}])[0]
+    eps = {e["path"]: e["state"] for e in srv.get("endpoints", [])}
+    check(srv.get("port") == port and srv.get("kind") == "llama-server" and srv.get("reachable")
+          and all(eps.get(k) == "ok" for k in ("/props", "/slots", "/metrics", "/v1/models")),
+          f"the stand-in's local API probed on its port ({srv.get('port')}, {eps})")
+    check(srv.get("slots_total") == 4 and srv.get("slots_busy") == 1 and srv.get("n_ctx_per_slot") == 4096
+          and near(srv.get("generation_tokens_per_s_avg"), 2000), f"--json: the API's figures ({srv})")
+    m = [m for m in (p or {}).get("models", []) if m.get("path", "").lower().endswith("tiny.gguf")]
+    check(m and m[0]["evidence"][:3] == ["api", "mapped", "cmdline"],
+          f"the model: the API says it is loaded, besides mapped and cmdline ({m and m[0]['evidence']})")
+    check(any(s["segment"] == "weights" and s["source"] == "log" for s in x.get("breakdown", [])),
+          "the breakdown from the log beside the API's facts")
+    g = row(snap, garbage)
+    gs = (((g or {}).get("explain") or {}).get("servers") or [{}])[0]
+    geps = {e["path"]: e["state"] for e in gs.get("endpoints", [])}
+    check(gs.get("port") == garbage_port and geps.get("/props") == "garbage" and gs.get("slots_total") is None
+          and gs.get("n_ctx_per_slot") is None and gs.get("generation_tokens_per_s_avg") is None,
+          f"a peer that is not HTTP: its endpoints 'garbage', every figure null ({gs})")
+    note = f"local API :{garbage_port}: 5 answers not understood (/props and others: not HTTP), their figures are N/A"
+    check(note in ((g or {}).get("explain") or {}).get("notes", []), f"--json: the garbage port's note ({g and g.get('explain')})")
+    rc, out, err = run("--once")
+    check(rc == 0 and re.search(rf"api :{port} llama-server model .*; slots 1 busy of 4", out) is not None
+          and re.search(rf"api :{garbage_port} unknown \(no answer\); /props garbage", out) is not None
+          and note in out and "dwm.exe" in out,
+          f"--once: both servers' lines, the garbage one's state and note, the other rows go on:\n{out}")
+    rc, out, err = run("inspect", str(garbage))
+    check(rc == 0 and re.search(rf":{garbage_port} /props +garbage", out) is not None and note in out
+          and "GPU 0" in out, f"inspect of the garbage server: exit 0, its endpoints' states, its note, its VRAM:\n{out[-2500:]}")
+
+
+def case_relist(llama, dwm):
+    """A driver restart while gputaskman runs: the 4070's LUID changes in
+    DXGI, D3DKMT and PDH at once. DXGI is asked again (once: its log counts
+    CreateDXGIFactory1), the 4070 keeps GPU 0 with NVML's telemetry and the
+    stand-in's row; then a LUID DXGI never lists: left out with a note, and
+    DXGI not asked again at every refresh (10 s at most)."""
+    pdh(llama, dwm, 100, 0, 0)
+    dlog, plog, rec = (os.path.join(tmp, n) for n in ("dxgi.log", "pdh.log", "relist.rec"))
+    open(dlog, "w").close()
+    open(plog, "w").close()
+    r = subprocess.Popen(["sh", wine_run, gtm, "record", "-i", "0.5", "-o", rec], env=env(), cwd=work,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    children.append(r)
+
+    def collects():
+        return sum(l.startswith("collect items") for l in open(plog))
+
+    def wait_collects(n):
+        end = time.time() + 30
+        while time.time() < end and collects() < n:
+            time.sleep(0.05)
+        return collects() >= n
+
+    def creates():
+        return open(dlog).read().count("create")
+
+    check(wait_collects(2), "relist: two collects before the restart")
+    base = creates()
+    write("dxgi", DXGI.replace(LUID_N, LUID_N2))
+    write("kmt", KMT.replace(LUID_N, LUID_N2))
+    pdh(llama, dwm, 101, 0, 0)
+    with open(files["pdh"]) as f:
+        text = f.read().replace(LUID_N, LUID_N2)
+    write("pdh", text)
+    n = collects()
+    check(wait_collects(n + 3), "relist: three collects after the restart")
+    check(creates() == base + 1, f"relist: DXGI asked again once for the new LUID ({base} then {creates()} listings)")
+    write("pdh", text + f"GPU Adapter Memory\tDedicated Usage\tluid_{LUID_X}_phys_0\t{MIB}\n")
+    n = collects()
+    check(wait_collects(n + 6), "relist: six collects with a LUID DXGI does not list")
+    check(creates() == base + 1, f"relist: not asked again at each refresh within 10 s ({creates() - base} more listings)")
+    stop(r)
+    rc = subprocess.run(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work, capture_output=True,
+                        text=True)
+    snap = json.loads(rc.stdout)
+    g = snap["gpus"][0] if snap["gpus"] else {}
+    check(g.get("luid") == LUID_N2 and g.get("name") == "NVIDIA GeForce RTX 4070" and g.get("temperature_c") == 58
+          and g.get("pci_bus_id") == "0000:01:00.0" and len(snap["gpus"]) == 3,
+          f"relist: the 4070 under its new LUID, GPU 0, NVML's telemetry joined by PCI location ({g})")
+    u = use_on(row(snap, llama), 0)
+    check(u is not None and u["vram_bytes"] == 4 * GIB, f"relist: the stand-in's VRAM on it ({u})")
+    check(any(f"the counters of {LUID_X} are left out" in n and "at most every 10 s" in n for n in snap["notes"]),
+          f"relist: the LUID DXGI does not list is left out with a note ({snap['notes']})")
+    write("dxgi", DXGI)
+    write("kmt", KMT)
 
 
 def case_diff(llama, dwm):
@@ -399,7 +546,7 @@ def case_diff(llama, dwm):
 
 def main():
     os.mkdir(work)
-    for f in (gtm_src, pdh_dll, os.path.join(doubles, "d3dkmt_double.dll")):
+    for f in (gtm_src, pdh_dll, os.path.join(doubles, "d3dkmt_double.dll"), os.path.join(doubles, "iphlpapi_double.dll")):
         shutil.copy(f, work)
     for name in ("dwm.exe",):
         shutil.copy(client_exe, os.path.join(work, name))
@@ -415,9 +562,17 @@ def main():
                    capture_output=True, check=True)
     write("nvml", nvml(0))
     pdh(0, 0, 100, 0, 0)
+    write("tcp", "")
     _, dwm = start(os.path.join(work, "dwm.exe"), "600")
     started = time.time()
     llama, model = start_llama(models)
+    _, port = served(models, "ready.txt")
+    _, junk = start(llama_exe, "-m", "tiny.gguf", "--alias", f"gtm-e2e-junk-{os.getpid()}", "--ready", "junk.txt",
+                    "--garbage", cwd=models)
+    wrote_pid, junk_port = served(models, "junk.txt")
+    check(wrote_pid == junk, f"the stand-in wrote the PID it printed ({wrote_pid}, {junk})")
+    tcp_table(llama, port, junk, junk_port, dwm)
+    junk_pid[0] = junk
     write("nvml", nvml(llama))
     pdh(llama, dwm, 100, 0, 0)
     snap = snapshot()
@@ -427,10 +582,12 @@ def main():
         case_text(llama)
         case_tui(llama, dwm)
         case_inspect(llama, models)
+        case_api(llama, port, junk, junk_port, dwm)
         case_diff(llama, dwm)
         case_live(llama, dwm)
-        # the stand-in stays 60 s: every case above ran while it did
-        check(time.time() - started < 55, f"the cases ran within the stand-in's life ({time.time() - started:.0f} s)")
+        case_relist(llama, dwm)
+        # the stand-in stays 120 s: every case above ran while it did
+        check(time.time() - started < 115, f"the cases ran within the stand-in's life ({time.time() - started:.0f} s)")
 
 
 try:

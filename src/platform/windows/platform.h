@@ -33,8 +33,13 @@ int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab
 struct win_tcp_listener {
 	uint32_t pid;
 	uint16_t port;
-	bool loopback; /* 127.0.0.0/8 or ::1 */
+	bool loopback; /* reachable on loopback: 127.0.0.0/8, ::1, or a wildcard (0.0.0.0, ::) */
 };
+/* Whether a listener's address is reachable on loopback: 127.0.0.0/8 (an
+ * IPv4 address in host order), ::1, or the wildcard (0.0.0.0, ::), which
+ * accepts loopback connections too, as the Linux side counts it. */
+bool win_v4_on_loopback(uint32_t addr);
+bool win_v6_on_loopback(const uint8_t addr[16]);
 /* The loopback ports of pid among the rows (distinct, in row order), at most
  * cap. Wine reports PID 0 for every listener: such rows join no process. */
 int win_ports_of(const struct win_tcp_listener *rows, size_t n, uint32_t pid, uint16_t *ports, int cap);

@@ -25,4 +25,10 @@ uint64_t win_start_time(HANDLE h);
  * read (another user's, a protected one), 0 alone for an empty block. */
 size_t win_environ_read(HANDLE h, char *out, bool *denied);
 
+/* The listening TCP sockets of every process (tcp_listeners.c), IPv4 and
+ * IPv6, into a new array (*rows, freed by the caller); returns how many. A
+ * table that cannot be read adds no rows. */
+struct win_tcp_listener;
+size_t win_tcp_listeners_read(struct win_tcp_listener **rows);
+
 #endif

@@ -9,10 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <winsock2.h>
-#include <ws2tcpip.h>
 #include <windows.h>
-#include <iphlpapi.h>
 #include <psapi.h>
 #include <shellapi.h>
 #include <tlhelp32.h>
@@ -355,42 +352,7 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bo
 static void read_listeners(struct proc_cache *c)
 {
 	free(c->listeners);
-	c->listeners = NULL;
-	c->n_listeners = 0;
-	size_t cap = 0;
-	static const ULONG families[] = {AF_INET, AF_INET6};
-	for (size_t f = 0; f < ARRAY_LEN(families); f++) {
-		DWORD size = 0;
-		if (GetExtendedTcpTable(NULL, &size, FALSE, families[f], TCP_TABLE_OWNER_PID_LISTENER, 0) !=
-		    ERROR_INSUFFICIENT_BUFFER)
-			continue;
-		void *buf = xmalloc(size);
-		if (GetExtendedTcpTable(buf, &size, FALSE, families[f], TCP_TABLE_OWNER_PID_LISTENER, 0) == NO_ERROR) {
-			if (families[f] == AF_INET) {
-				MIB_TCPTABLE_OWNER_PID *t = buf;
-				for (DWORD i = 0; i < t->dwNumEntries; i++) {
-					c->listeners = grow_array(c->listeners, sizeof *c->listeners, &cap, c->n_listeners);
-					c->listeners[c->n_listeners++] = (struct win_tcp_listener){
-						.pid = t->table[i].dwOwningPid,
-						.port = ntohs((u_short)t->table[i].dwLocalPort),
-						.loopback = (ntohl(t->table[i].dwLocalAddr) >> 24) == 127,
-					};
-				}
-			} else {
-				MIB_TCP6TABLE_OWNER_PID *t = buf;
-				static const UCHAR one[16] = {[15] = 1};
-				for (DWORD i = 0; i < t->dwNumEntries; i++) {
-					c->listeners = grow_array(c->listeners, sizeof *c->listeners, &cap, c->n_listeners);
-					c->listeners[c->n_listeners++] = (struct win_tcp_listener){
-						.pid = t->table[i].dwOwningPid,
-						.port = ntohs((u_short)t->table[i].dwLocalPort),
-						.loopback = memcmp(t->table[i].ucLocalAddr, one, 16) == 0,
-					};
-				}
-			}
-		}
-		free(buf);
-	}
+	c->n_listeners = win_tcp_listeners_read(&c->listeners);
 	c->listeners_read = true;
 }
 

@@ -8,11 +8,13 @@
 #include "wddm_d3dkmt.h"
 #include "wddm_dxgi.h"
 
-int wddm_adapters_list(struct wddm_adapter *out, int cap, char *why, size_t why_len)
+int wddm_adapters_list(struct wddm_adapter *out, int cap, struct wddm_luids *skipped, char *why, size_t why_len)
 {
 	if (why_len)
 		why[0] = '\0';
-	int n = wddm_dxgi_adapters(out, cap, why, why_len);
+	if (skipped)
+		skipped->n = 0;
+	int n = wddm_dxgi_adapters(out, cap, skipped, why, why_len);
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++) {

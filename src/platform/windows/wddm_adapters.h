@@ -15,13 +15,14 @@
 /* struct wddm_adapter, wddm_luid and WDDM_MAX_ADAPTERS live in a portable
  * header, so the ordering and the PCI join are unit-tested on Linux too. */
 #include "sources/wddm/wddm_adapter_info.h"
+#include "sources/wddm/wddm_relist.h"
 
 /* The hardware adapters DXGI lists, software ones (WARP, Basic Render)
- * left out, at most cap, in --gpu order (NVIDIA first, then the others,
+ * left out (their LUIDs in skipped, when not NULL), at most cap, in --gpu order (NVIDIA first, then the others,
  * each group by dedicated memory, largest first). Returns how many, or -1 with why set when DXGI
  * itself is unavailable (as under Wine without a display). With a count, why
  * is empty or a note (an adapter D3DKMT gave no PCI location, and why). */
-int wddm_adapters_list(struct wddm_adapter *out, int cap, char *why, size_t why_len);
+int wddm_adapters_list(struct wddm_adapter *out, int cap, struct wddm_luids *skipped, char *why, size_t why_len);
 
 /* Vendor telemetry providers, opened once (each is loaded at run time and
  * may be absent: a normal state). */

@@ -32,18 +32,24 @@ static enum gtm_vendor vendor_of(uint32_t id)
 /* Without DXGI, the adapters are the LUIDs the counters carry: the adapter
  * sets first, then the per-process ones; a LUID once seen stays listed so
  * device indexes keep their meaning from refresh to refresh. */
-static void adapters_from_luids(struct wddm_source *s)
+int wddm_counter_luids(const struct wddm_source *s, wddm_luid *luids, int n, int cap)
 {
 	static const enum pdh_counter_id sets[] = {PDH_ADAPTER_LOCAL, PDH_ADAPTER_DEDICATED, PDH_ADAPTER_NONLOCAL,
 						   PDH_ADAPTER_SHARED, PDH_PM_FIRST + WDDM_PM_LOCAL,
 						   PDH_PM_FIRST + WDDM_PM_DEDICATED, PDH_ENGINE_RUNNING};
+	for (size_t k = 0; k < ARRAY_LEN(sets); k++)
+		n = wddm_items_luids(pdh_reader_items(s->pdh, sets[k]), luids, n, cap);
+	return n;
+}
+
+static void adapters_from_luids(struct wddm_source *s)
+{
 	uint64_t luids[WDDM_MAX_ADAPTERS];
 	int n = 0;
 
 	for (int i = 0; i < s->n_adapters; i++)
 		luids[n++] = s->adapters[i].luid;
-	for (size_t k = 0; k < ARRAY_LEN(sets); k++)
-		n = wddm_items_luids(pdh_reader_items(s->pdh, sets[k]), luids, n, WDDM_MAX_ADAPTERS);
+	n = wddm_counter_luids(s, luids, n, WDDM_MAX_ADAPTERS);
 	for (int i = s->n_adapters; i < n; i++) {
 		struct wddm_adapter *a = &s->adapters[i];
 		char id[24];

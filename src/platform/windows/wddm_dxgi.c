@@ -40,7 +40,14 @@ static void from_desc(const DXGI_ADAPTER_DESC1 *d, struct wddm_adapter *a)
 	a->luid = (uint64_t)(uint32_t)d->AdapterLuid.HighPart << 32 | d->AdapterLuid.LowPart;
 }
 
-static int enumerate(IDXGIFactory1 *f, struct wddm_adapter *out, int cap, char *why, size_t why_len)
+static void skip(struct wddm_luids *skipped, const DXGI_ADAPTER_DESC1 *d)
+{
+	if (skipped && skipped->n < WDDM_MAX_ADAPTERS)
+		skipped->v[skipped->n++] = (uint64_t)(uint32_t)d->AdapterLuid.HighPart << 32 | d->AdapterLuid.LowPart;
+}
+
+static int enumerate(IDXGIFactory1 *f, struct wddm_adapter *out, int cap, struct wddm_luids *skipped, char *why,
+		     size_t why_len)
 {
 	int n = 0;
 
@@ -56,14 +63,18 @@ static int enumerate(IDXGIFactory1 *f, struct wddm_adapter *out, int cap, char *
 		DXGI_ADAPTER_DESC1 d;
 		hr = IDXGIAdapter1_GetDesc1(ad, &d);
 		IDXGIAdapter1_Release(ad);
-		if (FAILED(hr) || wddm_adapter_is_software(d.VendorId, d.DeviceId, d.Flags))
+		if (FAILED(hr))
 			continue;
+		if (wddm_adapter_is_software(d.VendorId, d.DeviceId, d.Flags)) {
+			skip(skipped, &d);
+			continue;
+		}
 		from_desc(&d, &out[n++]);
 	}
 	return n;
 }
 
-int wddm_dxgi_adapters(struct wddm_adapter *out, int cap, char *why, size_t why_len)
+int wddm_dxgi_adapters(struct wddm_adapter *out, int cap, struct wddm_luids *skipped, char *why, size_t why_len)
 {
 	wchar_t sys[MAX_PATH];
 	char path[MAX_PATH * 3];
@@ -87,7 +98,7 @@ int wddm_dxgi_adapters(struct wddm_adapter *out, int cap, char *why, size_t why_
 		snprintf(why, why_len, "DXGI is unavailable: CreateDXGIFactory1 failed (HRESULT 0x%08lX%s)", (unsigned long)hr,
 			 hr == DXGI_ERROR_UNSUPPORTED ? ", DXGI_ERROR_UNSUPPORTED: no display, as under Wine headless" : "");
 	else {
-		n = enumerate(f, out, cap, why, why_len);
+		n = enumerate(f, out, cap, skipped, why, why_len);
 		IDXGIFactory1_Release(f);
 	}
 	FreeLibrary(dll);

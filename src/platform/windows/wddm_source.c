@@ -20,7 +20,8 @@ static void *wddm_open(const struct gtm_source_opts *o, struct gtm_source_status
 	s->pdh = pdh;
 	s->tracker = wddm_engine_tracker_new();
 	s->telemetry = wddm_telemetry_open();
-	s->n_adapters = wddm_adapters_list(s->adapters, WDDM_MAX_ADAPTERS, s->dxgi_why, sizeof s->dxgi_why);
+	s->n_adapters = wddm_adapters_list(s->adapters, WDDM_MAX_ADAPTERS, &s->dxgi_skipped, s->dxgi_why,
+					   sizeof s->dxgi_why);
 	s->from_dxgi = s->n_adapters > 0;
 	if (s->n_adapters < 0)
 		s->n_adapters = 0;
@@ -86,6 +87,58 @@ static void telemetry_notes(const struct wddm_source *s, struct gtm_snapshot *sn
 	}
 }
 
+/* "0x..._0x..., 0x..._0x..." of n LUIDs into out. */
+static void luid_list(const wddm_luid *v, int n, char *out, size_t cap)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (int i = 0; i < n && o + 24 < cap; i++) {
+		char id[24];
+		wddm_luid_format(v[i], id, sizeof id);
+		o += (size_t)snprintf(out + o, cap - o, "%s%s", i ? ", " : "", id);
+	}
+}
+
+/* DXGI asked again for the adapters when the counters name a LUID that no
+ * listed adapter has (a driver restart gives the adapters new LUIDs, and
+ * their rows would be dropped until gputaskman restarts), rate-limited by
+ * wddm_relist_due; the new list keeps the --gpu order rules. A listing that
+ * fails or finds none keeps the old one. Only for DXGI's adapters: the LUID
+ * list without DXGI takes any new LUID itself. */
+static void relist_if_unlisted(struct wddm_source *s, struct gtm_snapshot *snap)
+{
+	wddm_luid seen[WDDM_MAX_ADAPTERS], unlisted[WDDM_MAX_ADAPTERS];
+	char ids[WDDM_MAX_ADAPTERS * 26], why[sizeof s->dxgi_why];
+	struct wddm_adapter fresh[WDDM_MAX_ADAPTERS];
+	struct wddm_luids skipped;
+
+	if (!s->from_dxgi)
+		return;
+	int n = wddm_counter_luids(s, seen, 0, WDDM_MAX_ADAPTERS);
+	int k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
+	if (wddm_relist_due(&s->relist, k, now_monotonic_ns())) {
+		luid_list(unlisted, k, ids, sizeof ids);
+		int m = wddm_adapters_list(fresh, WDDM_MAX_ADAPTERS, &skipped, why, sizeof why);
+		if (m > 0) {
+			memcpy(s->adapters, fresh, sizeof fresh[0] * (size_t)m);
+			s->n_adapters = m;
+			s->dxgi_skipped = skipped;
+			str_copy(s->dxgi_why, why, sizeof s->dxgi_why);
+		}
+		snapshot_add_note(snap, "wddm: DXGI listed again, as the counters name %s, which no adapter had (a driver "
+				  "restart gives new LUIDs): %d adapter%s%s%s", ids, m > 0 ? m : s->n_adapters,
+				  (m > 0 ? m : s->n_adapters) == 1 ? "" : "s", m > 0 ? "" : ", kept from before: ",
+				  m > 0 ? "" : (m < 0 ? why : "DXGI lists no hardware adapter"));
+		k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
+	}
+	if (k) {
+		luid_list(unlisted, k, ids, sizeof ids);
+		snapshot_add_note(snap, "wddm: the counters of %s are left out: no adapter DXGI lists has that LUID (DXGI "
+				  "is asked again at most every %llu s)", ids,
+				  (unsigned long long)(WDDM_RELIST_INTERVAL_NS / 1000000000ull));
+	}
+}
+
 static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses *uses, struct gtm_source_status *st)
 {
 	struct wddm_source *s = priv;
@@ -98,6 +151,7 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 		return -1;
 	}
 	wddm_engines_update(s);
+	relist_if_unlisted(s, snap);
 	int base = wddm_devices_add(s, snap);
 	if (!s->from_dxgi && s->n_adapters > 0)
 		snapshot_add_note(snap, "wddm: adapters listed from PDH's LUIDs and named by them (%s): no name, "

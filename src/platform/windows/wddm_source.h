@@ -46,6 +46,8 @@ struct wddm_source {
 	int n_adapters;
 	bool from_dxgi;         /* false: adapters named by PDH's LUIDs */
 	char dxgi_why[128];     /* why DXGI gave none */
+	struct wddm_luids dxgi_skipped; /* DXGI's software adapters: PDH may name them, they are not new */
+	struct wddm_relist relist;      /* when DXGI was last asked again (a LUID no adapter had) */
 	struct wddm_engine_tracker *tracker;
 	struct wddm_engine_sample *samples;
 	size_t n_samples, cap_samples;
@@ -62,6 +64,10 @@ struct wddm_source {
 /* wddm_devices.c: appends one device per adapter (adding the LUIDs PDH
  * lists first when DXGI gave none); returns the index of the first. */
 int wddm_devices_add(struct wddm_source *s, struct gtm_snapshot *snap);
+/* The adapter LUIDs this collect's counters name (the adapter sets first,
+ * then the per-process ones), appended to luids[0..n) once each, at most
+ * cap; returns the new count. */
+int wddm_counter_luids(const struct wddm_source *s, wddm_luid *luids, int n, int cap);
 /* The device index of an adapter LUID among those added at base, or -1. */
 int wddm_device_of(const struct wddm_source *s, int base, uint64_t luid);
 

@@ -29,6 +29,17 @@ int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab
 	return -1;
 }
 
+bool win_v4_on_loopback(uint32_t addr)
+{
+	return (addr >> 24) == 127 || addr == 0;
+}
+
+bool win_v6_on_loopback(const uint8_t addr[16])
+{
+	static const uint8_t one[16] = {[15] = 1}, any[16] = {0};
+	return memcmp(addr, one, 16) == 0 || memcmp(addr, any, 16) == 0;
+}
+
 int win_ports_of(const struct win_tcp_listener *rows, size_t n, uint32_t pid, uint16_t *ports, int cap)
 {
 	int k = 0;

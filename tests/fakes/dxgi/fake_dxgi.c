@@ -187,9 +187,22 @@ static HRESULT load_scenario(struct fake_factory *f)
 	return hr;
 }
 
+/* One line per CreateDXGIFactory1 to GTM_FAKE_DXGI_LOG, when set: how often
+ * the adapters were listed. */
+static void log_create(void)
+{
+	const char *path = getenv("GTM_FAKE_DXGI_LOG");
+	FILE *f = path ? fopen(path, "a") : NULL;
+	if (f) {
+		fputs("create\n", f);
+		fclose(f);
+	}
+}
+
 __declspec(dllexport) HRESULT WINAPI CreateDXGIFactory1(REFIID riid, void **out)
 {
 	*out = NULL;
+	log_create();
 	if (!IsEqualGUID(riid, &IID_IDXGIFactory1))
 		return E_NOINTERFACE;
 	struct fake_factory *f = calloc(1, sizeof *f);

@@ -338,6 +338,39 @@ static void test_probe_api_evidence_and_budget(void **state)
 	replay_stop(rs);
 }
 
+/* A port that answers bytes that are not HTTP, and one whose HTTP answers
+ * are not the runtime's JSON: every figure N/A, each endpoint's state
+ * "garbage", and a note naming the port; the log's breakdown goes on. */
+static void test_probe_garbage(void **state)
+{
+	struct fixture *f = *state;
+	struct replay_route junk[] = {{NULL, 0, NULL, REPLAY_GARBAGE}};
+	struct replay_route html[] = {{NULL, 200, "<html>not json</html>", REPLAY_NORMAL}};
+	const char *argv[] = {"/opt/llama.cpp/bin/llama-server", "-m", "/srv/models/tiny-qwen3-f16.gguf", NULL};
+	struct replay_server *rs[] = {replay_start(junk, 1, false, 0), replay_start(html, 1, false, 0)};
+	const char *why[] = {"not HTTP", "not the runtime's JSON"};
+	for (int k = 0; k < 2; k++) {
+		struct gtm_process *p = add_proc(f->snap, f->ic, "llama-server", argv, "/", NULL);
+		p->start_time += (uint64_t)k + 1;
+		p->ports[p->n_ports++] = replay_port(rs[k]);
+		struct explain_ctx *c = explain_ctx_new(true);
+		explain_process(c, f->snap, p);
+		const struct gtm_explain *e = p->explain;
+		assert_int_equal(e->n_servers, 1);
+		const struct ex_server *s = &e->servers[0];
+		assert_false(gtm_u64_ok(s->slots_total));
+		assert_false(gtm_u64_ok(s->n_ctx_slot));
+		assert_int_equal(s->eps[0].state, EP_GARBAGE);
+		char note[64];
+		snprintf(note, sizeof note, "local API :%u:", replay_port(rs[k]));
+		assert_true(has_note(e, note));
+		assert_true(has_note(e, why[k]));
+		assert_true(has_note(e, "figures are N/A"));
+		explain_ctx_free(c);
+		replay_stop(rs[k]);
+	}
+}
+
 static void test_ollama_runner(void **state)
 {
 	struct fixture *f = *state;
@@ -784,6 +817,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_log_through_fd, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ollama_api, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_relative_model_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_probe_garbage, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "sources/wddm/wddm_adl_sensors.h"
 #include "sources/wddm/wddm_order.h"
 #include "sources/wddm/wddm_pci_join.h"
+#include "sources/wddm/wddm_relist.h"
 
 static struct wddm_adapter adapter(const char *name, uint32_t vendor, uint64_t dedicated)
 {
@@ -189,6 +190,43 @@ static void test_adl_od5(void **state)
 	assert_false(gtm_f64_ok(d.temp_c));
 }
 
+/* After a driver restart PDH names new LUIDs: those no listed adapter has
+ * and DXGI did not leave out (a software adapter) are unlisted, once each. */
+static void test_unlisted_luids(void **state)
+{
+	(void)state;
+	struct wddm_adapter a[2] = {{.luid = 0xA18D}, {.luid = 0x95CA}};
+	struct wddm_luids soft = {.v = {0xC0DE}, .n = 1};
+	const wddm_luid seen[] = {0xA18D, 0x1F00D, 0xC0DE, 0x1F00D, 0x95CA, 0x2BEEF};
+	wddm_luid out[4];
+	assert_int_equal(wddm_unlisted_luids(seen, 6, a, 2, &soft, out, 4), 2);
+	assert_true(out[0] == 0x1F00D && out[1] == 0x2BEEF);
+	/* without the software set, Basic Render's LUID is unlisted too */
+	assert_int_equal(wddm_unlisted_luids(seen, 6, a, 2, NULL, out, 4), 3);
+	assert_true(out[1] == 0xC0DE);
+	assert_int_equal(wddm_unlisted_luids(seen, 6, a, 2, &soft, out, 1), 1);
+	assert_int_equal(wddm_unlisted_luids(seen, 2, a, 2, &soft, out, 4), 1);
+	assert_int_equal(wddm_unlisted_luids(seen, 1, a, 2, &soft, out, 4), 0);
+	assert_int_equal(wddm_unlisted_luids(seen, 6, a, 0, NULL, out, 4), 4);
+}
+
+/* The first unlisted LUID asks DXGI at once; later ones wait out the
+ * interval since the last asking, whatever the refresh rate. */
+static void test_relist_due(void **state)
+{
+	(void)state;
+	const uint64_t s = 1000000000ull, t0 = 5 * s;
+	struct wddm_relist r = {0};
+	assert_false(wddm_relist_due(&r, 0, t0));
+	assert_false(r.asked); /* nothing unlisted: the clock is not started */
+	assert_true(wddm_relist_due(&r, 1, t0));
+	for (uint64_t t = t0; t < t0 + WDDM_RELIST_INTERVAL_NS; t += s / 2)
+		assert_false(wddm_relist_due(&r, 1, t)); /* every half-second refresh of 10 s */
+	assert_true(wddm_relist_due(&r, 2, t0 + WDDM_RELIST_INTERVAL_NS));
+	assert_false(wddm_relist_due(&r, 2, t0 + WDDM_RELIST_INTERVAL_NS + s));
+	assert_true(wddm_relist_due(&r, 1, t0 + 3 * WDDM_RELIST_INTERVAL_NS));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_luid_format),    cmocka_unit_test(test_pci_match),
 		cmocka_unit_test(test_pci_ids_from_nvml), cmocka_unit_test(test_dedupe),
 		cmocka_unit_test(test_adl_sensors),    cmocka_unit_test(test_adl_od5),
+		cmocka_unit_test(test_unlisted_luids), cmocka_unit_test(test_relist_due),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,16 @@
 /* A stand-in llama-server.exe for the Windows process layer under Wine:
  *   llama-server.exe --write-gguf PATH    writes a small GGUF model and exits
- *   llama-server.exe -m PATH --port N --alias MARK
+ *   llama-server.exe -m PATH [--port N] [--alias MARK] [--ready FILE [--garbage]]
  * loads ggml-cuda.dll and llama.dll (stand-in runtimes, linked), maps PATH
  * (CreateFileMapping + MapViewOfFile: a MEM_MAPPED region, as llama.cpp's
- * mmap is on Windows), prints "ready" and stays 60 s, until the test ends
- * it. The e2e test (wine_processes.sh) finds it by MARK in gputaskman's
- * --json. */
+ * mmap is on Windows), prints "ready PID" and stays 120 s, until the test
+ * ends it. The tests find it by MARK in gputaskman's --json, or by its PID.
+ * With --ready FILE it also serves the Linux stand-in's local API
+ * (tests/fakes/standin_answers.c: /props, /slots, /metrics, /v1/models,
+ * /health, the model's Windows path put in) on 127.0.0.1, an ephemeral port
+ * (--port is the llama-server flag, not honoured), over Winsock, and writes
+ * "PID PORT" to FILE and prints "ready PID PORT" once it serves; --garbage
+ * answers every request with bytes that are not HTTP. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +19,47 @@
 #include <wchar.h>
 
 #include "ident_fixture.h"
+#include "standin_answers.h"
+#include "standin_server_http.h"
 
 __declspec(dllimport) int gtm_standin_ggml_cuda(int x);
 __declspec(dllimport) int gtm_standin_llama(int x);
+
+static const char *flag(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return argv[i + 1];
+	return NULL;
+}
+
+/* The local API, when --ready names where to say its port. The model's path
+ * as the API gives it: the absolute Windows path, UTF-8. Returns the port, 0
+ * when it was not asked for, -1 when it cannot serve. */
+static int serve(int argc, char **argv, const wchar_t *model)
+{
+	const char *ready = flag(argc, argv, "--ready");
+	bool garbage = false;
+	for (int i = 1; i < argc; i++)
+		garbage |= strcmp(argv[i], "--garbage") == 0;
+	if (!ready)
+		return 0;
+	wchar_t full[MAX_PATH * 2];
+	char path[MAX_PATH * 6];
+	DWORD k = GetFullPathNameW(model, MAX_PATH * 2, full, NULL);
+	if (!k || k >= MAX_PATH * 2 || !WideCharToMultiByte(CP_UTF8, 0, full, -1, path, sizeof path, NULL, NULL))
+		return -1;
+	static struct replay_route routes[STANDIN_ROUTES];
+	static const struct replay_route junk[] = {{NULL, 0, NULL, REPLAY_GARBAGE}};
+	standin_routes(NULL, path, routes);
+	struct replay_server *rs = garbage ? replay_start(junk, 1, false, 0) : replay_start(routes, STANDIN_ROUTES, false, 0);
+	if (!rs)
+		return -1;
+	FILE *f = fopen(ready, "w");
+	if (!f || fprintf(f, "%lu %u\n", GetCurrentProcessId(), replay_port(rs)) < 0 || fclose(f) != 0)
+		return -1;
+	return replay_port(rs);
+}
 
 int main(int argc, char **argv)
 {
@@ -32,7 +75,7 @@ int main(int argc, char **argv)
 		if (wcscmp(wargv[i], L"-m") == 0)
 			model = wargv[i + 1];
 	if (!model) {
-		fprintf(stderr, "usage: llama-server.exe -m MODEL.gguf [--port N] [--alias MARK]\n");
+		fprintf(stderr, "usage: llama-server.exe -m MODEL.gguf [--port N] [--alias MARK] [--ready FILE [--garbage]]\n");
 		return 2;
 	}
 	HANDLE f = CreateFileW(model, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
@@ -43,9 +86,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* the runtimes stay loaded: their export is called */
-	printf("ready %d\n", gtm_standin_ggml_cuda(20) + gtm_standin_llama(20));
+	if (gtm_standin_ggml_cuda(20) + gtm_standin_llama(20) <= 0)
+		return 1;
+	int port = serve(argc, argv, model);
+	if (port < 0) {
+		fprintf(stderr, "llama-server stand-in: cannot serve on loopback\n");
+		return 1;
+	}
+	if (port)
+		printf("ready %lu %d\n", GetCurrentProcessId(), port);
+	else
+		printf("ready %lu\n", GetCurrentProcessId());
 	fflush(stdout);
-	Sleep(60 * 1000);
+	Sleep(120 * 1000);
 	UnmapViewOfFile(view);
 	CloseHandle(m);
 	CloseHandle(f);

@@ -1,0 +1,117 @@
+/* The listening TCP sockets and their owners: GetExtendedTcpTable's
+ * TCP_TABLE_OWNER_PID_LISTENER tables (IPv4 and IPv6), reduced to the rows
+ * the port join needs (win_ports_of). */
+#include "platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <winsock2.h>
+#include <ws2tcpip.h>
+#include <windows.h>
+#include <iphlpapi.h>
+
+#include "core/util.h"
+#include "proc_win.h"
+
+typedef DWORD(WINAPI *tcp_table_fn)(PVOID, PDWORD, BOOL, ULONG, TCP_TABLE_CLASS, ULONG);
+
+/* A row or two more may appear between the size query and the fill (a
+ * server starting): the size protocol is asked again, a few times only. */
+#define TABLE_TRIES 4
+
+/* GTM_IPHLPAPI_DLL, an absolute path only (never a search), names a DLL whose
+ * GetExtendedTcpTable stands in for iphlpapi's: the seam through which the
+ * tests run gputaskman.exe under Wine, whose table gives every listener PID 0
+ * (tests/fakes/iphlpapi). Without the variable it does not exist. Loaded once,
+ * kept loaded. */
+static tcp_table_fn table_fn(void)
+{
+	static tcp_table_fn fn;
+	static bool tried;
+	const wchar_t *path = _wgetenv(L"GTM_IPHLPAPI_DLL");
+
+	if (tried)
+		return fn;
+	tried = true;
+	fn = GetExtendedTcpTable;
+	if (path && wcslen(path) > 3 && path[1] == L':' && path[2] == L'\\') {
+		HMODULE dll = LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+		FARPROC p = dll ? GetProcAddress(dll, "GetExtendedTcpTable") : NULL;
+		/* absent: no table at all, never Windows' own in its place */
+		fn = NULL;
+		memcpy(&fn, &p, sizeof fn);
+	}
+	return fn;
+}
+
+/* One family's table, read with the size protocol; NULL when it fails. The
+ * size it was read into is in *size. */
+static void *read_table(tcp_table_fn fn, ULONG family, DWORD *size)
+{
+	void *buf = NULL;
+	*size = 0;
+	for (int i = 0; i < TABLE_TRIES; i++) {
+		DWORD rc = fn(buf, size, FALSE, family, TCP_TABLE_OWNER_PID_LISTENER, 0);
+		if (rc == NO_ERROR && buf)
+			return buf;
+		if (rc != ERROR_INSUFFICIENT_BUFFER || *size == 0)
+			break;
+		free(buf);
+		buf = xmalloc(*size);
+	}
+	free(buf);
+	return NULL;
+}
+
+/* dwNumEntries rows, but never more than the bytes the table was read into. */
+static DWORD rows_in(DWORD entries, DWORD size, size_t head, size_t row)
+{
+	size_t room = size > head ? (size - head) / row : 0;
+	return entries < room ? entries : (DWORD)room;
+}
+
+static void add_row(struct win_tcp_listener **rows, size_t *n, size_t *cap, DWORD pid, DWORD port, bool loopback)
+{
+	*rows = grow_array(*rows, sizeof **rows, cap, *n);
+	(*rows)[(*n)++] = (struct win_tcp_listener){
+		.pid = pid,
+		.port = ntohs((u_short)port), /* the low 16 bits, in network order */
+		.loopback = loopback,
+	};
+}
+
+static void add_table(ULONG family, const void *buf, DWORD size, struct win_tcp_listener **rows, size_t *n,
+		      size_t *cap)
+{
+	if (family == AF_INET) {
+		const MIB_TCPTABLE_OWNER_PID *t = buf;
+		DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCPTABLE_OWNER_PID, table), sizeof t->table[0]);
+		for (DWORD i = 0; i < k; i++)
+			add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
+				win_v4_on_loopback(ntohl(t->table[i].dwLocalAddr)));
+		return;
+	}
+	const MIB_TCP6TABLE_OWNER_PID *t = buf;
+	DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCP6TABLE_OWNER_PID, table), sizeof t->table[0]);
+	for (DWORD i = 0; i < k; i++)
+		add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
+			win_v6_on_loopback(t->table[i].ucLocalAddr));
+}
+
+size_t win_tcp_listeners_read(struct win_tcp_listener **rows)
+{
+	static const ULONG families[] = {AF_INET, AF_INET6};
+	tcp_table_fn fn = table_fn();
+	size_t n = 0, cap = 0;
+
+	*rows = NULL;
+	for (size_t f = 0; fn && f < ARRAY_LEN(families); f++) {
+		DWORD size;
+		void *buf = read_table(fn, families[f], &size);
+		if (buf && size >= sizeof(DWORD))
+			add_table(families[f], buf, size, rows, &n, &cap);
+		free(buf);
+	}
+	return n;
+}
