@@ -100,11 +100,22 @@ static void print_rate(FILE *out, const char *what, const struct ex_rate *r)
 		fprintf(out, "; %s wall %s tok/s", what, fmt_f64(b, sizeof b, r->wall_tps, 1, ""));
 }
 
+/* Why a port's server is unknown: nothing answered, or what answered was not HTTP. */
+static const char *server_unreached(const struct ex_server *s)
+{
+	if (s->reachable)
+		return "";
+	for (int i = 0; i < s->n_eps; i++)
+		if (s->eps[i].state == EP_GARBAGE)
+			return " (answers not HTTP)";
+	return " (no answer)";
+}
+
 static void print_server(FILE *out, const struct ex_server *s, const char *in)
 {
 	char a[32], b[32], c[32], k[SAFE_N];
 	fprintf(out, "%sapi :%u %s%s", in, s->port, s->kind[0] ? fmt_safe(k, sizeof k, s->kind) : "unknown",
-		s->reachable ? "" : " (no answer)");
+		server_unreached(s));
 	for (int i = 0; i < s->n_models; i++) {
 		const struct ex_server_model *m = &s->models[i];
 		/* the name it serves the file under (llama-server's --alias), when not the path itself */

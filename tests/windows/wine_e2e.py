@@ -462,7 +462,7 @@ def case_api(llama, port, garbage, garbage_port, dwm):
     check(note in ((g or {}).get("explain") or {}).get("notes", []), f"--json: the garbage port's note ({g and g.get('explain')})")
     rc, out, err = run("--once")
     check(rc == 0 and re.search(rf"api :{port} llama-server model .*; slots 1 busy of 4", out) is not None
-          and re.search(rf"api :{garbage_port} unknown \(no answer\); /props garbage", out) is not None
+          and re.search(rf"api :{garbage_port} unknown \(answers not HTTP\); /props garbage", out) is not None
           and note in out and "dwm.exe" in out,
           f"--once: both servers' lines, the garbage one's state and note, the other rows go on:\n{out}")
     rc, out, err = run("inspect", str(garbage))

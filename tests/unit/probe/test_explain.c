@@ -22,6 +22,7 @@
 #include "llm/estimate.h"
 #include "identify/ident.h"
 #include "standin_server_http.h"
+#include "views/explain_text.h"
 #include "testutil.h"
 
 static uint64_t self_start_time(void)
@@ -366,6 +367,15 @@ static void test_probe_garbage(void **state)
 		assert_true(has_note(e, note));
 		assert_true(has_note(e, why[k]));
 		assert_true(has_note(e, "figures are N/A"));
+		/* the text view says what answered, not that nothing did */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
+		explain_text_print(out, e, "");
+		fclose(out);
+		assert_non_null(strstr(text, k == 0 ? "unknown (answers not HTTP)" : "unknown;"));
+		assert_null(strstr(text, "(no answer)"));
+		free(text);
 		explain_ctx_free(c);
 		replay_stop(rs[k]);
 	}
