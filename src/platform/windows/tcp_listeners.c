@@ -46,19 +46,24 @@ static tcp_table_fn table_fn(void)
 }
 
 /* One family's table, read with the size protocol; NULL when it fails. The
- * size it was read into is in *size. */
+ * size it was read into is in *size: the buffer's, whatever the call wrote
+ * back on success, so the rows are never read past what was allocated. */
 static void *read_table(tcp_table_fn fn, ULONG family, DWORD *size)
 {
 	void *buf = NULL;
+	DWORD alloc = 0;
 	*size = 0;
 	for (int i = 0; i < TABLE_TRIES; i++) {
 		DWORD rc = fn(buf, size, FALSE, family, TCP_TABLE_OWNER_PID_LISTENER, 0);
-		if (rc == NO_ERROR && buf)
+		if (rc == NO_ERROR && buf) {
+			*size = alloc;
 			return buf;
+		}
 		if (rc != ERROR_INSUFFICIENT_BUFFER || *size == 0)
 			break;
 		free(buf);
-		buf = xmalloc(*size);
+		alloc = *size;
+		buf = xmalloc(alloc);
 	}
 	free(buf);
 	return NULL;
