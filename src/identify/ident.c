@@ -24,7 +24,7 @@
 struct ident_memo {
 	uint32_t pid;
 	uint64_t start_time;
-	const struct gtm_proc_detail *detail;
+	struct gtm_proc_detail *detail; /* held: its address is not reused while kept */
 	unsigned use_shape;
 	uint64_t seen_gen;
 	struct gtm_ident *ident;
@@ -74,12 +74,19 @@ void identify_set_environ_loader(struct identify_ctx *c, identify_environ_fn fn,
 	c->load_environ_arg = arg;
 }
 
+static void memo_clear(struct ident_memo *m)
+{
+	ident_free(m->ident);
+	proc_detail_unref(m->detail);
+	*m = (struct ident_memo){0};
+}
+
 void identify_ctx_free(struct identify_ctx *c)
 {
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->cap_memo; i++)
-		ident_free(c->memo[i].ident);
+		memo_clear(&c->memo[i]);
 	free(c->memo);
 	magic_cache_free(c->magic);
 	free(c);
@@ -282,8 +289,9 @@ void identify_process(struct identify_ctx *c, struct gtm_process *p)
 		if (m) {
 			if (!m->ident)
 				c->n_memo++;
-			ident_free(m->ident);
-			*m = (struct ident_memo){p->pid, p->start_time, p->detail, shape, c->gen, ident_clone(id)};
+			memo_clear(m);
+			*m = (struct ident_memo){p->pid, p->start_time, proc_detail_ref(p->detail), shape, c->gen,
+						 ident_clone(id)};
 		}
 	}
 	if (p->ident)
@@ -313,7 +321,7 @@ void identify_refresh_done(struct identify_ctx *c)
 		if (!old[i].ident)
 			continue;
 		if (old[i].seen_gen != c->gen - 1) {
-			ident_free(old[i].ident);
+			memo_clear(&old[i]);
 			continue;
 		}
 		*memo_slot(c, old[i].pid) = old[i];

@@ -451,6 +451,9 @@ static void test_stamps(void **state)
 
 	q->pid = 4343;
 	identify_process(c, p);
+	/* the memo holds the detail it was made from, so no other detail can
+	 * take its address while the memo compares by it */
+	assert_int_equal(atomic_load(&p->detail->refs), 2);
 	uint64_t first = p->ident->stamp;
 	assert_int_not_equal(first, 0);
 	identify_refresh_done(c);
@@ -471,9 +474,10 @@ static void test_stamps(void **state)
 	ident_free(p->ident);
 	ident_free(q->ident);
 	p->ident = q->ident = NULL;
+	identify_ctx_free(c);
+	assert_int_equal(atomic_load(&p->detail->refs), 1);
 	tf_process_free(p);
 	tf_process_free(q);
-	identify_ctx_free(c);
 }
 
 int main(void)
