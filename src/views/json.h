@@ -35,6 +35,8 @@ int json_write_snapshot(FILE *out, const struct gtm_snapshot *s, bool all, bool 
 struct json_row_cache;
 struct json_row_cache *json_row_cache_new(void);
 void json_row_cache_free(struct json_row_cache *c);
+/* How many kept texts (a row's head or tail) it has copied: for tests and benchmarks. */
+uint64_t json_row_cache_copies(const struct json_row_cache *c);
 /* jw_process_members through the cache: the same text. */
 void json_row_cache_members(struct json_row_cache *c, struct jw *w, const struct gtm_process *p);
 /* json_write_snapshot with rows' text from c (NULL: none kept). */

@@ -34,7 +34,7 @@ struct head_in {
 
 struct tail_in {
 	uint64_t stamp; /* the identification's; 0: none, or changed after it */
-	bool has_ident;
+	bool has_ident, plain;
 	enum ident_category category;
 	int installed_omitted;
 	char reason[128];
@@ -55,12 +55,17 @@ struct row_slot {
 
 struct json_row_cache {
 	struct row_slot slots[ROW_SLOTS];
-	uint64_t clock;
+	uint64_t clock, copies;
 };
 
 struct json_row_cache *json_row_cache_new(void)
 {
 	return xcalloc(1, sizeof(struct json_row_cache));
+}
+
+uint64_t json_row_cache_copies(const struct json_row_cache *c)
+{
+	return c->copies;
 }
 
 void json_row_cache_free(struct json_row_cache *c)
@@ -121,26 +126,32 @@ static void head_keep(struct head_in *k, const struct gtm_process *p)
 	str_copy(k->user, p->user, sizeof k->user);
 }
 
-/* Whether the tail's text can be kept: written from the fields tail_in holds
- * alone, or from an identification whose stamp says it is unchanged. */
+/* Whether an identification is written from the fields tail_in holds alone. */
+static bool ident_plain(const struct gtm_ident *id)
+{
+	return !id || (!id->n_runtimes && !id->n_models && !id->has_flags);
+}
+
+/* Whether the tail's text can be kept: a plain identification by its fields,
+ * another by its stamp (a platform that identifies afresh every refresh gives
+ * new stamps, and plain rows are still kept there). */
 static bool tail_keepable(const struct gtm_process *p)
 {
-	const struct gtm_ident *id = p->ident;
-	return !p->explain && (!id || id->stamp || (!id->n_runtimes && !id->n_models && !id->has_flags));
+	return !p->explain && (ident_plain(p->ident) || p->ident->stamp);
 }
 
 static bool tail_same(const struct tail_in *k, const struct gtm_process *p)
 {
-	if (k->has_ident != (p->ident != NULL))
+	const struct gtm_ident *id = p->ident;
+	if (k->has_ident != (id != NULL) || k->plain != ident_plain(id))
 		return false;
-	return !p->ident || (k->stamp == p->ident->stamp && k->category == p->ident->category &&
-			     k->installed_omitted == p->ident->n_installed_omitted &&
-			     !strcmp(k->reason, p->ident->category_reason));
+	return !id || ((k->plain || k->stamp == id->stamp) && k->category == id->category &&
+		       k->installed_omitted == id->n_installed_omitted && !strcmp(k->reason, id->category_reason));
 }
 
 static void tail_keep(struct tail_in *k, const struct gtm_process *p)
 {
-	*k = (struct tail_in){p->ident ? p->ident->stamp : 0, p->ident != NULL,
+	*k = (struct tail_in){p->ident ? p->ident->stamp : 0, p->ident != NULL, ident_plain(p->ident),
 			      p->ident ? p->ident->category : IDENT_CAT_OTHER,
 			      p->ident ? p->ident->n_installed_omitted : 0, ""};
 	if (p->ident)
@@ -178,6 +189,7 @@ void json_row_cache_members(struct json_row_cache *c, struct jw *w, const struct
 
 	if (s->head_text.ok && head_same(&s->head, p)) {
 		jw_members_text(w, s->head_text.text, s->head_text.len);
+		c->copies++;
 	} else {
 		write_kept(w, &s->head_text, jw_process_head, p);
 		head_keep(&s->head, p);
@@ -187,6 +199,7 @@ void json_row_cache_members(struct json_row_cache *c, struct jw *w, const struct
 		jw_process_tail(w, p);
 	} else if (s->tail_text.ok && tail_same(&s->tail, p)) {
 		jw_members_text(w, s->tail_text.text, s->tail_text.len);
+		c->copies++;
 	} else {
 		write_kept(w, &s->tail_text, jw_process_tail, p);
 		tail_keep(&s->tail, p);

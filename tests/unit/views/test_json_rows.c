@@ -188,12 +188,40 @@ static void test_tail_kept_by_stamp(void **state)
 	json_row_cache_free(c);
 }
 
+/* A plain identification is kept by its fields, whatever its stamp: on a
+ * platform that identifies afresh every refresh each clone has a new one. */
+static void test_plain_tail_kept_across_stamps(void **state)
+{
+	(void)state;
+	struct json_row_cache *c = json_row_cache_new();
+	struct gtm_snapshot *s = snap(1);
+	struct gtm_process *p = &s->processes[0];
+
+	gtm_ident_free_hook = ident_free;
+	p->ident->stamp = 11;
+	same_text(s, c); /* written and kept */
+	uint64_t copies = json_row_cache_copies(c);
+	p->ident->stamp = 12;
+	same_text(s, c);
+	assert_int_equal(json_row_cache_copies(c), copies + 2); /* head and tail */
+	/* the same row given a runtime: written again, not copied */
+	p->ident->runtimes = xcalloc(1, sizeof *p->ident->runtimes);
+	assert_true(runtimes_lookup("llama.cpp", &p->ident->runtimes[0]));
+	p->ident->n_runtimes = 1;
+	copies = json_row_cache_copies(c);
+	same_text(s, c);
+	assert_int_equal(json_row_cache_copies(c), copies + 1); /* the head only */
+	snapshot_free(s);
+	json_row_cache_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_change_field_by_field),
 		cmocka_unit_test(test_more_rows_than_slots),
 		cmocka_unit_test(test_tail_kept_by_stamp),
+		cmocka_unit_test(test_plain_tail_kept_across_stamps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
