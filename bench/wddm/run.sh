@@ -10,14 +10,19 @@
 #  1. bench_wddm.exe: a live refresh's CPU time, the double's share taken out;
 #  2. gputaskman.exe --once --json: wall time including Wine's start (the
 #     wineserver already running, as it is once any Wine program ran), median of 9.
+# Both twice: with invented PIDs (no process behind them: each start-time
+# lookup is a failed OpenProcess, the rows are H: rows), then with the PIDs
+# of 200 live idle Wine processes (bench_procs.exe), whose start times the
+# source reads once and holds, and which the process layer reads in full.
 set -u
 b=${1:-build-win}
 doubles=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
-ninja -C "$b" src/gputaskman.exe bench/wddm/bench_wddm.exe bench/wddm/pdh.dll >/dev/null || exit 1
+ninja -C "$b" src/gputaskman.exe bench/wddm/bench_wddm.exe bench/wddm/bench_procs.exe bench/wddm/pdh.dll >/dev/null || exit 1
 t=$(mktemp -d /tmp/gtm-bench-wddm-XXXXXX)
-trap 'WINEDEBUG=-all wineserver -k >/dev/null 2>&1; rm -rf "$t"' EXIT
-cp "$b/src/gputaskman.exe" "$b/bench/wddm/bench_wddm.exe" "$b/bench/wddm/pdh.dll" "$t/"
+procs=""
+trap '[ -n "$procs" ] && kill $procs 2>/dev/null; WINEDEBUG=-all wineserver -k >/dev/null 2>&1; rm -rf "$t"' EXIT
+cp "$b/src/gputaskman.exe" "$b/bench/wddm/bench_wddm.exe" "$b/bench/wddm/bench_procs.exe" "$b/bench/wddm/pdh.dll" "$t/"
 python3 "$here/gen_scenario.py" "$t/scenario.txt" 200
 export GTM_WINEDLLOVERRIDES=pdh=n GTM_FAKE_PDH_SCENARIO="$t/scenario.txt"
 : "${WINEPREFIX:=$t/prefix}"
@@ -46,6 +51,7 @@ if [ -n "$doubles" ]; then
 fi
 # a wineserver that stays up between runs, as it does on a desktop running Wine
 WINEDEBUG=-all wineserver -p >/dev/null 2>&1
+echo "invented PIDs:"
 GTM_WINE_TIMEOUT=600 $wine "$t/bench_wddm.exe" 200 5 | tr -d '\r'
 python3 "$here/gen_scenario.py" "$t/empty.txt" 0
 echo "the same with no GPU process (the collector's own cost under Wine):"
@@ -63,9 +69,25 @@ for i in 1 2 3 4 5 6 7 8 9; do
 	e=$(date +%s%N)
 	echo $(((e - s) / 1000000))
 done | sort -n | awk '{v[NR]=$1} END {printf "--version under Wine (Wine start alone): median %d ms wall (min %d, max %d; 9 runs)\n", v[5], v[1], v[9]}'
-for i in 1 2 3 4 5 6 7 8 9; do
-	s=$(date +%s%N)
-	$wine "$t/gputaskman.exe" --once --json >/dev/null 2>&1
-	e=$(date +%s%N)
-	echo $(((e - s) / 1000000))
-done | sort -n | awk '{v[NR]=$1} END {printf "--once --json under Wine: median %d ms wall (min %d, max %d; 9 runs)\n", v[5], v[1], v[9]}'
+once() {
+	for i in 1 2 3 4 5 6 7 8 9; do
+		s=$(date +%s%N)
+		$wine "$t/gputaskman.exe" --once --json >/dev/null 2>&1
+		e=$(date +%s%N)
+		echo $(((e - s) / 1000000))
+	done | sort -n | awk -v what="$1" '{v[NR]=$1} END {printf "--once --json under Wine, %s: median %d ms wall (min %d, max %d; 9 runs)\n", what, v[5], v[1], v[9]}'
+}
+once "invented PIDs"
+# 200 live idle processes (ended with bench_procs.exe: a job kills them)
+GTM_WINE_TIMEOUT=3600 $wine "$t/bench_procs.exe" 200 3600 >"$t/pids.txt" 2>&1 &
+procs=$!
+for _ in $(seq 300); do
+	grep -q ready "$t/pids.txt" && break
+	kill -0 "$procs" 2>/dev/null || { cat "$t/pids.txt" >&2; exit 1; }
+	sleep 0.2
+done
+python3 "$here/gen_scenario.py" "$t/live.txt" 200 "$t/pids.txt" || exit 1
+export GTM_FAKE_PDH_SCENARIO="$t/live.txt"
+echo "live PIDs (200 idle Wine processes):"
+GTM_WINE_TIMEOUT=1200 $wine "$t/bench_wddm.exe" 200 5 | tr -d '\r'
+once "live PIDs"

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "portable.h"
+
 #include "app/options.h"
 #include "app/version.h"
 #include "core/sysroot.h"
@@ -68,6 +70,8 @@ static int run_once(const struct app_options *o)
 	}
 	c = collector_new(&co);
 	s = collector_refresh(c);
+	if (o->json)
+		os_stdout_binary();
 	if (o->list_gpus && o->json)
 		json_print_gpu_list(stdout, s);
 	else if (o->list_gpus)

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "portable.h"
+
 #include "record/rec_lookup.h"
 #include "views/diff.h"
 #include "snapread/snap_parse.h"
@@ -148,6 +150,7 @@ static int report(const struct diff_args *a, const struct snap_rows *b, const st
 
 	if (a->json) {
 		json_t *j = diff_to_json(r, a->files[0], a->files[1]);
+		os_stdout_binary();
 		rc = json_dumpf_safe(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ? 1 : 0;
 		fputc('\n', stdout);
 		json_decref(j);

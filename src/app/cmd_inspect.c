@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "portable.h"
+
 #include "collect/collector.h"
 #include "core/util.h"
 #include "views/json_util.h"
@@ -188,6 +190,7 @@ static int print_model(const char *path, const struct llama_flags *f, bool json)
 	}
 	if (json) {
 		json_t *j = inspect_model_json(&m);
+		os_stdout_binary();
 		json_dumpf_safe(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(j);

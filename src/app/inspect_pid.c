@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "portable.h"
+
 #include "app/cmd_inspect.h"
 #include "collect/collector.h"
 #include "core/format.h"
@@ -135,6 +137,7 @@ static int print_json(const struct gtm_process *p)
 		json_decref(plans);
 		return 1;
 	}
+	os_stdout_binary();
 	jw_init(w, stdout);
 	jw_begin_object(w, NULL);
 	jw_process_members(w, p);

@@ -23,6 +23,12 @@ static inline int64_t stat_mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
+/* stdout takes bytes as written (Windows's C runtime turns "\n" into
+ * "\r\n" unless told): nothing to do here. */
+static inline void os_stdout_binary(void)
+{
+}
+
 /* Opens a path (UTF-8) for reading: close-on-exec, never waiting on a FIFO,
  * never becoming our terminal. */
 static inline int os_open_read(const char *path)

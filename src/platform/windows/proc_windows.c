@@ -19,6 +19,7 @@
 #include "core/util.h"
 #include "portable.h"
 #include "proc_win.h"
+#include "win_detail_cache.h"
 #include "win_scan_plan.h"
 
 #define MAX_MAPS 8192
@@ -36,6 +37,7 @@ struct proc_cache {
 	uint32_t *listed; /* the last scan's PIDs, sorted */
 	size_t n_listed, cap_listed;
 	bool scanned;
+	struct win_detail_cache details; /* the GPU processes' details, by (PID, start time) */
 };
 
 struct proc_cache *proc_cache_new(void)
@@ -52,6 +54,7 @@ void proc_cache_free(struct proc_cache *c)
 	free(c->pe);
 	free(c->wl);
 	free(c->rows);
+	win_detail_cache_free(&c->details);
 	free(c);
 }
 
@@ -282,14 +285,13 @@ static HANDLE open_process(uint32_t pid, bool *full)
 	return h;
 }
 
-/* What ps would show: start time, working set, user. */
+/* What ps would show but the user: start time, working set. */
 static void read_basic(HANDLE h, struct gtm_process *p)
 {
 	PROCESS_MEMORY_COUNTERS pmc;
 	p->start_time = win_start_time(h);
 	if (GetProcessMemoryInfo(h, &pmc, sizeof pmc))
 		p->rss = gtm_u64_of(pmc.WorkingSetSize, GTM_MEASURED);
-	read_user(h, p);
 }
 
 /* The environment now, or left for proc_detail_load_environ (defer); an
@@ -334,19 +336,43 @@ static struct gtm_proc_detail *read_detail(struct proc_cache *c, HANDLE h, bool 
 	return d;
 }
 
+/* p's detail and user (p's start time and working set read from h): the
+ * cache's while (PID, start time) holds and no re-read is due, else read
+ * from h and kept. Returns whether the process gave it in full. */
+static bool detail_of(struct proc_cache *c, HANDLE h, bool full, bool defer_environ, struct gtm_process *p)
+{
+	uint64_t now = now_monotonic_ns();
+	const struct win_detail_entry *e = win_detail_cache_get(&c->details, p->pid, p->start_time, p->rss.v, now);
+
+	if (e) {
+		p->detail = proc_detail_ref(e->detail);
+		snprintf(p->user, sizeof p->user, "%s", e->user);
+		return e->ok;
+	}
+	read_user(h, p);
+	p->detail = read_detail(c, h, full, defer_environ);
+	struct win_detail_entry fresh = {.pid = p->pid, .start_time = p->start_time, .detail = p->detail,
+					 .ok = full && p->detail->argc > 0, .rss = p->rss.v, .read_ns = now};
+	snprintf(fresh.user, sizeof fresh.user, "%s", p->user);
+	win_detail_cache_put(&c->details, &fresh);
+	return fresh.ok;
+}
+
 /* Fills what an open handle tells, the detail too when asked; false when
  * the process refused it (or, with detail, its memory). */
 static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bool defer_environ)
 {
-	bool full;
+	bool full, ok = true;
 	HANDLE h = open_process(p->pid, &full);
 	if (!h)
 		return false;
 	read_basic(h, p);
 	if (detail)
-		p->detail = read_detail(c, h, full, defer_environ);
+		ok = detail_of(c, h, full, defer_environ, p);
+	else
+		read_user(h, p);
 	CloseHandle(h);
-	return !detail || (full && p->detail->argc > 0);
+	return ok;
 }
 
 static void read_listeners(struct proc_cache *c)
@@ -417,11 +443,12 @@ static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 /* One Toolhelp listing; each process then opened as win_scan_plan says
  * (with details_priority_only only the GPU users in full, their parents
  * for what ps shows, the rest only counted: opening a process is the cost
- * of a refresh). Nothing is cached between scans: a handle is the only way
- * to a process's start time, so each scan opens the processes it lists.
- * The budget is not applied: with no cache to keep what a cut-short scan
- * skipped, the processes late in the listing would never get details
- * (with `--all`); priority_only is what keeps a refresh cheap. */
+ * of a refresh). Each scan opens the processes it reads, since a handle
+ * is the only way to a process's start time; the details read in full are
+ * kept by (PID, start time) between scans (win_detail_cache.h). The budget
+ * is not applied: a scan cut short at the same point each refresh would
+ * leave the processes late in the listing without details (with `--all`);
+ * priority_only and the detail cache are what keep a refresh cheap. */
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	if (!list_processes(c))
@@ -441,6 +468,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		add_row(c, snap, o, &c->pe[i], c->rows[i] == WIN_ROW_FULL);
 	}
 	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
+	win_detail_cache_end_scan(&c->details); /* what this scan did not list is dropped */
 	c->scanned = true;
 	return 0;
 }

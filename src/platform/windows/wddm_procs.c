@@ -40,7 +40,9 @@ static HANDLE open_held(const struct wddm_source *s, uint32_t pid, uint64_t *sta
 	bool hold = h != NULL;
 
 	*start = 0;
-	if (!h) /* a process that grants no SYNCHRONIZE: read, not held (asked anew each refresh) */
+	/* a process that grants no SYNCHRONIZE: read, not held (asked anew each
+	 * refresh); no process at all (ERROR_INVALID_PARAMETER) is not asked twice */
+	if (!h && GetLastError() == ERROR_ACCESS_DENIED)
 		h = OpenProcess(PROCESS_QUERY_LIMITED_INFORMATION, FALSE, pid);
 	if (!h)
 		return NULL;
@@ -70,7 +72,7 @@ static uint64_t start_of(struct wddm_source *s, uint32_t pid)
 	uint64_t start;
 	HANDLE h = NULL;
 
-	if (f && WaitForSingleObject(f->handle, 0) == WAIT_TIMEOUT) {
+	if (f && !f->exited) {
 		h = f->handle, start = f->start_time;
 		f->handle = NULL; /* moved to held_next */
 	} else if (f) {
@@ -83,9 +85,41 @@ static uint64_t start_of(struct wddm_source *s, uint32_t pid)
 	}
 	if (h) {
 		s->held_next = grow_array(s->held_next, sizeof *s->held_next, &s->cap_held_next, s->n_held_next);
-		s->held_next[s->n_held_next++] = (struct wddm_held){pid, h, start};
+		s->held_next[s->n_held_next++] = (struct wddm_held){pid, h, start, false};
 	}
 	return start;
+}
+
+/* Marks the held processes that have exited: one wait on up to 64 handles
+ * (MAXIMUM_WAIT_OBJECTS) answers for all of them while none has, where a
+ * wait each cost a system call (a wineserver round trip under Wine) per
+ * listed process and refresh. The wait names the lowest signalled handle;
+ * the ones after it are asked again. */
+static void mark_exited_batch(struct wddm_held *h, size_t n)
+{
+	HANDLE hs[MAXIMUM_WAIT_OBJECTS];
+	size_t from = 0;
+
+	for (size_t k = 0; k < n; k++)
+		hs[k] = h[k].handle, h[k].exited = false;
+	while (from < n) {
+		DWORD r = WaitForMultipleObjects((DWORD)(n - from), hs + from, FALSE, 0);
+		if (r == WAIT_TIMEOUT)
+			return;
+		if (r >= WAIT_OBJECT_0 + (n - from)) { /* failed (or abandoned): each on its own */
+			for (size_t k = from; k < n; k++)
+				h[k].exited = WaitForSingleObject(hs[k], 0) != WAIT_TIMEOUT;
+			return;
+		}
+		from += r - WAIT_OBJECT_0;
+		h[from++].exited = true;
+	}
+}
+
+static void mark_exited(struct wddm_source *s)
+{
+	for (size_t i = 0; i < s->n_held; i += MAXIMUM_WAIT_OBJECTS)
+		mark_exited_batch(s->held + i, s->n_held - i < MAXIMUM_WAIT_OBJECTS ? s->n_held - i : MAXIMUM_WAIT_OBJECTS);
 }
 
 /* Closes what the last refresh held and this one did not keep (exited,
@@ -136,6 +170,7 @@ static void look_up_starts(struct wddm_source *s)
 			s->starts[w++] = s->starts[i];
 	s->n_starts = w;
 	s->n_held_next = 0;
+	mark_exited(s);
 	for (size_t i = 0; i < s->n_starts; i++)
 		s->starts[i].start_time = s->starts[i].pid ? start_of(s, s->starts[i].pid) : 0;
 	swap_held(s);

@@ -31,6 +31,7 @@ struct wddm_held {
 	uint32_t pid;
 	void *handle;        /* HANDLE */
 	uint64_t start_time;
+	bool exited;         /* signalled at this refresh's check (wddm_procs.c: mark_exited) */
 };
 
 struct wddm_use_key {
