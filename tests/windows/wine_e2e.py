@@ -231,13 +231,17 @@ def served(folder, name):
 
 def tcp_table(llama, port, garbage, garbage_port, dwm):
     """The listening table the iphlpapi double serves: the stand-ins' ports
-    (IPv4 and IPv6, one a wildcard), and listeners no stand-in owns."""
+    (IPv4 and IPv6, one a wildcard), and listeners no stand-in owns; dwm.exe
+    on 127.0.0.1:5004, which shadows the garbage stand-in's 0.0.0.0:5004 (a
+    connection to 127.0.0.1:5004 reaches dwm.exe on Windows)."""
     write("tcp", f"""grow 1
 listener pid={llama} addr=127.0.0.1 port={port}
 listener pid={llama} addr=::1 port={port}
 listener pid={llama} addr=10.1.2.3 port=9
 listener pid={garbage} addr=0.0.0.0 port={garbage_port}
+listener pid={garbage} addr=0.0.0.0 port=5004
 listener pid={dwm} addr=127.0.0.1 port=5001
+listener pid={dwm} addr=127.0.0.1 port=5004
 listener pid=0 addr=127.0.0.1 port=5002
 listener pid=0 addr=::1 port=5003
 """)
@@ -431,9 +435,10 @@ def case_api(llama, port, garbage, garbage_port, dwm):
     open(os.path.join(tmp, "tcp.log"), "w").close()
     snap = snapshot("--all")
     ports = {q["pid"]: q["listening_ports"] for q in snap["processes"] if q["pid"] in (llama, garbage, dwm)}
-    check(ports == {llama: [port], garbage: [garbage_port], dwm: [5001]},
-          f"ports: each listener joined to its own PID, IPv4 and IPv6 once, a wildcard one kept, an interface's "
-          f"address and PID 0's rows to none ({ports}; want {llama}:[{port}] {garbage}:[{garbage_port}] {dwm}:[5001])")
+    check(ports == {llama: [port], garbage: [garbage_port], dwm: [5001, 5004]},
+          f"ports: each listener joined to its own PID, IPv4 and IPv6 once, a wildcard one kept unless 127.0.0.1 "
+          f"is another's, an interface's address and PID 0's rows to none ({ports}; want {llama}:[{port}] "
+          f"{garbage}:[{garbage_port}] {dwm}:[5001, 5004])")
     calls = open(os.path.join(tmp, "tcp.log")).read()
     check("af=2 size=0 rc=122" in calls and "af=23 size=0 rc=122" in calls and calls.count("rc=0") >= 2
           and calls.count("rc=122") >= 3,

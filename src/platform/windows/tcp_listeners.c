@@ -76,13 +76,15 @@ static DWORD rows_in(DWORD entries, DWORD size, size_t head, size_t row)
 	return entries < room ? entries : (DWORD)room;
 }
 
-static void add_row(struct win_tcp_listener **rows, size_t *n, size_t *cap, DWORD pid, DWORD port, bool loopback)
+static void add_row(struct win_tcp_listener **rows, size_t *n, size_t *cap, DWORD pid, DWORD port, uint8_t family,
+		    enum win_addr_kind kind)
 {
 	*rows = grow_array(*rows, sizeof **rows, cap, *n);
 	(*rows)[(*n)++] = (struct win_tcp_listener){
 		.pid = pid,
 		.port = ntohs((u_short)port), /* the low 16 bits, in network order */
-		.loopback = loopback,
+		.family = family,
+		.kind = (uint8_t)kind,
 	};
 }
 
@@ -93,15 +95,15 @@ static void add_table(ULONG family, const void *buf, DWORD size, struct win_tcp_
 		const MIB_TCPTABLE_OWNER_PID *t = buf;
 		DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCPTABLE_OWNER_PID, table), sizeof t->table[0]);
 		for (DWORD i = 0; i < k; i++)
-			add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
-				win_v4_on_loopback(ntohl(t->table[i].dwLocalAddr)));
+			add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort, 4,
+				win_v4_addr_kind(ntohl(t->table[i].dwLocalAddr)));
 		return;
 	}
 	const MIB_TCP6TABLE_OWNER_PID *t = buf;
 	DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCP6TABLE_OWNER_PID, table), sizeof t->table[0]);
 	for (DWORD i = 0; i < k; i++)
-		add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
-			win_v6_on_loopback(t->table[i].ucLocalAddr));
+		add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort, 6,
+			win_v6_addr_kind(t->table[i].ucLocalAddr));
 }
 
 size_t win_tcp_listeners_read(struct win_tcp_listener **rows)
