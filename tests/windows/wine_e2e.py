@@ -475,6 +475,30 @@ def case_api(llama, port, garbage, garbage_port, dwm):
           and "GPU 0" in out, f"inspect of the garbage server: exit 0, its endpoints' states, its note, its VRAM:\n{out[-2500:]}")
 
 
+def case_ports_unread(llama, port, garbage, garbage_port, dwm):
+    """A listening table that cannot be read (every call fails, or the table
+    grows at every call so the reader's 4 tries run out): every row's ports
+    are null, not [], with one note, and no API is probed."""
+    note = "ports: the listening TCP table (GetExtendedTcpTable) cannot be read"
+    for mode in ("fail", "grow every"):
+        tcp_table(llama, port, garbage, garbage_port, dwm)
+        with open(files["tcp"]) as f:
+            write("tcp", f"{mode}\n" + "".join(l for l in f if not l.startswith("grow")))
+        open(os.path.join(tmp, "tcp.log"), "w").close()
+        snap = snapshot("--all")
+        ports = {q["pid"]: q["listening_ports"] for q in snap["processes"] if q["pid"] in (llama, garbage, dwm)}
+        unread = [q["pid"] for q in snap["processes"] if q["listening_ports"] is not None]
+        check(len(ports) == 3 and not unread, f"{mode}: every row's listening_ports null, not [] ({ports}, read: {unread})")
+        check(sum(note in n for n in snap["notes"]) == 1, f"{mode}: one note says the table is unread ({snap['notes']})")
+        x = (row(snap, llama) or {}).get("explain") or {}
+        check(not x.get("servers"), f"{mode}: no port, no probe ({x.get('servers')})")
+        calls = open(os.path.join(tmp, "tcp.log")).read().splitlines()
+        if mode == "grow every":
+            check(len(calls) == 4 and all("af=2 " in c and c.endswith("rc=122") for c in calls),
+                  f"grow every: 4 tries for AF_INET, each too small, then AF_INET6 not asked:\n{calls}")
+    tcp_table(llama, port, garbage, garbage_port, dwm)
+
+
 def case_relist(llama, dwm):
     """A driver restart while gputaskman runs: the 4070's LUID changes in
     DXGI, D3DKMT and PDH at once. DXGI is asked again (once: its log counts
@@ -588,6 +612,7 @@ def main():
         case_tui(llama, dwm)
         case_inspect(llama, models)
         case_api(llama, port, junk, junk_port, dwm)
+        case_ports_unread(llama, port, junk, junk_port, dwm)
         case_diff(llama, dwm)
         case_live(llama, dwm)
         case_relist(llama, dwm)

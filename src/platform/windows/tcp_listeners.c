@@ -106,19 +106,25 @@ static void add_table(ULONG family, const void *buf, DWORD size, struct win_tcp_
 			win_v6_addr_kind(t->table[i].ucLocalAddr));
 }
 
-size_t win_tcp_listeners_read(struct win_tcp_listener **rows)
+bool win_tcp_listeners_read(struct win_tcp_listener **rows, size_t *n)
 {
 	static const ULONG families[] = {AF_INET, AF_INET6};
 	tcp_table_fn fn = table_fn();
-	size_t n = 0, cap = 0;
+	size_t cap = 0;
 
 	*rows = NULL;
+	*n = 0;
+	/* one family unread would make the join wrong, not short: a port whose
+	 * IPv4 listener is unseen is joined to its [::] holder */
 	for (size_t f = 0; fn && f < ARRAY_LEN(families); f++) {
 		DWORD size;
 		void *buf = read_table(fn, families[f], &size);
-		if (buf && size >= sizeof(DWORD))
-			add_table(families[f], buf, size, rows, &n, &cap);
+		bool ok = buf && size >= sizeof(DWORD);
+		if (ok)
+			add_table(families[f], buf, size, rows, n, &cap);
 		free(buf);
+		if (!ok)
+			return false;
 	}
-	return n;
+	return fn != NULL;
 }
