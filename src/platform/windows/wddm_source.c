@@ -103,7 +103,7 @@ static void luid_list(const wddm_luid *v, int n, char *out, size_t cap)
  * card keeps its --gpu number, as an eGPU plugged in or a card a driver
  * update hides for a moment would otherwise shift the others'. A listing
  * that fails or finds none keeps the old one. */
-static void relist(struct wddm_source *s, struct gtm_snapshot *snap, const char *ids)
+static bool relist(struct wddm_source *s, struct gtm_snapshot *snap, const char *ids)
 {
 	struct wddm_adapter fresh[WDDM_MAX_ADAPTERS], merged[WDDM_MAX_ADAPTERS];
 	struct wddm_luids skipped;
@@ -126,31 +126,36 @@ static void relist(struct wddm_source *s, struct gtm_snapshot *snap, const char 
 		snapshot_add_note(snap, "wddm: %d adapter%s new since the last listing, numbered after the others (--gpu "
 				  "numbers kept)%s", mg.n_added + mg.n_dropped, mg.n_added + mg.n_dropped == 1 ? "" : "s",
 				  mg.n_dropped ? "; some left out: no room" : "");
+	return m > 0;
 }
 
 /* DXGI asked again for the adapters when the counters name a LUID that no
  * listed adapter has (a driver restart gives the adapters new LUIDs, and
  * their rows would be dropped until gputaskman restarts), rate-limited by
- * wddm_relist_due. Only for DXGI's adapters: the LUID list without DXGI
- * takes any new LUID itself. */
+ * wddm_relist_due, and only for a LUID no listing left unresolved before
+ * (PDH names compute-only adapters DXGI never lists). Only for DXGI's
+ * adapters: the LUID list without DXGI takes any new LUID itself. */
 static void relist_if_unlisted(struct wddm_source *s, struct gtm_snapshot *snap)
 {
-	wddm_luid seen[WDDM_MAX_ADAPTERS], unlisted[WDDM_MAX_ADAPTERS];
+	wddm_luid seen[WDDM_MAX_ADAPTERS], unlisted[WDDM_MAX_ADAPTERS], unknown[WDDM_MAX_ADAPTERS];
 	char ids[WDDM_MAX_ADAPTERS * 26];
 
 	if (!s->from_dxgi)
 		return;
 	int n = wddm_counter_luids(s, seen, 0, WDDM_MAX_ADAPTERS);
 	int k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
-	if (wddm_relist_due(&s->relist, k, now_monotonic_ns())) {
-		luid_list(unlisted, k, ids, sizeof ids);
-		relist(s, snap, ids);
+	int k_new = wddm_relist_unknown(&s->relist, unlisted, k, unknown);
+	if (wddm_relist_due(&s->relist, k_new, now_monotonic_ns())) {
+		luid_list(unknown, k_new, ids, sizeof ids);
+		bool answered = relist(s, snap, ids);
 		k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
+		if (answered)
+			wddm_relist_remember(&s->relist, unlisted, k);
 	}
 	if (k) {
 		luid_list(unlisted, k, ids, sizeof ids);
 		snapshot_add_note(snap, "wddm: the counters of %s are left out: no adapter DXGI lists has that LUID (DXGI "
-				  "is asked again at most every %llu s)", ids,
+				  "is asked again for a LUID it was not asked about, at most every %llu s)", ids,
 				  (unsigned long long)(WDDM_RELIST_INTERVAL_NS / 1000000000ull));
 	}
 }

@@ -37,6 +37,21 @@ bool wddm_relist_due(struct wddm_relist *r, int n_unlisted, uint64_t now_ns)
 	return true;
 }
 
+int wddm_relist_unknown(const struct wddm_relist *r, const wddm_luid *v, int n, wddm_luid *out)
+{
+	int k = 0;
+	for (int i = 0; i < n; i++)
+		if (!has(r->unresolved.v, r->unresolved.n, v[i]))
+			out[k++] = v[i];
+	return k;
+}
+
+void wddm_relist_remember(struct wddm_relist *r, const wddm_luid *v, int n)
+{
+	r->unresolved.n = n < WDDM_MAX_ADAPTERS ? n : WDDM_MAX_ADAPTERS;
+	memcpy(r->unresolved.v, v, sizeof *v * (size_t)r->unresolved.n);
+}
+
 static bool same_pci(const struct wddm_adapter *x, const struct wddm_adapter *y)
 {
 	return x->has_pci && y->has_pci && x->pci_bus == y->pci_bus && x->pci_dev == y->pci_dev &&

@@ -31,11 +31,24 @@ struct wddm_relist {
 	bool asked;
 	uint64_t at_ns; /* a monotonic clock */
 	bool gone[WDDM_MAX_ADAPTERS];
+	/* the LUIDs the last listing that answered left unlisted: adapters DXGI
+	 * never lists (compute-only MCDM/TCC devices) that PDH names */
+	struct wddm_luids unresolved;
 };
 
 /* Whether to ask DXGI again now, with n_unlisted LUIDs unlisted; when it
  * says yes it notes now as the last time. */
 bool wddm_relist_due(struct wddm_relist *r, int n_unlisted, uint64_t now_ns);
+
+/* The LUIDs of v[0..n) that are not in r's unresolved set, into out (room
+ * for n), in v's order; returns how many. Only these call for a re-list:
+ * asking DXGI again for a LUID it did not list a moment ago would repeat
+ * every 10 s forever. */
+int wddm_relist_unknown(const struct wddm_relist *r, const wddm_luid *v, int n, wddm_luid *out);
+/* Keeps v[0..n) (at most WDDM_MAX_ADAPTERS) as the unresolved set: the LUIDs
+ * still unlisted after a listing that answered (one that failed proves
+ * nothing and keeps the old set). */
+void wddm_relist_remember(struct wddm_relist *r, const wddm_luid *v, int n);
 
 /* What wddm_merge_adapters did, for the notes. */
 struct wddm_merge {

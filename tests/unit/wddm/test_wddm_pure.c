@@ -227,6 +227,33 @@ static void test_relist_due(void **state)
 	assert_true(wddm_relist_due(&r, 1, t0 + 3 * WDDM_RELIST_INTERVAL_NS));
 }
 
+/* A LUID a listing that answered did not resolve (a compute-only adapter
+ * PDH names and DXGI never lists) asks DXGI no more: only a LUID outside
+ * the listed + unresolved set does, still at most every 10 s. */
+static void test_relist_unresolved(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 5000000000ull, s = 1000000000ull;
+	const wddm_luid x = 0xBEEF, y = 0xF00D;
+	wddm_luid out[4], unlisted[2] = {x, y};
+	struct wddm_relist r = {0};
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 1, out), 1);
+	assert_true(wddm_relist_due(&r, 1, t0));
+	wddm_relist_remember(&r, unlisted, 1); /* DXGI answered without x */
+	for (uint64_t t = t0 + s; t < t0 + 100 * s; t += s)
+		assert_false(wddm_relist_due(&r, wddm_relist_unknown(&r, unlisted, 1, out), t));
+	/* y appears: asked for it, not for x */
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 1);
+	assert_int_equal(out[0], y);
+	assert_true(wddm_relist_due(&r, 1, t0 + 100 * s));
+	wddm_relist_remember(&r, unlisted, 2);
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 0);
+	/* a later listing that resolved x: only y stays unresolved, x is asked about when unlisted again */
+	wddm_relist_remember(&r, &unlisted[1], 1);
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 1);
+	assert_int_equal(out[0], x);
+}
+
 static struct wddm_adapter card(const char *name, uint32_t vendor, uint32_t device, uint64_t dedicated,
 				wddm_luid luid, int bus)
 {
@@ -319,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_adl_sensors),    cmocka_unit_test(test_adl_od5),
 		cmocka_unit_test(test_unlisted_luids), cmocka_unit_test(test_relist_due),
 		cmocka_unit_test(test_merge_adapters), cmocka_unit_test(test_merge_ambiguous),
+		cmocka_unit_test(test_relist_unresolved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
