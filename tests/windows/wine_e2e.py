@@ -189,8 +189,12 @@ LLAMA_LOG = """0.00.002.443 I cmn  common_param: common_params_print_info: verbo
 
 
 def start(exe, *args, cwd=None):
-    p = subprocess.Popen(["sh", wine_run, exe, *args], env=env(), cwd=cwd or work, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    """A stand-in that lives until this test ends it: wine-run.sh's limit
+    past the test's own timeout (360 s), and stdin a pipe whose end, when
+    this script dies, ends llama-server.exe too."""
+    p = subprocess.Popen(["sh", wine_run, exe, *args], env=dict(env(), GTM_WINE_TIMEOUT="900"), cwd=cwd or work,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     children.append(p)
     line = p.stdout.readline()
     if not line.startswith("ready"):
@@ -523,10 +527,10 @@ def case_relist(llama, dwm):
         return collects() >= n
 
     def creates():
-        return open(dlog).read().count("create")
+        return [int(m) for m in re.findall(r"^create ms=(\d+)$", open(dlog).read(), re.M)]
 
     check(wait_collects(2), "relist: two collects before the restart")
-    base = creates()
+    base = len(creates())
     write("dxgi", DXGI.replace(LUID_N, LUID_N2))
     write("kmt", KMT.replace(LUID_N, LUID_N2))
     pdh(llama, dwm, 101, 0, 0)
@@ -535,12 +539,19 @@ def case_relist(llama, dwm):
     write("pdh", text)
     n = collects()
     check(wait_collects(n + 3), "relist: three collects after the restart")
-    check(creates() == base + 1, f"relist: DXGI asked again once for the new LUID ({base} then {creates()} listings)")
+    check(len(creates()) > base, f"relist: DXGI asked again for the new LUID ({base} then {len(creates())} listings)")
     write("pdh", text + f"GPU Adapter Memory\tDedicated Usage\tluid_{LUID_X}_phys_0\t{MIB}\n")
     n = collects()
     check(wait_collects(n + 6), "relist: six collects with a LUID DXGI does not list")
-    check(creates() == base + 1, f"relist: not asked again at each refresh within 10 s ({creates() - base} more listings)")
     stop(r)
+    # how many listings fit depends on how fast the collects run (a loaded
+    # 2-CPU machine): the rule is the time between two, from the double's
+    # clock; 9.5 s, as the gap between the 10 s checks may shrink by the time
+    # one listing took longer than the next to reach CreateDXGIFactory1
+    at = creates()[base:]
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    check(at and all(g >= 9500 for g in gaps),
+          f"relist: DXGI listed again at least once, never twice within 10 s (gaps {gaps} ms)")
     rc = subprocess.run(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work, capture_output=True,
                         text=True)
     snap = json.loads(rc.stdout)
@@ -598,6 +609,7 @@ def main():
     _, port = served(models, "ready.txt")
     _, junk = start(llama_exe, "-m", "tiny.gguf", "--alias", f"gtm-e2e-junk-{os.getpid()}", "--ready", "junk.txt",
                     "--garbage", cwd=models)
+    standins = list(children)
     wrote_pid, junk_port = served(models, "junk.txt")
     check(wrote_pid == junk, f"the stand-in wrote the PID it printed ({wrote_pid}, {junk})")
     tcp_table(llama, port, junk, junk_port, dwm)
@@ -616,8 +628,8 @@ def main():
         case_diff(llama, dwm)
         case_live(llama, dwm)
         case_relist(llama, dwm)
-        # the stand-in stays 120 s: every case above ran while it did
-        check(time.time() - started < 115, f"the cases ran within the stand-in's life ({time.time() - started:.0f} s)")
+        check(all(c.poll() is None for c in standins),
+              f"the stand-ins lived through every case ({time.time() - started:.0f} s)")
 
 
 try:
