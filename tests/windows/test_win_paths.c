@@ -8,10 +8,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "core/util.h"
 #include "platform.h"
+#include "win_seam.h"
 
 static const struct win_dos_device devices[] = {
 	{"\\Device\\HarddiskVolume3", "C:"},
@@ -128,6 +131,32 @@ static void test_addr_kind(void **state)
 	assert_int_equal(win_v6_addr_kind(two), OTHER);
 }
 
+/* A seam's DLL is named by an absolute path only: a bare name, which
+ * Windows would look for in the exe's folder, PATH or System32, is no seam
+ * at all (the system DLL stays); an absolute path that does not load is a
+ * seam without its DLL (the caller then refuses the system one). */
+static void test_seam_dll(void **state)
+{
+	(void)state;
+	bool named = true;
+	wchar_t sys[MAX_PATH], path[MAX_PATH + 32];
+	assert_int_equal(_wputenv_s(L"GTM_TEST_SEAM_DLL", L""), 0); /* "" unsets it */
+	assert_null(win_seam_dll(L"GTM_TEST_SEAM_DLL", &named));
+	assert_false(named);
+	assert_int_equal(_wputenv_s(L"GTM_TEST_SEAM_DLL", L"kernel32.dll"), 0);
+	assert_null(win_seam_dll(L"GTM_TEST_SEAM_DLL", &named)); /* found by a search: refused */
+	assert_false(named);
+	assert_int_equal(_wputenv_s(L"GTM_TEST_SEAM_DLL", L"C:\\no-such-folder\\x.dll"), 0);
+	assert_null(win_seam_dll(L"GTM_TEST_SEAM_DLL", &named));
+	assert_true(named);
+	UINT k = GetSystemDirectoryW(sys, MAX_PATH);
+	assert_true(k > 0 && k < MAX_PATH);
+	swprintf(path, ARRAY_LEN(path), L"%ls\\kernel32.dll", sys);
+	assert_int_equal(_wputenv_s(L"GTM_TEST_SEAM_DLL", path), 0);
+	assert_non_null(win_seam_dll(L"GTM_TEST_SEAM_DLL", &named));
+	assert_true(named);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +164,7 @@ int main(void)
 		cmocka_unit_test(test_ports_of),
 		cmocka_unit_test(test_ports_reached),
 		cmocka_unit_test(test_addr_kind),
+		cmocka_unit_test(test_seam_dll),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

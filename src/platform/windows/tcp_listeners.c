@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <windows.h>
@@ -13,6 +12,7 @@
 
 #include "core/util.h"
 #include "proc_win.h"
+#include "win_seam.h"
 
 typedef DWORD(WINAPI *tcp_table_fn)(PVOID, PDWORD, BOOL, ULONG, TCP_TABLE_CLASS, ULONG);
 
@@ -20,23 +20,22 @@ typedef DWORD(WINAPI *tcp_table_fn)(PVOID, PDWORD, BOOL, ULONG, TCP_TABLE_CLASS,
  * server starting): the size protocol is asked again, a few times only. */
 #define TABLE_TRIES 4
 
-/* GTM_IPHLPAPI_DLL, an absolute path only (never a search), names a DLL whose
- * GetExtendedTcpTable stands in for iphlpapi's: the seam through which the
- * tests run gputaskman.exe under Wine, whose table gives every listener PID 0
- * (tests/fakes/iphlpapi). Without the variable it does not exist. Loaded once,
- * kept loaded. */
+/* GTM_IPHLPAPI_DLL (win_seam.h) names a DLL whose GetExtendedTcpTable
+ * stands in for iphlpapi's: Wine's table gives every listener PID 0
+ * (tests/fakes/iphlpapi). Without the variable it does not exist. Looked up
+ * once, kept loaded. */
 static tcp_table_fn table_fn(void)
 {
 	static tcp_table_fn fn;
 	static bool tried;
-	const wchar_t *path = _wgetenv(L"GTM_IPHLPAPI_DLL");
+	bool named;
 
 	if (tried)
 		return fn;
 	tried = true;
 	fn = GetExtendedTcpTable;
-	if (path && wcslen(path) > 3 && path[1] == L':' && path[2] == L'\\') {
-		HMODULE dll = LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+	HMODULE dll = win_seam_dll(L"GTM_IPHLPAPI_DLL", &named);
+	if (named) {
 		FARPROC p = dll ? GetProcAddress(dll, "GetExtendedTcpTable") : NULL;
 		/* absent: no table at all, never Windows' own in its place */
 		fn = NULL;
