@@ -189,8 +189,12 @@ LLAMA_LOG = """0.00.002.443 I cmn  common_param: common_params_print_info: verbo
 
 
 def start(exe, *args, cwd=None):
-    p = subprocess.Popen(["sh", wine_run, exe, *args], env=env(), cwd=cwd or work, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    """A stand-in that lives until this test ends it: wine-run.sh's limit
+    past the test's own timeout (360 s), and stdin a pipe whose end, when
+    this script dies, ends llama-server.exe too."""
+    p = subprocess.Popen(["sh", wine_run, exe, *args], env=dict(env(), GTM_WINE_TIMEOUT="900"), cwd=cwd or work,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     children.append(p)
     line = p.stdout.readline()
     if not line.startswith("ready"):
@@ -231,13 +235,17 @@ def served(folder, name):
 
 def tcp_table(llama, port, garbage, garbage_port, dwm):
     """The listening table the iphlpapi double serves: the stand-ins' ports
-    (IPv4 and IPv6, one a wildcard), and listeners no stand-in owns."""
+    (IPv4 and IPv6, one a wildcard), and listeners no stand-in owns; dwm.exe
+    on 127.0.0.1:5004, which shadows the garbage stand-in's 0.0.0.0:5004 (a
+    connection to 127.0.0.1:5004 reaches dwm.exe on Windows)."""
     write("tcp", f"""grow 1
 listener pid={llama} addr=127.0.0.1 port={port}
 listener pid={llama} addr=::1 port={port}
 listener pid={llama} addr=10.1.2.3 port=9
 listener pid={garbage} addr=0.0.0.0 port={garbage_port}
+listener pid={garbage} addr=0.0.0.0 port=5004
 listener pid={dwm} addr=127.0.0.1 port=5001
+listener pid={dwm} addr=127.0.0.1 port=5004
 listener pid=0 addr=127.0.0.1 port=5002
 listener pid=0 addr=::1 port=5003
 """)
@@ -431,9 +439,10 @@ def case_api(llama, port, garbage, garbage_port, dwm):
     open(os.path.join(tmp, "tcp.log"), "w").close()
     snap = snapshot("--all")
     ports = {q["pid"]: q["listening_ports"] for q in snap["processes"] if q["pid"] in (llama, garbage, dwm)}
-    check(ports == {llama: [port], garbage: [garbage_port], dwm: [5001]},
-          f"ports: each listener joined to its own PID, IPv4 and IPv6 once, a wildcard one kept, an interface's "
-          f"address and PID 0's rows to none ({ports}; want {llama}:[{port}] {garbage}:[{garbage_port}] {dwm}:[5001])")
+    check(ports == {llama: [port], garbage: [garbage_port], dwm: [5001, 5004]},
+          f"ports: each listener joined to its own PID, IPv4 and IPv6 once, a wildcard one kept unless 127.0.0.1 "
+          f"is another's, an interface's address and PID 0's rows to none ({ports}; want {llama}:[{port}] "
+          f"{garbage}:[{garbage_port}] {dwm}:[5001, 5004])")
     calls = open(os.path.join(tmp, "tcp.log")).read()
     check("af=2 size=0 rc=122" in calls and "af=23 size=0 rc=122" in calls and calls.count("rc=0") >= 2
           and calls.count("rc=122") >= 3,
@@ -470,6 +479,30 @@ def case_api(llama, port, garbage, garbage_port, dwm):
           and "GPU 0" in out, f"inspect of the garbage server: exit 0, its endpoints' states, its note, its VRAM:\n{out[-2500:]}")
 
 
+def case_ports_unread(llama, port, garbage, garbage_port, dwm):
+    """A listening table that cannot be read (every call fails, or the table
+    grows at every call so the reader's 4 tries run out): every row's ports
+    are null, not [], with one note, and no API is probed."""
+    note = "ports: the listening TCP table (GetExtendedTcpTable) cannot be read"
+    for mode in ("fail", "grow every"):
+        tcp_table(llama, port, garbage, garbage_port, dwm)
+        with open(files["tcp"]) as f:
+            write("tcp", f"{mode}\n" + "".join(l for l in f if not l.startswith("grow")))
+        open(os.path.join(tmp, "tcp.log"), "w").close()
+        snap = snapshot("--all")
+        ports = {q["pid"]: q["listening_ports"] for q in snap["processes"] if q["pid"] in (llama, garbage, dwm)}
+        unread = [q["pid"] for q in snap["processes"] if q["listening_ports"] is not None]
+        check(len(ports) == 3 and not unread, f"{mode}: every row's listening_ports null, not [] ({ports}, read: {unread})")
+        check(sum(note in n for n in snap["notes"]) == 1, f"{mode}: one note says the table is unread ({snap['notes']})")
+        x = (row(snap, llama) or {}).get("explain") or {}
+        check(not x.get("servers"), f"{mode}: no port, no probe ({x.get('servers')})")
+        calls = open(os.path.join(tmp, "tcp.log")).read().splitlines()
+        if mode == "grow every":
+            check(len(calls) == 4 and all("af=2 " in c and c.endswith("rc=122") for c in calls),
+                  f"grow every: 4 tries for AF_INET, each too small, then AF_INET6 not asked:\n{calls}")
+    tcp_table(llama, port, garbage, garbage_port, dwm)
+
+
 def case_relist(llama, dwm):
     """A driver restart while gputaskman runs: the 4070's LUID changes in
     DXGI, D3DKMT and PDH at once. DXGI is asked again (once: its log counts
@@ -494,10 +527,10 @@ def case_relist(llama, dwm):
         return collects() >= n
 
     def creates():
-        return open(dlog).read().count("create")
+        return [int(m) for m in re.findall(r"^create ms=(\d+)$", open(dlog).read(), re.M)]
 
     check(wait_collects(2), "relist: two collects before the restart")
-    base = creates()
+    base = len(creates())
     write("dxgi", DXGI.replace(LUID_N, LUID_N2))
     write("kmt", KMT.replace(LUID_N, LUID_N2))
     pdh(llama, dwm, 101, 0, 0)
@@ -506,12 +539,19 @@ def case_relist(llama, dwm):
     write("pdh", text)
     n = collects()
     check(wait_collects(n + 3), "relist: three collects after the restart")
-    check(creates() == base + 1, f"relist: DXGI asked again once for the new LUID ({base} then {creates()} listings)")
+    check(len(creates()) > base, f"relist: DXGI asked again for the new LUID ({base} then {len(creates())} listings)")
     write("pdh", text + f"GPU Adapter Memory\tDedicated Usage\tluid_{LUID_X}_phys_0\t{MIB}\n")
     n = collects()
     check(wait_collects(n + 6), "relist: six collects with a LUID DXGI does not list")
-    check(creates() == base + 1, f"relist: not asked again at each refresh within 10 s ({creates() - base} more listings)")
     stop(r)
+    # how many listings fit depends on how fast the collects run (a loaded
+    # 2-CPU machine): the rule is the time between two, from the double's
+    # clock; 9.5 s, as the gap between the 10 s checks may shrink by the time
+    # one listing took longer than the next to reach CreateDXGIFactory1
+    at = creates()[base:]
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    check(at and all(g >= 9500 for g in gaps),
+          f"relist: DXGI listed again at least once, never twice within 10 s (gaps {gaps} ms)")
     rc = subprocess.run(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work, capture_output=True,
                         text=True)
     snap = json.loads(rc.stdout)
@@ -569,6 +609,7 @@ def main():
     _, port = served(models, "ready.txt")
     _, junk = start(llama_exe, "-m", "tiny.gguf", "--alias", f"gtm-e2e-junk-{os.getpid()}", "--ready", "junk.txt",
                     "--garbage", cwd=models)
+    standins = list(children)
     wrote_pid, junk_port = served(models, "junk.txt")
     check(wrote_pid == junk, f"the stand-in wrote the PID it printed ({wrote_pid}, {junk})")
     tcp_table(llama, port, junk, junk_port, dwm)
@@ -583,11 +624,12 @@ def main():
         case_tui(llama, dwm)
         case_inspect(llama, models)
         case_api(llama, port, junk, junk_port, dwm)
+        case_ports_unread(llama, port, junk, junk_port, dwm)
         case_diff(llama, dwm)
         case_live(llama, dwm)
         case_relist(llama, dwm)
-        # the stand-in stays 120 s: every case above ran while it did
-        check(time.time() - started < 115, f"the cases ran within the stand-in's life ({time.time() - started:.0f} s)")
+        check(all(c.poll() is None for c in standins),
+              f"the stand-ins lived through every case ({time.time() - started:.0f} s)")
 
 
 try:

@@ -28,20 +28,34 @@ struct win_dos_device {
 };
 int win_device_path_to_dos(const char *nt_path, const struct win_dos_device *tab, size_t n, char *out, size_t cap);
 
+/* What a listener's local address is, for the port join: exactly the
+ * loopback address (127.0.0.1, ::1), the wildcard (0.0.0.0, ::), or any
+ * other (an interface's, or 127.0.0.2: the probe asks 127.0.0.1 only). */
+enum win_addr_kind {
+	WIN_ADDR_OTHER,
+	WIN_ADDR_LOOPBACK,
+	WIN_ADDR_ANY,
+};
+
 /* One row of GetExtendedTcpTable's listening table, reduced to what the
  * join needs. */
 struct win_tcp_listener {
 	uint32_t pid;
 	uint16_t port;
-	bool loopback; /* reachable on loopback: 127.0.0.0/8, ::1, or a wildcard (0.0.0.0, ::) */
+	uint8_t family; /* 4 or 6 */
+	uint8_t kind;   /* enum win_addr_kind */
 };
-/* Whether a listener's address is reachable on loopback: 127.0.0.0/8 (an
- * IPv4 address in host order), ::1, or the wildcard (0.0.0.0, ::), which
- * accepts loopback connections too, as the Linux side counts it. */
-bool win_v4_on_loopback(uint32_t addr);
-bool win_v6_on_loopback(const uint8_t addr[16]);
-/* The loopback ports of pid among the rows (distinct, in row order), at most
- * cap. Wine reports PID 0 for every listener: such rows join no process. */
+/* The kind of an IPv4 address (host order) and of an IPv6 one. */
+enum win_addr_kind win_v4_addr_kind(uint32_t addr);
+enum win_addr_kind win_v6_addr_kind(const uint8_t addr[16]);
+/* The ports among the rows (distinct, in row order, at most cap) at which
+ * the probe, asking 127.0.0.1:P and then ::1:P when refused, reaches a
+ * socket of pid. On Windows a process may bind 127.0.0.1:P while another
+ * holds 0.0.0.0:P (the specific bind wins), and [::]:P is IPv6-only by
+ * default, so the socket reached is: the 127.0.0.1:P holder, else the
+ * 0.0.0.0:P one; with no IPv4 listener there at all, the ::1:P holder, else
+ * the [::]:P one. A slot two PIDs share joins neither: N/A beats a wrong
+ * join. Wine reports PID 0 for every listener: such rows join no process. */
 int win_ports_of(const struct win_tcp_listener *rows, size_t n, uint32_t pid, uint16_t *ports, int cap);
 
 #endif

@@ -26,9 +26,11 @@ uint64_t win_start_time(HANDLE h);
 size_t win_environ_read(HANDLE h, char *out, bool *denied);
 
 /* The listening TCP sockets of every process (tcp_listeners.c), IPv4 and
- * IPv6, into a new array (*rows, freed by the caller); returns how many. A
- * table that cannot be read adds no rows. */
+ * IPv6, into a new array (*rows, freed by the caller; *n rows). Returns
+ * whether both families' tables were read: false when either failed, or
+ * kept growing past the tries, or the table's DLL is absent (its rows then
+ * are no answer: the caller treats ports as unread, never as none). */
 struct win_tcp_listener;
-size_t win_tcp_listeners_read(struct win_tcp_listener **rows);
+bool win_tcp_listeners_read(struct win_tcp_listener **rows, size_t *n);
 
 #endif

@@ -29,7 +29,12 @@ struct proc_cache {
 	size_t n_dos;
 	struct win_tcp_listener *listeners;
 	size_t n_listeners;
-	bool listeners_read;
+	bool listeners_read; /* this scan's table was asked for */
+	bool listeners_ok;   /* and both families' tables were read */
+	/* the snapshot the current scan fills: proc_refresh_ports is called for
+	 * its rows (collector.c) until the next scan, and notes an unread table
+	 * there once */
+	struct gtm_snapshot *snap;
 	PROCESSENTRY32W *pe; /* the last Toolhelp listing */
 	struct win_listed *wl; /* its PIDs and parents, for win_scan_plan */
 	uint8_t *rows;         /* enum win_row per entry */
@@ -378,14 +383,22 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bo
 static void read_listeners(struct proc_cache *c)
 {
 	free(c->listeners);
-	c->n_listeners = win_tcp_listeners_read(&c->listeners);
+	c->listeners_ok = win_tcp_listeners_read(&c->listeners, &c->n_listeners);
 	c->listeners_read = true;
+	if (!c->listeners_ok && c->snap)
+		snapshot_add_note(c->snap, "ports: the listening TCP table (GetExtendedTcpTable) cannot be read: "
+					   "listening ports are N/A, and no local API is probed");
 }
 
+/* An unread table leaves the row as it was: a row of this scan (nothing is
+ * kept between scans) has ports_read false, JSON null; "no ports" would be
+ * a reading nobody made. */
 int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 {
 	if (!c->listeners_read)
 		read_listeners(c);
+	if (!c->listeners_ok)
+		return -1;
 	p->n_ports = win_ports_of(c->listeners, c->n_listeners, p->pid, p->ports, (int)ARRAY_LEN(p->ports));
 	p->ports_read = true;
 	return 0;
@@ -455,6 +468,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		return -1;
 	read_dos_devices(c);
 	c->listeners_read = false;
+	c->snap = snap;
 	c->n_listed = 0;
 	win_scan_plan(c->wl, c->n_pe, o, c->rows);
 	for (size_t i = 0; i < c->n_pe; i++) {

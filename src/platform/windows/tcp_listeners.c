@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
 #include <winsock2.h>
 #include <ws2tcpip.h>
 #include <windows.h>
@@ -13,6 +12,7 @@
 
 #include "core/util.h"
 #include "proc_win.h"
+#include "win_seam.h"
 
 typedef DWORD(WINAPI *tcp_table_fn)(PVOID, PDWORD, BOOL, ULONG, TCP_TABLE_CLASS, ULONG);
 
@@ -20,23 +20,22 @@ typedef DWORD(WINAPI *tcp_table_fn)(PVOID, PDWORD, BOOL, ULONG, TCP_TABLE_CLASS,
  * server starting): the size protocol is asked again, a few times only. */
 #define TABLE_TRIES 4
 
-/* GTM_IPHLPAPI_DLL, an absolute path only (never a search), names a DLL whose
- * GetExtendedTcpTable stands in for iphlpapi's: the seam through which the
- * tests run gputaskman.exe under Wine, whose table gives every listener PID 0
- * (tests/fakes/iphlpapi). Without the variable it does not exist. Loaded once,
- * kept loaded. */
+/* GTM_IPHLPAPI_DLL (win_seam.h) names a DLL whose GetExtendedTcpTable
+ * stands in for iphlpapi's: Wine's table gives every listener PID 0
+ * (tests/fakes/iphlpapi). Without the variable it does not exist. Looked up
+ * once, kept loaded. */
 static tcp_table_fn table_fn(void)
 {
 	static tcp_table_fn fn;
 	static bool tried;
-	const wchar_t *path = _wgetenv(L"GTM_IPHLPAPI_DLL");
+	bool named;
 
 	if (tried)
 		return fn;
 	tried = true;
 	fn = GetExtendedTcpTable;
-	if (path && wcslen(path) > 3 && path[1] == L':' && path[2] == L'\\') {
-		HMODULE dll = LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+	HMODULE dll = win_seam_dll(L"GTM_IPHLPAPI_DLL", &named);
+	if (named) {
 		FARPROC p = dll ? GetProcAddress(dll, "GetExtendedTcpTable") : NULL;
 		/* absent: no table at all, never Windows' own in its place */
 		fn = NULL;
@@ -76,13 +75,15 @@ static DWORD rows_in(DWORD entries, DWORD size, size_t head, size_t row)
 	return entries < room ? entries : (DWORD)room;
 }
 
-static void add_row(struct win_tcp_listener **rows, size_t *n, size_t *cap, DWORD pid, DWORD port, bool loopback)
+static void add_row(struct win_tcp_listener **rows, size_t *n, size_t *cap, DWORD pid, DWORD port, uint8_t family,
+		    enum win_addr_kind kind)
 {
 	*rows = grow_array(*rows, sizeof **rows, cap, *n);
 	(*rows)[(*n)++] = (struct win_tcp_listener){
 		.pid = pid,
 		.port = ntohs((u_short)port), /* the low 16 bits, in network order */
-		.loopback = loopback,
+		.family = family,
+		.kind = (uint8_t)kind,
 	};
 }
 
@@ -93,30 +94,36 @@ static void add_table(ULONG family, const void *buf, DWORD size, struct win_tcp_
 		const MIB_TCPTABLE_OWNER_PID *t = buf;
 		DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCPTABLE_OWNER_PID, table), sizeof t->table[0]);
 		for (DWORD i = 0; i < k; i++)
-			add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
-				win_v4_on_loopback(ntohl(t->table[i].dwLocalAddr)));
+			add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort, 4,
+				win_v4_addr_kind(ntohl(t->table[i].dwLocalAddr)));
 		return;
 	}
 	const MIB_TCP6TABLE_OWNER_PID *t = buf;
 	DWORD k = rows_in(t->dwNumEntries, size, offsetof(MIB_TCP6TABLE_OWNER_PID, table), sizeof t->table[0]);
 	for (DWORD i = 0; i < k; i++)
-		add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort,
-			win_v6_on_loopback(t->table[i].ucLocalAddr));
+		add_row(rows, n, cap, t->table[i].dwOwningPid, t->table[i].dwLocalPort, 6,
+			win_v6_addr_kind(t->table[i].ucLocalAddr));
 }
 
-size_t win_tcp_listeners_read(struct win_tcp_listener **rows)
+bool win_tcp_listeners_read(struct win_tcp_listener **rows, size_t *n)
 {
 	static const ULONG families[] = {AF_INET, AF_INET6};
 	tcp_table_fn fn = table_fn();
-	size_t n = 0, cap = 0;
+	size_t cap = 0;
 
 	*rows = NULL;
+	*n = 0;
+	/* one family unread would make the join wrong, not short: a port whose
+	 * IPv4 listener is unseen is joined to its [::] holder */
 	for (size_t f = 0; fn && f < ARRAY_LEN(families); f++) {
 		DWORD size;
 		void *buf = read_table(fn, families[f], &size);
-		if (buf && size >= sizeof(DWORD))
-			add_table(families[f], buf, size, rows, &n, &cap);
+		bool ok = buf && size >= sizeof(DWORD);
+		if (ok)
+			add_table(families[f], buf, size, rows, n, &cap);
 		free(buf);
+		if (!ok)
+			return false;
 	}
-	return n;
+	return fn != NULL;
 }

@@ -5,6 +5,7 @@
 #include <wchar.h>
 
 #include "wddm_sysdll.h"
+#include "win_seam.h"
 
 static bool overridden;
 static struct wddm_d3dkmt_api test_api;
@@ -16,18 +17,17 @@ void wddm_d3dkmt_override(const struct wddm_d3dkmt_api *api)
 		test_api = *api;
 }
 
-/* GTM_D3DKMT_DLL, an absolute path only (never a search), names a DLL whose
- * D3DKMT exports stand in for gdi32's: the seam through which the tests run
- * gputaskman.exe itself under Wine 8, whose gdi32 has no
- * D3DKMTQueryAdapterInfo (tests/fakes/d3dkmt). Loaded once, kept loaded. */
+/* GTM_D3DKMT_DLL (win_seam.h) names a DLL whose D3DKMT exports stand in for
+ * gdi32's: Wine 8's gdi32 has no D3DKMTQueryAdapterInfo (tests/fakes/d3dkmt).
+ * Loaded once, kept loaded. */
 static HMODULE seam_dll(void)
 {
 	static HMODULE dll;
 	static bool tried;
-	const wchar_t *path = _wgetenv(L"GTM_D3DKMT_DLL");
+	bool named;
 
-	if (!tried && path && wcslen(path) > 3 && path[1] == L':' && path[2] == L'\\')
-		dll = LoadLibraryExW(path, NULL, LOAD_LIBRARY_SEARCH_DLL_LOAD_DIR | LOAD_LIBRARY_SEARCH_SYSTEM32);
+	if (!tried)
+		dll = win_seam_dll(L"GTM_D3DKMT_DLL", &named);
 	tried = true;
 	return dll;
 }

@@ -99,44 +99,75 @@ static void luid_list(const wddm_luid *v, int n, char *out, size_t cap)
 	}
 }
 
+/* A fresh DXGI listing merged into the list (wddm_merge_adapters): each
+ * card keeps its --gpu number, as an eGPU plugged in or a card a driver
+ * update hides for a moment would otherwise shift the others'. A listing
+ * that fails or finds none keeps the old one. */
+static bool relist(struct wddm_source *s, struct gtm_snapshot *snap, const char *ids)
+{
+	struct wddm_adapter fresh[WDDM_MAX_ADAPTERS], merged[WDDM_MAX_ADAPTERS];
+	struct wddm_luids skipped;
+	struct wddm_merge mg;
+	char why[sizeof s->dxgi_why];
+
+	int m = wddm_adapters_list(fresh, WDDM_MAX_ADAPTERS, &skipped, why, sizeof why);
+	if (m > 0) {
+		s->n_adapters = wddm_merge_adapters(s->adapters, s->n_adapters, fresh, m, merged, &mg);
+		memcpy(s->adapters, merged, sizeof merged[0] * (size_t)s->n_adapters);
+		memcpy(s->relist.gone, mg.gone, sizeof mg.gone);
+		s->dxgi_skipped = skipped;
+		str_copy(s->dxgi_why, why, sizeof s->dxgi_why);
+	}
+	snapshot_add_note(snap, "wddm: DXGI listed again, as the counters name %s, which no adapter had (a driver "
+			  "restart gives new LUIDs): %d adapter%s%s%s", ids, m > 0 ? m : s->n_adapters,
+			  (m > 0 ? m : s->n_adapters) == 1 ? "" : "s", m > 0 ? "" : ", kept from before: ",
+			  m > 0 ? "" : (m < 0 ? why : "DXGI lists no hardware adapter"));
+	if (m > 0 && (mg.n_added || mg.n_dropped))
+		snapshot_add_note(snap, "wddm: %d adapter%s new since the last listing, numbered after the others (--gpu "
+				  "numbers kept)%s", mg.n_added + mg.n_dropped, mg.n_added + mg.n_dropped == 1 ? "" : "s",
+				  mg.n_dropped ? "; some left out: no room" : "");
+	return m > 0;
+}
+
 /* DXGI asked again for the adapters when the counters name a LUID that no
  * listed adapter has (a driver restart gives the adapters new LUIDs, and
  * their rows would be dropped until gputaskman restarts), rate-limited by
- * wddm_relist_due; the new list keeps the --gpu order rules. A listing that
- * fails or finds none keeps the old one. Only for DXGI's adapters: the LUID
- * list without DXGI takes any new LUID itself. */
+ * wddm_relist_due, and only for a LUID no listing left unresolved before
+ * (PDH names compute-only adapters DXGI never lists). Only for DXGI's
+ * adapters: the LUID list without DXGI takes any new LUID itself. */
 static void relist_if_unlisted(struct wddm_source *s, struct gtm_snapshot *snap)
 {
-	wddm_luid seen[WDDM_MAX_ADAPTERS], unlisted[WDDM_MAX_ADAPTERS];
-	char ids[WDDM_MAX_ADAPTERS * 26], why[sizeof s->dxgi_why];
-	struct wddm_adapter fresh[WDDM_MAX_ADAPTERS];
-	struct wddm_luids skipped;
+	wddm_luid seen[WDDM_MAX_ADAPTERS], unlisted[WDDM_MAX_ADAPTERS], unknown[WDDM_MAX_ADAPTERS];
+	char ids[WDDM_MAX_ADAPTERS * 26];
 
 	if (!s->from_dxgi)
 		return;
 	int n = wddm_counter_luids(s, seen, 0, WDDM_MAX_ADAPTERS);
 	int k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
-	if (wddm_relist_due(&s->relist, k, now_monotonic_ns())) {
-		luid_list(unlisted, k, ids, sizeof ids);
-		int m = wddm_adapters_list(fresh, WDDM_MAX_ADAPTERS, &skipped, why, sizeof why);
-		if (m > 0) {
-			memcpy(s->adapters, fresh, sizeof fresh[0] * (size_t)m);
-			s->n_adapters = m;
-			s->dxgi_skipped = skipped;
-			str_copy(s->dxgi_why, why, sizeof s->dxgi_why);
-		}
-		snapshot_add_note(snap, "wddm: DXGI listed again, as the counters name %s, which no adapter had (a driver "
-				  "restart gives new LUIDs): %d adapter%s%s%s", ids, m > 0 ? m : s->n_adapters,
-				  (m > 0 ? m : s->n_adapters) == 1 ? "" : "s", m > 0 ? "" : ", kept from before: ",
-				  m > 0 ? "" : (m < 0 ? why : "DXGI lists no hardware adapter"));
+	int k_new = wddm_relist_unknown(&s->relist, unlisted, k, unknown);
+	if (wddm_relist_due(&s->relist, k_new, now_monotonic_ns())) {
+		luid_list(unknown, k_new, ids, sizeof ids);
+		bool answered = relist(s, snap, ids);
 		k = wddm_unlisted_luids(seen, n, s->adapters, s->n_adapters, &s->dxgi_skipped, unlisted, WDDM_MAX_ADAPTERS);
+		if (answered)
+			wddm_relist_remember(&s->relist, unlisted, k);
 	}
 	if (k) {
 		luid_list(unlisted, k, ids, sizeof ids);
 		snapshot_add_note(snap, "wddm: the counters of %s are left out: no adapter DXGI lists has that LUID (DXGI "
-				  "is asked again at most every %llu s)", ids,
+				  "is asked again for a LUID it was not asked about, at most every %llu s)", ids,
 				  (unsigned long long)(WDDM_RELIST_INTERVAL_NS / 1000000000ull));
 	}
+}
+
+/* The slots a re-list kept for cards DXGI no longer lists: the --gpu
+ * numbers after them stay, and their counters read N/A. */
+static void gone_notes(const struct wddm_source *s, struct gtm_snapshot *snap, int base)
+{
+	for (int i = 0; i < s->n_adapters; i++)
+		if (s->relist.gone[i])
+			snapshot_add_note(snap, "wddm: GPU %d %s: DXGI no longer lists it (kept in its place so the "
+					  "--gpu numbers stay): its counters are N/A", base + i, s->adapters[i].name);
 }
 
 static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses *uses, struct gtm_source_status *st)
@@ -157,6 +188,7 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 		snapshot_add_note(snap, "wddm: adapters listed from PDH's LUIDs and named by them (%s): no name, "
 				  "total memory or vendor telemetry", s->dxgi_why);
 	telemetry_notes(s, snap, base);
+	gone_notes(s, snap, base);
 	wddm_procs_add(s, snap, base, uses);
 	describe(s, st);
 	return 0;

@@ -188,13 +188,14 @@ static HRESULT load_scenario(struct fake_factory *f)
 }
 
 /* One line per CreateDXGIFactory1 to GTM_FAKE_DXGI_LOG, when set: how often
- * the adapters were listed. */
+ * the adapters were listed, and when ("create ms=T", GetTickCount64: the
+ * tests check the time between two listings, not how many fit in a run). */
 static void log_create(void)
 {
 	const char *path = getenv("GTM_FAKE_DXGI_LOG");
 	FILE *f = path ? fopen(path, "a") : NULL;
 	if (f) {
-		fputs("create\n", f);
+		fprintf(f, "create ms=%llu\n", (unsigned long long)GetTickCount64());
 		fclose(f);
 	}
 }

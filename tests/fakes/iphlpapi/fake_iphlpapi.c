@@ -9,6 +9,8 @@
  *   listener pid=P addr=127.0.0.1|::1|0.0.0.0|:: port=N   one row
  *   grow N     the first N calls with a buffer find one row more than their
  *              size query did (a server started in between)
+ *   grow every every call with a buffer finds the table one row longer than
+ *              the call before did, so no size asked for is ever enough
  *   fail       every call answers ERROR_NOT_SUPPORTED
  * Each call is logged to GTM_FAKE_TCP_LOG when set: "call af=A size=S rc=R". */
 #include <stdio.h>
@@ -33,7 +35,7 @@ struct row {
 struct scenario {
 	struct row rows[MAX_ROWS];
 	int n, grow;
-	bool fail;
+	bool grow_every, fail;
 };
 
 static LONG grown; /* calls that found the table grown so far */
@@ -74,7 +76,7 @@ static void load(struct scenario *s)
 		if (!strcmp(word, "listener"))
 			parse_listener(p, s);
 		else if (!strcmp(word, "grow") && scenario_next_word(&p, word, sizeof word, val, sizeof val))
-			s->grow = atoi(word);
+			s->grow_every = !strcmp(word, "every"), s->grow = atoi(word);
 		else if (!strcmp(word, "fail"))
 			s->fail = true;
 		else
@@ -148,7 +150,10 @@ static DWORD answer(PVOID buf, PDWORD size, ULONG af, TCP_TABLE_CLASS cls)
 	for (int i = 0; i < s.n; i++)
 		rows += s.rows[i].af == (int)af;
 	/* a call with a buffer may find the table grown since the size query */
-	int extra = buf && InterlockedCompareExchange(&grown, 0, 0) < s.grow ? (InterlockedIncrement(&grown), 1) : 0;
+	int extra = !buf ? 0
+		    : s.grow_every ? (int)InterlockedIncrement(&grown)
+		    : InterlockedCompareExchange(&grown, 0, 0) < s.grow ? (InterlockedIncrement(&grown), 1)
+									 : 0;
 	DWORD need = table_size(af, rows + extra);
 	if (!buf || *size < need) {
 		*size = need;

@@ -227,6 +227,116 @@ static void test_relist_due(void **state)
 	assert_true(wddm_relist_due(&r, 1, t0 + 3 * WDDM_RELIST_INTERVAL_NS));
 }
 
+/* A LUID a listing that answered did not resolve (a compute-only adapter
+ * PDH names and DXGI never lists) asks DXGI no more: only a LUID outside
+ * the listed + unresolved set does, still at most every 10 s. */
+static void test_relist_unresolved(void **state)
+{
+	(void)state;
+	const uint64_t t0 = 5000000000ull, s = 1000000000ull;
+	const wddm_luid x = 0xBEEF, y = 0xF00D;
+	wddm_luid out[4], unlisted[2] = {x, y};
+	struct wddm_relist r = {0};
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 1, out), 1);
+	assert_true(wddm_relist_due(&r, 1, t0));
+	wddm_relist_remember(&r, unlisted, 1); /* DXGI answered without x */
+	for (uint64_t t = t0 + s; t < t0 + 100 * s; t += s)
+		assert_false(wddm_relist_due(&r, wddm_relist_unknown(&r, unlisted, 1, out), t));
+	/* y appears: asked for it, not for x */
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 1);
+	assert_int_equal(out[0], y);
+	assert_true(wddm_relist_due(&r, 1, t0 + 100 * s));
+	wddm_relist_remember(&r, unlisted, 2);
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 0);
+	/* a later listing that resolved x: only y stays unresolved, x is asked about when unlisted again */
+	wddm_relist_remember(&r, &unlisted[1], 1);
+	assert_int_equal(wddm_relist_unknown(&r, unlisted, 2, out), 1);
+	assert_int_equal(out[0], x);
+}
+
+static struct wddm_adapter card(const char *name, uint32_t vendor, uint32_t device, uint64_t dedicated,
+				wddm_luid luid, int bus)
+{
+	struct wddm_adapter a = adapter(name, vendor, dedicated);
+	a.device_id = device;
+	a.luid = luid;
+	a.has_pci = bus >= 0;
+	a.pci_bus = bus >= 0 ? (uint32_t)bus : 0;
+	return a;
+}
+
+/* A re-list keeps each card in its slot: --gpu N names the same card after
+ * an eGPU is plugged in (it is appended) or while a driver update hides one
+ * (it stays, marked gone); the fresh listing's LUIDs are taken. */
+static void test_merge_adapters(void **state)
+{
+	(void)state;
+	const struct wddm_adapter old[] = {
+		card("NVIDIA GeForce RTX 4070", WDDM_VENDOR_NVIDIA, 0x2786, 12ull << 30, 0xA1, 1),
+		card("AMD Radeon RX 7800 XT", WDDM_VENDOR_AMD, 0x747E, 16ull << 30, 0xB1, 3),
+		card("Intel(R) UHD Graphics 770", WDDM_VENDOR_INTEL, 0x4680, 128u << 20, 0xC1, -1),
+	};
+	/* in --gpu order the 4090 comes first; the iGPU has no PCI location: matched by its model */
+	const struct wddm_adapter fresh[] = {
+		card("NVIDIA GeForce RTX 4090", WDDM_VENDOR_NVIDIA, 0x2684, 24ull << 30, 0xD2, 5),
+		card("NVIDIA GeForce RTX 4070", WDDM_VENDOR_NVIDIA, 0x2786, 12ull << 30, 0xA2, 1),
+		card("AMD Radeon RX 7800 XT (driver 24.1)", WDDM_VENDOR_AMD, 0x747E, 16ull << 30, 0xB2, 3),
+		card("Intel(R) UHD Graphics 770", WDDM_VENDOR_INTEL, 0x4680, 128u << 20, 0xC2, -1),
+	};
+	struct wddm_adapter out[WDDM_MAX_ADAPTERS];
+	struct wddm_merge m;
+	assert_int_equal(wddm_merge_adapters(old, 3, fresh, 4, out, &m), 4);
+	const wddm_luid want[] = {0xA2, 0xB2, 0xC2, 0xD2};
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(out[i].luid, want[i]);
+		assert_false(m.gone[i]);
+	}
+	assert_string_equal(out[1].name, "AMD Radeon RX 7800 XT (driver 24.1)"); /* the fresh description */
+	assert_int_equal(m.n_added, 1);
+	assert_int_equal(m.n_gone, 0);
+	/* a listing without the 4070: it stays GPU 0 (its old LUID, gone), the others keep 1 and 2 */
+	const struct wddm_adapter partial[] = {fresh[2], fresh[3]};
+	assert_int_equal(wddm_merge_adapters(old, 3, partial, 2, out, &m), 3);
+	assert_int_equal(out[0].luid, 0xA1);
+	assert_true(m.gone[0]);
+	assert_int_equal(out[1].luid, 0xB2);
+	assert_int_equal(out[2].luid, 0xC2);
+	assert_int_equal(m.n_gone, 1);
+	assert_int_equal(m.n_added, 0);
+}
+
+/* Without PCI locations two cards of one model are told apart by nothing:
+ * neither is matched (each stays gone, the fresh ones appended); two known
+ * locations that differ are two cards, whatever the model. */
+static void test_merge_ambiguous(void **state)
+{
+	(void)state;
+	const struct wddm_adapter old[] = {
+		card("Intel Arc A380", WDDM_VENDOR_INTEL, 0x56A5, 6ull << 30, 0x11, -1),
+		card("Intel Arc A380", WDDM_VENDOR_INTEL, 0x56A5, 6ull << 30, 0x12, -1),
+		card("NVIDIA GeForce RTX 4070", WDDM_VENDOR_NVIDIA, 0x2786, 12ull << 30, 0x13, 1),
+	};
+	const struct wddm_adapter fresh[] = {
+		card("NVIDIA GeForce RTX 4070", WDDM_VENDOR_NVIDIA, 0x2786, 12ull << 30, 0x23, 2),
+		card("Intel Arc A380", WDDM_VENDOR_INTEL, 0x56A5, 6ull << 30, 0x21, -1),
+		card("Intel Arc A380", WDDM_VENDOR_INTEL, 0x56A5, 6ull << 30, 0x22, -1),
+	};
+	struct wddm_adapter out[WDDM_MAX_ADAPTERS];
+	struct wddm_merge m;
+	assert_int_equal(wddm_merge_adapters(old, 3, fresh, 3, out, &m), 6);
+	assert_int_equal(m.n_gone, 3);
+	assert_int_equal(m.n_added, 3);
+	assert_int_equal(out[0].luid, 0x11);
+	assert_int_equal(out[3].luid, 0x23); /* appended in --gpu order: NVIDIA first */
+	/* no room: what does not fit is counted, never written past the array */
+	struct wddm_adapter many[WDDM_MAX_ADAPTERS];
+	for (int i = 0; i < WDDM_MAX_ADAPTERS; i++)
+		many[i] = card("x", WDDM_VENDOR_AMD, 1, 1, (wddm_luid)(0x100 + i), 10 + i);
+	assert_int_equal(wddm_merge_adapters(many, WDDM_MAX_ADAPTERS, old, 3, out, &m), WDDM_MAX_ADAPTERS);
+	assert_int_equal(m.n_gone, WDDM_MAX_ADAPTERS);
+	assert_int_equal(m.n_dropped, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +345,8 @@ int main(void)
 		cmocka_unit_test(test_pci_ids_from_nvml), cmocka_unit_test(test_dedupe),
 		cmocka_unit_test(test_adl_sensors),    cmocka_unit_test(test_adl_od5),
 		cmocka_unit_test(test_unlisted_luids), cmocka_unit_test(test_relist_due),
+		cmocka_unit_test(test_merge_adapters), cmocka_unit_test(test_merge_ambiguous),
+		cmocka_unit_test(test_relist_unresolved),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

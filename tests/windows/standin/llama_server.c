@@ -3,8 +3,11 @@
  *   llama-server.exe -m PATH [--port N] [--alias MARK] [--ready FILE [--garbage]]
  * loads ggml-cuda.dll and llama.dll (stand-in runtimes, linked), maps PATH
  * (CreateFileMapping + MapViewOfFile: a MEM_MAPPED region, as llama.cpp's
- * mmap is on Windows), prints "ready PID" and stays 120 s, until the test
- * ends it. The tests find it by MARK in gputaskman's --json, or by its PID.
+ * mmap is on Windows), prints "ready PID" and stays until the test ends it:
+ * killed, or, when its stdin is a pipe, until that pipe closes (the test
+ * that started it is gone: wine_e2e.py); otherwise at most an hour, far
+ * longer than any test's timeout, so an orphan still goes by itself. The
+ * tests find it by MARK in gputaskman's --json, or by its PID.
  * With --ready FILE it also serves the Linux stand-in's local API
  * (tests/fakes/standin_answers.c: /props, /slots, /metrics, /v1/models,
  * /health, the model's Windows path put in) on 127.0.0.1, an ephemeral port
@@ -56,9 +59,28 @@ static int serve(int argc, char **argv, const wchar_t *model)
 	if (!rs)
 		return -1;
 	FILE *f = fopen(ready, "w");
-	if (!f || fprintf(f, "%lu %u\n", GetCurrentProcessId(), replay_port(rs)) < 0 || fclose(f) != 0)
+	if (!f)
+		return -1;
+	int wrote = fprintf(f, "%lu %u\n", GetCurrentProcessId(), replay_port(rs));
+	if (fclose(f) != 0 || wrote < 0) /* closed either way: never leaked */
 		return -1;
 	return replay_port(rs);
+}
+
+/* A shell's `cmd &` gives /dev/null (a character device here) as stdin,
+ * whose end comes at once: only a pipe's end says the test has gone. */
+static void stay(void)
+{
+	HANDLE in = GetStdHandle(STD_INPUT_HANDLE);
+	char buf[64];
+	DWORD got;
+
+	if (in == INVALID_HANDLE_VALUE || !in || GetFileType(in) != FILE_TYPE_PIPE) {
+		Sleep(3600 * 1000);
+		return;
+	}
+	while (ReadFile(in, buf, sizeof buf, &got, NULL) && got > 0)
+		;
 }
 
 int main(int argc, char **argv)
@@ -98,7 +120,7 @@ int main(int argc, char **argv)
 	else
 		printf("ready %lu\n", GetCurrentProcessId());
 	fflush(stdout);
-	Sleep(120 * 1000);
+	stay();
 	UnmapViewOfFile(view);
 	CloseHandle(m);
 	CloseHandle(f);
