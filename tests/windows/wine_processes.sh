@@ -11,6 +11,10 @@
 # line and that working folder. Listening ports are not checked here: Wine's GetExtendedTcpTable
 # says PID 0 for every listener, so no port joins a process; test_win_paths
 # tests that join (win_ports_of) instead.
+# A second stand-in (--behind-dll) maps the model in the first free slot
+# after llama.dll, whose header in memory then claims 16 MiB more than it
+# maps: the model must still be found mapped, so the scan's walk of the
+# address space never steps over an allocation on a header's word alone.
 set -u
 # Wine maps Unix file names to UTF-16 by the locale's charset: under LANG=C
 # the non-ASCII names below would not exist for Windows programs
@@ -20,14 +24,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 wine="sh $here/../../scripts/wine-run.sh"
 tmp=$(mktemp -d /tmp/gtm-wine-e2e-XXXXXX)
 pid=""
+pid2=""
 cleanup() {
 	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	[ -n "$pid2" ] && kill "$pid2" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 fail() {
 	echo "FAIL: $*"
 	exit 1
+}
+# wait_ready OUT PID WHAT: until the stand-in started as PID says ready in OUT
+wait_ready() {
+	for _ in $(seq 100); do
+		grep -q ready "$1" && return 0
+		kill -0 "$2" 2>/dev/null || fail "$3 exited: $(cat "$1")"
+		sleep 0.2
+	done
+	fail "$3 never said ready"
 }
 
 # a folder and a file name no ANSI code page holds: paths are UTF-16 from
@@ -43,15 +58,10 @@ mark="gtm-e2e-$$"
 standin=$(cd "$(dirname "$standin")" && pwd)/$(basename "$standin")
 (cd "$folder" && exec $wine "$standin" -m "模型 ß.gguf" --port 18080 --alias "$mark") >"$tmp/standin.out" 2>&1 &
 pid=$!
-for _ in $(seq 100); do
-	grep -q ready "$tmp/standin.out" && break
-	kill -0 "$pid" 2>/dev/null || fail "the stand-in exited: $(cat "$tmp/standin.out")"
-	sleep 0.2
-done
-grep -q ready "$tmp/standin.out" || fail "the stand-in never said ready"
+wait_ready "$tmp/standin.out" "$pid" "the stand-in"
 # --all: a runtime that uses no GPU (no GPU source on Windows yet) is listed only with it
 $wine "$gtm" --json --all >"$tmp/snap.json" 2>"$tmp/gtm.err" || fail "gputaskman.exe --json failed: $(cat "$tmp/gtm.err")"
-python3 - "$tmp/snap.json" "$mark" "$dosmodel" <<'PY'
+python3 - "$tmp/snap.json" "$mark" "$dosmodel" <<'PY' || exit 1
 import json, sys
 snap, mark, model = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2], sys.argv[3]
 procs = [p for p in snap["processes"] if mark in (p.get("cmdline") or [])]
@@ -91,4 +101,26 @@ if problems:
     sys.exit("FAIL: " + "; ".join(problems))
 print(f"ok: pid {p['pid']} {p['name']} in {p['cwd']}: runtimes {sorted(rts)}, model {model} ({', '.join(models[0]['evidence'])}), mode native")
 print("not checked under Wine: listening ports (Wine reports PID 0 for every listener; test_win_paths checks win_ports_of)")
+PY
+
+# the second stand-in: the model's view behind llama.dll, whose header lies
+mark2="gtm-behind-$$"
+(cd "$folder" && exec $wine "$standin" -m "模型 ß.gguf" --alias "$mark2" --behind-dll) >"$tmp/standin2.out" 2>&1 &
+pid2=$!
+wait_ready "$tmp/standin2.out" "$pid2" "the --behind-dll stand-in"
+$wine "$gtm" --json --all >"$tmp/snap2.json" 2>"$tmp/gtm2.err" || fail "gputaskman.exe --json failed: $(cat "$tmp/gtm2.err")"
+python3 - "$tmp/snap2.json" "$mark2" "$dosmodel" <<'PY'
+import json, sys
+snap, mark, model = json.load(open(sys.argv[1], encoding="utf-8")), sys.argv[2], sys.argv[3]
+procs = [p for p in snap["processes"] if mark in (p.get("cmdline") or [])]
+if len(procs) != 1:
+    sys.exit(f"FAIL: {len(procs)} processes with {mark} in their command line")
+p = procs[0]
+rts = {r["id"]: r for r in p["runtimes"]}
+models = [m for m in p["models"] if (m.get("path") or "").lower() == model.lower()]
+if "mapped llama.dll" not in rts.get("llama.cpp", {}).get("evidence", []):
+    sys.exit(f"FAIL: behind-dll: llama.cpp evidence {rts.get('llama.cpp')}")
+if len(models) != 1 or sorted(models[0]["evidence"]) != ["cmdline", "mapped"]:
+    sys.exit(f"FAIL: behind-dll: the model mapped after llama.dll was not found mapped: {[(m.get('path'), m.get('evidence')) for m in p['models']]}")
+print(f"ok: behind-dll: pid {p['pid']}: model {model} ({', '.join(models[0]['evidence'])}) though llama.dll's header claims 16 MiB more")
 PY

@@ -207,40 +207,94 @@ static void add_map(struct gtm_proc_detail *d, size_t *cap, char *path)
 	d->maps[d->n_maps++] = path;
 }
 
-/* Loaded DLLs (EnumProcessModulesEx), then files mapped as views
- * (VirtualQueryEx over MEM_MAPPED regions, GetMappedFileNameW's NT device
- * path turned into a drive-letter path). */
+/* An NT device path as a drive-letter path (malloc'd), NULL when no drive
+ * names its device. */
+static char *dos_path_of(const struct proc_cache *c, const wchar_t *w, DWORD k)
+{
+	char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
+	char *r = nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0 ? xstrdup(dos) : NULL;
+	free(nt);
+	return r;
+}
+
+/* The file an allocation at base is a view of: its mapped-file name (one
+ * server request under Wine), the file itself as /proc/PID/maps names it on
+ * Linux; for an image whose device no drive names (a DLL on a network
+ * share) the loader's name for it, as EnumProcessModulesEx +
+ * GetModuleFileNameExW gave for every DLL before. The two differ only where
+ * the loader's name is not the file's: Wine's builtin kernel32.dll is
+ * C:\windows\system32\kernel32.dll to its loader and
+ * Z:\usr\lib\x86_64-linux-gnu\wine\x86_64-windows\kernel32.dll mapped
+ * (same base name, which is what runtimes are told by). */
+static char *view_path(const struct proc_cache *c, HANDLE h, void *base, bool image)
+{
+	wchar_t w[MAX_PATH * 2];
+	char *p = dos_path_of(c, w, GetMappedFileNameW(h, base, w, ARRAY_LEN(w)));
+	if (!p && image) {
+		DWORD k = GetModuleFileNameExW(h, (HMODULE)base, w, ARRAY_LEN(w));
+		p = k ? path_from_wide(w, (int)k) : NULL;
+	}
+	return p;
+}
+
+/* Where the image mapped at base ends, so the walk steps over its sections
+ * (a region each: 7-8 VirtualQueryEx calls per DLL, each an APC into the
+ * target under Wine) in one: its PE header's SizeOfImage, which the loader
+ * maps as one view, trusted only when the view's last page is still part of
+ * the same allocation (a header rewritten in memory cannot make the walk
+ * skip another allocation). NULL when not known: the walk goes on region
+ * by region. */
+static char *image_end(HANDLE h, char *base)
+{
+	union {
+		IMAGE_DOS_HEADER dos;
+		char page[4096];
+	} u;
+	SIZE_T got = 0;
+	if (!ReadProcessMemory(h, base, &u, sizeof u, &got) || got != sizeof u || u.dos.e_magic != IMAGE_DOS_SIGNATURE ||
+	    u.dos.e_lfanew < 0 || (size_t)u.dos.e_lfanew > sizeof u - sizeof(IMAGE_NT_HEADERS32))
+		return NULL;
+	/* SizeOfImage sits at the same offset in PE32 and PE32+ headers */
+	const IMAGE_NT_HEADERS32 *nt = (const void *)(u.page + u.dos.e_lfanew);
+	DWORD size = nt->Signature == IMAGE_NT_SIGNATURE ? nt->OptionalHeader.SizeOfImage : 0;
+	MEMORY_BASIC_INFORMATION last;
+	if (size <= sizeof u.page || VirtualQueryEx(h, base + size - 1, &last, sizeof last) != sizeof last ||
+	    last.AllocationBase != base)
+		return NULL;
+	return (char *)last.BaseAddress + last.RegionSize;
+}
+
+/* DLLs and mapped files in one walk of the address space: each MEM_IMAGE
+ * allocation is a loaded DLL (or the exe), each committed MEM_MAPPED one a
+ * file mapped as a view (GetMappedFileNameW's NT device path turned into a
+ * drive-letter path); the DLLs are listed first, as before. One walk, not
+ * EnumProcessModulesEx plus a GetModuleFileNameExW per module, each of which
+ * re-reads the target's loader list (0.5 ms a call under Wine, measured). */
 static void read_maps(struct proc_cache *c, HANDLE h, struct gtm_proc_detail *d)
 {
-	size_t cap = 0;
-	HMODULE mods[1024];
-	DWORD need = 0;
-	wchar_t w[MAX_PATH * 2];
-
-	if (EnumProcessModulesEx(h, mods, sizeof mods, &need, LIST_MODULES_ALL)) {
-		DWORD n = need / sizeof(HMODULE);
-		if (n > ARRAY_LEN(mods))
-			n = ARRAY_LEN(mods);
-		for (DWORD i = 0; i < n; i++) {
-			DWORD k = GetModuleFileNameExW(h, mods[i], w, ARRAY_LEN(w));
-			if (k)
-				add_map(d, &cap, path_from_wide(w, (int)k));
-		}
-	}
+	size_t cap = 0, n_files = 0, cap_files = 0;
+	char **files = NULL;
 	MEMORY_BASIC_INFORMATION mbi;
 	for (char *a = NULL; VirtualQueryEx(h, a, &mbi, sizeof mbi) == sizeof mbi;) {
-		char *next = (char *)mbi.BaseAddress + mbi.RegionSize;
-		if (mbi.Type == MEM_MAPPED && mbi.State == MEM_COMMIT && mbi.BaseAddress == mbi.AllocationBase) {
-			DWORD k = GetMappedFileNameW(h, mbi.BaseAddress, w, ARRAY_LEN(w));
-			char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
-			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0)
-				add_map(d, &cap, xstrdup(dos));
-			free(nt);
+		char *base = mbi.BaseAddress, *next = base + mbi.RegionSize, *end;
+		if (mbi.Type == MEM_IMAGE && base == mbi.AllocationBase) {
+			add_map(d, &cap, view_path(c, h, base, true));
+			if ((end = image_end(h, base)) && end > next)
+				next = end;
+		} else if (mbi.Type == MEM_MAPPED && mbi.State == MEM_COMMIT && base == mbi.AllocationBase) {
+			char *p = view_path(c, h, base, false);
+			if (p) {
+				files = grow_array(files, sizeof *files, &cap_files, n_files);
+				files[n_files++] = p;
+			}
 		}
 		if (next <= a)
 			break;
 		a = next;
 	}
+	for (size_t i = 0; i < n_files; i++)
+		add_map(d, &cap, files[i]);
+	free(files);
 }
 
 static void read_user(HANDLE h, struct gtm_process *p)

@@ -13,7 +13,11 @@
  * /health, the model's Windows path put in) on 127.0.0.1, an ephemeral port
  * (--port is the llama-server flag, not honoured), over Winsock, and writes
  * "PID PORT" to FILE and prints "ready PID PORT" once it serves; --garbage
- * answers every request with bytes that are not HTTP. */
+ * answers every request with bytes that are not HTTP. With --behind-dll the
+ * model's view lies in the first free 64 KiB slot after llama.dll's image,
+ * and that DLL's header in memory claims 16 MiB more than was mapped: a walk
+ * of the address space that stepped over each DLL by its header's
+ * SizeOfImage without checking would step over the model too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +87,39 @@ static void stay(void)
 		;
 }
 
+#define BEHIND_CLAIM (16u << 20)
+
+/* The model's view right after llama.dll's image (--behind-dll), that
+ * DLL's SizeOfImage then made BEHIND_CLAIM larger; NULL when no slot
+ * within the claim is free, so the case is never run without its point. */
+static const unsigned char *map_behind_dll(HANDLE m)
+{
+	char *dll = (char *)GetModuleHandleW(L"llama.dll");
+	IMAGE_NT_HEADERS *nt = dll ? (IMAGE_NT_HEADERS *)(dll + ((IMAGE_DOS_HEADER *)dll)->e_lfanew) : NULL;
+	if (!nt)
+		return NULL;
+	char *end = dll + nt->OptionalHeader.SizeOfImage, *view = NULL;
+	MEMORY_BASIC_INFORMATION mbi;
+	for (char *a = (char *)(((ULONG_PTR)end + 0xffff) & ~(ULONG_PTR)0xffff); !view && a < end + BEHIND_CLAIM / 2;
+	     a += 0x10000)
+		if (VirtualQuery(a, &mbi, sizeof mbi) == sizeof mbi && mbi.State == MEM_FREE)
+			view = MapViewOfFileEx(m, FILE_MAP_READ, 0, 0, 0, a);
+	DWORD old;
+	if (!view || !VirtualProtect(nt, sizeof *nt, PAGE_READWRITE, &old))
+		return NULL;
+	nt->OptionalHeader.SizeOfImage += BEHIND_CLAIM;
+	VirtualProtect(nt, sizeof *nt, old, &old);
+	return (const unsigned char *)view;
+}
+
+static bool has_flag(int argc, char **argv, const char *name)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return true;
+	return false;
+}
+
 int main(int argc, char **argv)
 {
 	const wchar_t *model = NULL;
@@ -102,7 +139,9 @@ int main(int argc, char **argv)
 	}
 	HANDLE f = CreateFileW(model, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_EXISTING, 0, NULL);
 	HANDLE m = f == INVALID_HANDLE_VALUE ? NULL : CreateFileMappingW(f, NULL, PAGE_READONLY, 0, 0, NULL);
-	const unsigned char *view = m ? MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0) : NULL;
+	const unsigned char *view = !m				   ? NULL
+				    : has_flag(argc, argv, "--behind-dll") ? map_behind_dll(m)
+									   : MapViewOfFile(m, FILE_MAP_READ, 0, 0, 0);
 	if (!view || memcmp(view, "GGUF", 4) != 0) {
 		fprintf(stderr, "llama-server stand-in: cannot map %ls as a GGUF file (error %lu)\n", model, GetLastError());
 		return 1;
