@@ -31,6 +31,7 @@
 struct proc_cache {
 	struct win_dos_device dos[26];
 	size_t n_dos;
+	bool dos_read; /* in this scan: 26 QueryDosDeviceW calls, made only for a mapped file */
 	struct win_tcp_listener *listeners;
 	size_t n_listeners;
 	bool listeners_read;
@@ -72,6 +73,7 @@ static char *path_from_wide(const wchar_t *w, int wlen)
 
 static void read_dos_devices(struct proc_cache *c)
 {
+	c->dos_read = true;
 	c->n_dos = 0;
 	for (wchar_t d = L'A'; d <= L'Z'; d++) {
 		wchar_t drive[3] = {d, L':', 0}, target[256];
@@ -231,6 +233,8 @@ static void read_maps(struct proc_cache *c, HANDLE h, struct gtm_proc_detail *d)
 		if (mbi.Type == MEM_MAPPED && mbi.State == MEM_COMMIT && mbi.BaseAddress == mbi.AllocationBase) {
 			DWORD k = GetMappedFileNameW(h, mbi.BaseAddress, w, ARRAY_LEN(w));
 			char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
+			if (nt && !c->dos_read)
+				read_dos_devices(c);
 			if (nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0)
 				add_map(d, &cap, xstrdup(dos));
 			free(nt);
@@ -509,7 +513,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 {
 	if (!list_processes(c, snap))
 		return -1;
-	read_dos_devices(c);
+	c->dos_read = false; /* drives may be mapped since: read again when a mapped file needs them */
 	c->listeners_read = false;
 	c->n_listed = 0;
 	win_scan_plan(c->wl, c->list.n, o, c->rows);
