@@ -12,7 +12,6 @@
 set -u
 exe=$1 doubles=$2
 here=$(cd "$(dirname "$0")" && pwd)
-base=${WINEPREFIX:-${GTM_WINEPREFIX:-$HOME/.wine-gputaskman}}
 tmp=$(mktemp -d /tmp/gtm-wine-adapters-XXXXXX)
 cleanup() {
 	WINEPREFIX="$tmp/prefix" WINEDEBUG=-all timeout 30 wineserver -k >/dev/null 2>&1
@@ -24,14 +23,8 @@ fail() {
 	exit 1
 }
 
-if [ -f "$base/system.reg" ]; then
-	cp -al "$base" "$tmp/prefix" 2>/dev/null || cp -a "$base" "$tmp/prefix" || fail "cannot copy the prefix $base"
-	for f in system.reg user.reg userdef.reg .update-timestamp; do
-		[ -e "$base/$f" ] && cp --remove-destination "$base/$f" "$tmp/prefix/$f"
-	done
-else
-	WINEPREFIX="$tmp/prefix" GTM_WINE_TIMEOUT=120 sh "$here/../../scripts/wine-run.sh" wineboot --init >/dev/null 2>&1
-fi
+. "$here/own_prefix.sh"
+own_prefix "$tmp/prefix" || fail "cannot copy the run's Wine prefix"
 export WINEPREFIX="$tmp/prefix"
 sys32="$WINEPREFIX/drive_c/windows/system32"
 [ -d "$sys32" ] || fail "no System32 in the prefix ($sys32)"

@@ -12,9 +12,10 @@
 #include "sources/wsl_proto.h"
 #include "sources/wsl_proto_write.h"
 #include "wddm_source.h"
+#include "win_proc_list.h"
 
-/* host_stream_procs.c: the processes Toolhelp lists, by PID, with their
- * image names (UTF-8, ".exe" included). */
+/* host_stream_procs.c: the processes listed (win_proc_list.h), by PID,
+ * with their image names (UTF-8, ".exe" included). */
 struct hs_name {
 	uint32_t pid;
 	char name[WSL_NAME_LEN];
@@ -22,10 +23,12 @@ struct hs_name {
 struct hs_names {
 	struct hs_name *v;
 	size_t n, cap;
+	struct win_proc_list list; /* the listing's buffers, kept between lines */
 };
-/* Lists the processes now; false when Toolhelp fails (the table is then empty). */
+/* Lists the processes now; false when no listing could be had (the table
+ * is then empty). */
 bool hs_names_read(struct hs_names *t);
-/* The image name of pid, or NULL when Toolhelp did not list it. */
+/* The image name of pid, or NULL when the listing did not list it. */
 const char *hs_names_of(const struct hs_names *t, uint32_t pid);
 /* How many processes run an image of this name (case-insensitive). */
 int hs_names_count(const struct hs_names *t, const char *image);

@@ -1,10 +1,11 @@
-/* The host stream's view of the processes: one Toolhelp listing per line
- * for the names of the PIDs PDH lists (vmwp.exe is told by its image name:
- * PDH's instance names carry no process name), and the parent to wait on. */
+/* The host stream's view of the processes: one listing per line
+ * (win_proc_list.h: SystemProcessInformation, else Toolhelp) for the names
+ * of the PIDs PDH lists (vmwp.exe is told by its image name: PDH's instance
+ * names carry no process name), and the parent to wait on. */
 #include "host_stream.h"
 
 #include <windows.h>
-#include <tlhelp32.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,20 +19,17 @@ static int cmp_pid(const void *a, const void *b)
 
 bool hs_names_read(struct hs_names *t)
 {
-	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
-	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
-
 	t->n = 0;
-	if (snap == INVALID_HANDLE_VALUE)
+	if (!win_proc_list_read(&t->list))
 		return false;
-	for (BOOL more = Process32FirstW(snap, &pe); more; more = Process32NextW(snap, &pe)) {
+	for (size_t i = 0; i < t->list.n; i++) {
+		const struct win_proc *p = &t->list.v[i];
 		t->v = grow_array(t->v, sizeof *t->v, &t->cap, t->n);
 		struct hs_name *x = &t->v[t->n++];
-		x->pid = pe.th32ProcessID;
-		if (!WideCharToMultiByte(CP_UTF8, 0, pe.szExeFile, -1, x->name, sizeof x->name, NULL, NULL))
-			x->name[0] = '\0'; /* longer than a name is kept: unknown, written "?" */
+		x->pid = p->pid;
+		/* longer than a name is kept: unknown, written "?" */
+		snprintf(x->name, sizeof x->name, "%s", p->name_cut ? "" : p->name);
 	}
-	CloseHandle(snap);
 	qsort(t->v, t->n, sizeof *t->v, cmp_pid);
 	return true;
 }
@@ -53,22 +51,21 @@ int hs_names_count(const struct hs_names *t, const char *image)
 
 void hs_names_free(struct hs_names *t)
 {
+	win_proc_list_free(&t->list);
 	free(t->v);
 	memset(t, 0, sizeof *t);
 }
 
 static DWORD parent_pid(void)
 {
-	HANDLE snap = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
-	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
+	struct win_proc_list l = {0};
 	DWORD self = GetCurrentProcessId(), parent = 0;
 
-	if (snap == INVALID_HANDLE_VALUE)
-		return 0;
-	for (BOOL more = Process32FirstW(snap, &pe); more && !parent; more = Process32NextW(snap, &pe))
-		if (pe.th32ProcessID == self)
-			parent = pe.th32ParentProcessID;
-	CloseHandle(snap);
+	win_proc_list_read(&l);
+	for (size_t i = 0; i < l.n && !parent; i++)
+		if (l.v[i].pid == self)
+			parent = l.v[i].ppid;
+	win_proc_list_free(&l);
 	return parent;
 }
 
@@ -78,7 +75,7 @@ static ULONGLONG created(HANDLE h)
 	return GetProcessTimes(h, &c, &e, &k, &u) ? ((ULONGLONG)c.dwHighDateTime << 32) | c.dwLowDateTime : 0;
 }
 
-/* Toolhelp keeps the parent's PID after the parent exits, and Windows may
+/* The listing keeps the parent's PID after the parent exits, and Windows may
  * give it to a new process: only a parent older than this process is ours. */
 void *hs_parent_open(void)
 {

@@ -1,8 +1,12 @@
-/* The Windows process scan: one Toolhelp snapshot lists every process (PID,
- * parent, image name); each is then opened with the least rights that tell
- * its start time, working set, image path, user, command line, DLLs and
- * mapped files. A process that refuses to be opened is listed with what
- * Toolhelp gave and counted as not inspectable; nothing is made up. */
+/* The Windows process scan: one listing of every process (PID, parent,
+ * image name, start time, working set: win_proc_list.c, from
+ * SystemProcessInformation); a process whose user or detail must be read
+ * (win_detail_cache.h) is then opened with the least rights that tell its
+ * image path, user, command line, DLLs and mapped files. Where the listing
+ * came from Toolhelp (the fallback) each process is opened for its start
+ * time and working set too. A process that refuses to be opened is listed
+ * with what the listing gave and counted as not inspectable; nothing is
+ * made up. */
 #include "platform.h"
 
 #include <stddef.h>
@@ -12,7 +16,6 @@
 #include <windows.h>
 #include <psapi.h>
 #include <shellapi.h>
-#include <tlhelp32.h>
 #include <winternl.h>
 
 #include "core/snapshot.h"
@@ -20,6 +23,7 @@
 #include "portable.h"
 #include "proc_win.h"
 #include "win_detail_cache.h"
+#include "win_proc_list.h"
 #include "win_scan_plan.h"
 
 #define MAX_MAPS 8192
@@ -27,6 +31,7 @@
 struct proc_cache {
 	struct win_dos_device dos[26];
 	size_t n_dos;
+	bool dos_read; /* in this scan: 26 QueryDosDeviceW calls, made only for a mapped file */
 	struct win_tcp_listener *listeners;
 	size_t n_listeners;
 	bool listeners_read; /* this scan's table was asked for */
@@ -35,10 +40,9 @@ struct proc_cache {
 	 * its rows (collector.c) until the next scan, and notes an unread table
 	 * there once */
 	struct gtm_snapshot *snap;
-	PROCESSENTRY32W *pe; /* the last Toolhelp listing */
-	struct win_listed *wl; /* its PIDs and parents, for win_scan_plan */
-	uint8_t *rows;         /* enum win_row per entry */
-	size_t n_pe, cap_pe;
+	struct win_proc_list list; /* the last listing */
+	struct win_listed *wl;     /* its PIDs and parents, for win_scan_plan */
+	uint8_t *rows;             /* enum win_row per entry */
 	uint32_t *listed; /* the last scan's PIDs, sorted */
 	size_t n_listed, cap_listed;
 	bool scanned;
@@ -56,7 +60,7 @@ void proc_cache_free(struct proc_cache *c)
 		return;
 	free(c->listeners);
 	free(c->listed);
-	free(c->pe);
+	win_proc_list_free(&c->list);
 	free(c->wl);
 	free(c->rows);
 	win_detail_cache_free(&c->details);
@@ -74,6 +78,7 @@ static char *path_from_wide(const wchar_t *w, int wlen)
 
 static void read_dos_devices(struct proc_cache *c)
 {
+	c->dos_read = true;
 	c->n_dos = 0;
 	for (wchar_t d = L'A'; d <= L'Z'; d++) {
 		wchar_t drive[3] = {d, L':', 0}, target[256];
@@ -209,9 +214,11 @@ static void add_map(struct gtm_proc_detail *d, size_t *cap, char *path)
 
 /* An NT device path as a drive-letter path (malloc'd), NULL when no drive
  * names its device. */
-static char *dos_path_of(const struct proc_cache *c, const wchar_t *w, DWORD k)
+static char *dos_path_of(struct proc_cache *c, const wchar_t *w, DWORD k)
 {
 	char *nt = k ? wide_to_utf8(w, (int)k) : NULL, dos[1024];
+	if (nt && !c->dos_read)
+		read_dos_devices(c);
 	char *r = nt && win_device_path_to_dos(nt, c->dos, c->n_dos, dos, sizeof dos) == 0 ? xstrdup(dos) : NULL;
 	free(nt);
 	return r;
@@ -226,7 +233,7 @@ static char *dos_path_of(const struct proc_cache *c, const wchar_t *w, DWORD k)
  * C:\windows\system32\kernel32.dll to its loader and
  * Z:\usr\lib\x86_64-linux-gnu\wine\x86_64-windows\kernel32.dll mapped
  * (same base name, which is what runtimes are told by). */
-static char *view_path(const struct proc_cache *c, HANDLE h, void *base, bool image)
+static char *view_path(struct proc_cache *c, HANDLE h, void *base, bool image)
 {
 	wchar_t w[MAX_PATH * 2];
 	char *p = dos_path_of(c, w, GetMappedFileNameW(h, base, w, ARRAY_LEN(w)));
@@ -395,30 +402,50 @@ static struct gtm_proc_detail *read_detail(struct proc_cache *c, HANDLE h, bool 
 	return d;
 }
 
+/* Keeps what was just read of p (its detail, if any, and user) by (PID,
+ * start time); ok is what the read returns. */
+static void keep(struct proc_cache *c, const struct gtm_process *p, bool ok, bool refused, uint64_t now)
+{
+	struct win_detail_entry e = {.pid = p->pid, .start_time = p->start_time, .detail = p->detail, .ok = ok,
+				     .refused = refused, .rss = p->rss.v, .read_ns = now};
+	snprintf(e.user, sizeof e.user, "%s", p->user);
+	win_detail_cache_put(&c->details, &e);
+}
+
+/* The cache's entry for p under want, into p (its detail only where a
+ * detail is wanted: a parent's row has none); NULL when a read is due. */
+static const struct win_detail_entry *from_cache(struct proc_cache *c, struct gtm_process *p,
+						 enum win_detail_want want, uint64_t now)
+{
+	const struct win_detail_entry *e = win_detail_cache_get(&c->details, p->pid, p->start_time, p->rss.v, now, want);
+	if (e) {
+		if (e->detail && want != WIN_WANT_USER)
+			p->detail = proc_detail_ref(e->detail);
+		snprintf(p->user, sizeof p->user, "%s", e->user);
+	}
+	return e;
+}
+
 /* p's detail and user (p's start time and working set read from h): the
  * cache's while (PID, start time) holds and no re-read is due, else read
  * from h and kept. Returns whether the process gave it in full. */
 static bool detail_of(struct proc_cache *c, HANDLE h, bool full, bool defer_environ, struct gtm_process *p)
 {
 	uint64_t now = now_monotonic_ns();
-	const struct win_detail_entry *e = win_detail_cache_get(&c->details, p->pid, p->start_time, p->rss.v, now);
+	const struct win_detail_entry *e = from_cache(c, p, WIN_WANT_DETAIL, now);
 
-	if (e) {
-		p->detail = proc_detail_ref(e->detail);
-		snprintf(p->user, sizeof p->user, "%s", e->user);
+	if (e)
 		return e->ok;
-	}
 	read_user(h, p);
 	p->detail = read_detail(c, h, full, defer_environ);
-	struct win_detail_entry fresh = {.pid = p->pid, .start_time = p->start_time, .detail = p->detail,
-					 .ok = full && p->detail->argc > 0, .rss = p->rss.v, .read_ns = now};
-	snprintf(fresh.user, sizeof fresh.user, "%s", p->user);
-	win_detail_cache_put(&c->details, &fresh);
-	return fresh.ok;
+	bool ok = full && p->detail->argc > 0;
+	keep(c, p, ok, false, now);
+	return ok;
 }
 
 /* Fills what an open handle tells, the detail too when asked; false when
- * the process refused it (or, with detail, its memory). */
+ * the process refused it (or, with detail, its memory). The Toolhelp
+ * fallback's way, and proc_detail_load's. */
 static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bool defer_environ)
 {
 	bool full, ok = true;
@@ -430,6 +457,36 @@ static bool inspect(struct proc_cache *c, struct gtm_process *p, bool detail, bo
 		ok = detail_of(c, h, full, defer_environ, p);
 	else
 		read_user(h, p);
+	CloseHandle(h);
+	return ok;
+}
+
+/* inspect() for a row whose start time and working set the listing gave:
+ * the cache's user and detail while they hold, else the process opened to
+ * read them; a refusal is kept too, so neither is asked again until due.
+ * The one open handle is checked against the listing's start time: the
+ * PID may name a newer process by then. */
+static bool inspect_listed(struct proc_cache *c, struct gtm_process *p, bool detail, bool defer_environ)
+{
+	uint64_t now = now_monotonic_ns();
+	const struct win_detail_entry *e =
+		from_cache(c, p, detail ? WIN_WANT_DETAIL_OR_REFUSAL : WIN_WANT_USER, now);
+	if (e)
+		return e->ok;
+	bool full;
+	HANDLE h = open_process(p->pid, &full);
+	if (!h) {
+		keep(c, p, false, true, now);
+		return false;
+	}
+	bool ok = win_start_time(h) == p->start_time;
+	if (ok) {
+		read_user(h, p);
+		if (detail)
+			p->detail = read_detail(c, h, full, defer_environ);
+		ok = !detail || (full && p->detail->argc > 0);
+		keep(c, p, ok, false, now);
+	}
 	CloseHandle(h);
 	return ok;
 }
@@ -470,62 +527,65 @@ static int cmp_pid(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The Toolhelp listing into the cache's arrays; false when it fails. */
-static bool list_processes(struct proc_cache *c)
+/* The listing into the cache's arrays; false when it fails. A listing
+ * from Toolhelp says so in a note: each row then costs four calls more. */
+static bool list_processes(struct proc_cache *c, struct gtm_snapshot *snap)
 {
-	HANDLE hs = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
-	if (hs == INVALID_HANDLE_VALUE)
+	struct win_proc_list *l = &c->list;
+	if (!win_proc_list_read(l))
 		return false;
-	c->n_pe = 0;
-	PROCESSENTRY32W pe = {.dwSize = sizeof pe};
-	for (BOOL more = Process32FirstW(hs, &pe); more; more = Process32NextW(hs, &pe)) {
-		c->pe = grow_array(c->pe, sizeof *c->pe, &c->cap_pe, c->n_pe);
-		c->pe[c->n_pe++] = pe;
-	}
-	CloseHandle(hs);
-	size_t room = c->n_pe ? c->n_pe : 1;
+	if (!l->basic)
+		snapshot_add_note(snap, "processes listed with Toolhelp (%s)", l->why);
+	size_t room = l->n ? l->n : 1;
 	c->wl = xrealloc(c->wl, room * sizeof *c->wl);
 	c->rows = xrealloc(c->rows, room);
-	for (size_t i = 0; i < c->n_pe; i++)
-		c->wl[i] = (struct win_listed){c->pe[i].th32ProcessID, c->pe[i].th32ParentProcessID};
+	for (size_t i = 0; i < l->n; i++)
+		c->wl[i] = (struct win_listed){l->v[i].pid, l->v[i].ppid};
 	return true;
 }
 
 static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o,
-		    const PROCESSENTRY32W *pe, bool full)
+		    const struct win_proc *lp, bool full)
 {
 	struct gtm_process *p = snapshot_add_process(snap);
-	p->pid = pe->th32ProcessID;
-	p->ppid = pe->th32ParentProcessID;
+	bool defer = o && o->defer_environ, ok;
+	p->pid = lp->pid;
+	p->ppid = lp->ppid;
 	snprintf(p->label, sizeof p->label, "%u", p->pid);
-	char *name = wide_to_utf8(pe->szExeFile, -1);
-	snprintf(p->name, sizeof p->name, "%s", name ? name : "");
-	free(name);
-	if (!inspect(c, p, full, o && o->defer_environ))
+	snprintf(p->name, sizeof p->name, "%s", lp->name);
+	if (c->list.basic) {
+		p->start_time = lp->start_time;
+		p->rss = gtm_u64_of(lp->rss, GTM_MEASURED);
+		ok = inspect_listed(c, p, full, defer);
+	} else {
+		ok = inspect(c, p, full, defer);
+	}
+	if (!ok)
 		snap->n_procs_uninspectable++;
 	if (!(o && o->ports_on_demand))
 		proc_refresh_ports(c, p);
 }
 
-/* One Toolhelp listing; each process then opened as win_scan_plan says
- * (with details_priority_only only the GPU users in full, their parents
- * for what ps shows, the rest only counted: opening a process is the cost
- * of a refresh). Each scan opens the processes it reads, since a handle
- * is the only way to a process's start time; the details read in full are
- * kept by (PID, start time) between scans (win_detail_cache.h). The budget
+/* One listing; each process then read as win_scan_plan says (with
+ * details_priority_only only the GPU users in full, their parents for what
+ * ps shows, the rest only counted: opening a process is the cost of a
+ * refresh). What was read is kept by (PID, start time) between scans
+ * (win_detail_cache.h); with the listing's start times a scan opens only
+ * the processes whose entry is missing or due, with Toolhelp's it opens
+ * every process it reads, a handle being its only way to a start time. The budget
  * is not applied: a scan cut short at the same point each refresh would
  * leave the processes late in the listing without details (with `--all`);
  * priority_only and the detail cache are what keep a refresh cheap. */
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
-	if (!list_processes(c))
+	if (!list_processes(c, snap))
 		return -1;
-	read_dos_devices(c);
+	c->dos_read = false; /* drives may be mapped since: read again when a mapped file needs them */
 	c->listeners_read = false;
 	c->snap = snap;
 	c->n_listed = 0;
-	win_scan_plan(c->wl, c->n_pe, o, c->rows);
-	for (size_t i = 0; i < c->n_pe; i++) {
+	win_scan_plan(c->wl, c->list.n, o, c->rows);
+	for (size_t i = 0; i < c->list.n; i++) {
 		if (c->rows[i] == WIN_ROW_SKIP)
 			continue;
 		c->listed = grow_array(c->listed, sizeof *c->listed, &c->cap_listed, c->n_listed);
@@ -533,7 +593,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 		snap->n_procs_total++;
 		if (c->rows[i] == WIN_ROW_COUNT)
 			continue;
-		add_row(c, snap, o, &c->pe[i], c->rows[i] == WIN_ROW_FULL);
+		add_row(c, snap, o, &c->list.v[i], c->rows[i] == WIN_ROW_FULL);
 	}
 	qsort(c->listed, c->n_listed, sizeof *c->listed, cmp_pid);
 	win_detail_cache_end_scan(&c->details); /* what this scan did not list is dropped */

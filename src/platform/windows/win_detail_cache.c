@@ -33,32 +33,49 @@ static void push_next(struct win_detail_cache *c, const struct win_detail_entry 
 	c->next[c->n_next++] = *e;
 }
 
+static bool gives(const struct win_detail_entry *e, enum win_detail_want want)
+{
+	switch (want) {
+	case WIN_WANT_DETAIL:
+		return e->detail != NULL;
+	case WIN_WANT_DETAIL_OR_REFUSAL:
+		return e->detail || e->refused;
+	case WIN_WANT_USER:
+		return true;
+	}
+	return false;
+}
+
 const struct win_detail_entry *win_detail_cache_get(struct win_detail_cache *c, uint32_t pid, uint64_t start_time,
-						    uint64_t rss, uint64_t now_ns)
+						    uint64_t rss, uint64_t now_ns, enum win_detail_want want)
 {
 	struct win_detail_entry key = {.pid = pid};
 	struct win_detail_entry *f = c->n ? bsearch(&key, c->v, c->n, sizeof key, cmp_entry) : NULL;
 
 	/* start time 0 is unknown: it cannot tell a reused PID, so no reuse */
-	if (!f || !f->detail || !start_time || f->start_time != start_time || due(f, rss, now_ns))
+	if (!f || f->carried || !start_time || f->start_time != start_time || !gives(f, want) ||
+	    due(f, rss, now_ns))
 		return NULL;
 	push_next(c, f);
-	f->detail = NULL; /* its reference moved to the next generation */
+	f->carried = true; /* its reference moved to the next generation */
+	c->next[c->n_next - 1].carried = false;
 	return &c->next[c->n_next - 1];
 }
 
 void win_detail_cache_put(struct win_detail_cache *c, const struct win_detail_entry *e)
 {
-	if (!e->start_time || !e->detail)
+	if (!e->start_time)
 		return;
 	push_next(c, e);
-	proc_detail_ref(e->detail);
+	c->next[c->n_next - 1].carried = false;
+	if (e->detail)
+		proc_detail_ref(e->detail);
 }
 
 static void drop_all(struct win_detail_entry *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (v[i].detail)
+		if (v[i].detail && !v[i].carried)
 			proc_detail_unref(v[i].detail);
 }
 
