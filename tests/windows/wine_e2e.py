@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 
+from wine_proc import run_captured
 from wine_screen import Screen
 from wine_snap import near, row, stop, use_on
 
@@ -93,7 +94,7 @@ def env():
 
 
 def run(*args, timeout=60):
-    r = subprocess.run(["sh", wine_run, gtm, *args], env=env(), cwd=work, capture_output=True, timeout=timeout)
+    r = run_captured(["sh", wine_run, gtm, *args], env=env(), cwd=work, timeout=timeout)
     return r.returncode, r.stdout.decode("utf-8", errors="replace"), r.stderr.decode("utf-8", errors="replace")
 
 

@@ -35,6 +35,7 @@ import sys
 import time
 
 from pdh_harness import Harness, wine_run
+from wine_proc import run_captured
 from wine_snap import engine, near, row as proc, use_on
 
 GIB = 1 << 30
@@ -50,7 +51,7 @@ check, env = h.check, h.env
 
 
 def run(exe, *args, double=True, timeout=60):
-    return subprocess.run(["sh", wine_run, exe, *args], env=env(double), capture_output=True, timeout=timeout)
+    return run_captured(["sh", wine_run, exe, *args], env=env(double), timeout=timeout)
 
 
 start, stop, write_scenario = h.start, h.stop, h.write_scenario
