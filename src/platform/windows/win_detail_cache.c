@@ -86,7 +86,8 @@ void win_detail_cache_end_scan(struct win_detail_cache *c)
 	size_t cap = c->cap;
 	c->v = c->next, c->cap = c->cap_next, c->n = c->n_next;
 	c->next = t, c->cap_next = cap, c->n_next = 0;
-	qsort(c->v, c->n, sizeof *c->v, cmp_entry);
+	if (c->n) /* qsort of a NULL array is undefined, even of none */
+		qsort(c->v, c->n, sizeof *c->v, cmp_entry);
 }
 
 void win_detail_cache_free(struct win_detail_cache *c)
