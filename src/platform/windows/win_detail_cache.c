@@ -46,15 +46,32 @@ static bool gives(const struct win_detail_entry *e, enum win_detail_want want)
 	return false;
 }
 
+/* The entry of pid already in the next generation (carried or put since the
+ * last scan ended: proc_detail_load reads between scans), or NULL. */
+static struct win_detail_entry *in_next(struct win_detail_cache *c, uint32_t pid)
+{
+	for (size_t i = 0; i < c->n_next; i++)
+		if (c->next[i].pid == pid)
+			return &c->next[i];
+	return NULL;
+}
+
+static bool usable(const struct win_detail_entry *f, uint64_t start_time, uint64_t rss, uint64_t now_ns,
+		   enum win_detail_want want)
+{
+	/* start time 0 is unknown: it cannot tell a reused PID, so no reuse */
+	return f && !f->carried && start_time && f->start_time == start_time && gives(f, want) && !due(f, rss, now_ns);
+}
+
 const struct win_detail_entry *win_detail_cache_get(struct win_detail_cache *c, uint32_t pid, uint64_t start_time,
 						    uint64_t rss, uint64_t now_ns, enum win_detail_want want)
 {
 	struct win_detail_entry key = {.pid = pid};
-	struct win_detail_entry *f = c->n ? bsearch(&key, c->v, c->n, sizeof key, cmp_entry) : NULL;
+	struct win_detail_entry *f = c->n ? bsearch(&key, c->v, c->n, sizeof key, cmp_entry) : NULL, *g = in_next(c, pid);
 
-	/* start time 0 is unknown: it cannot tell a reused PID, so no reuse */
-	if (!f || f->carried || !start_time || f->start_time != start_time || !gives(f, want) ||
-	    due(f, rss, now_ns))
+	if (g) /* read or carried since: that is the newest */
+		return usable(g, start_time, rss, now_ns, want) ? g : NULL;
+	if (!usable(f, start_time, rss, now_ns, want))
 		return NULL;
 	push_next(c, f);
 	f->carried = true; /* its reference moved to the next generation */
@@ -66,10 +83,18 @@ void win_detail_cache_put(struct win_detail_cache *c, const struct win_detail_en
 {
 	if (!e->start_time)
 		return;
-	push_next(c, e);
-	c->next[c->n_next - 1].carried = false;
+	struct win_detail_entry *old = in_next(c, e->pid);
 	if (e->detail)
 		proc_detail_ref(e->detail);
+	if (old) { /* one entry per PID: the new read replaces the old */
+		if (old->detail)
+			proc_detail_unref(old->detail);
+		*old = *e;
+		old->carried = false;
+		return;
+	}
+	push_next(c, e);
+	c->next[c->n_next - 1].carried = false;
 }
 
 static void drop_all(struct win_detail_entry *v, size_t n)

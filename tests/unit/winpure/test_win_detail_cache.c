@@ -51,9 +51,10 @@ static void test_same_process_found_again(void **state)
 	assert_non_null(e);
 	assert_ptr_equal(e->detail, d);
 	assert_string_equal(e->user, "alice");
-	/* carried once per scan: a second lookup in the same scan finds nothing */
-	assert_null(win_detail_cache_get(&c, 42, 1000, 512 * MIB, 11 * SEC, WIN_WANT_DETAIL));
+	/* carried once: a second lookup in the same scan finds the carried entry, no copy */
+	assert_ptr_equal(win_detail_cache_get(&c, 42, 1000, 512 * MIB, 11 * SEC, WIN_WANT_DETAIL), e);
 	win_detail_cache_end_scan(&c);
+	assert_int_equal(c.n, 1);
 	assert_int_equal(refs(d), 2); /* carried, not dropped */
 	win_detail_cache_free(&c);
 	assert_int_equal(refs(d), 1);
@@ -137,6 +138,39 @@ static void test_wants(void **state)
 	win_detail_cache_free(&c);
 }
 
+/* A detail read between scans (proc_detail_load, for a runner's parent, after
+ * the scan ended) is what the next scan finds, and a PID keeps one entry. */
+static void test_read_between_scans(void **state)
+{
+	(void)state;
+	struct win_detail_cache c = {0};
+	struct win_detail_entry parent = {.pid = 7, .start_time = 70, .ok = true, .read_ns = 0};
+	struct gtm_proc_detail *d = new_detail(), *d2 = new_detail();
+
+	win_detail_cache_put(&c, &parent); /* a parent's row: its user only */
+	win_detail_cache_end_scan(&c);
+	assert_null(win_detail_cache_get(&c, 7, 70, 0, SEC, WIN_WANT_DETAIL_OR_REFUSAL));
+	put(&c, 7, 70, d, 0, SEC); /* the load, between scans */
+	/* the next scan */
+	const struct win_detail_entry *e = win_detail_cache_get(&c, 7, 70, 0, 2 * SEC, WIN_WANT_DETAIL_OR_REFUSAL);
+	assert_non_null(e);
+	assert_ptr_equal(e->detail, d);
+	win_detail_cache_end_scan(&c);
+	assert_int_equal(c.n, 1);
+	/* read again in one scan (a reused PID): the newer read replaces the older */
+	assert_null(win_detail_cache_get(&c, 7, 71, 0, 3 * SEC, WIN_WANT_DETAIL));
+	put(&c, 7, 71, d2, 0, 3 * SEC);
+	put(&c, 7, 71, d2, 0, 3 * SEC);
+	win_detail_cache_end_scan(&c);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(refs(d), 1);  /* dropped with the old generation */
+	assert_int_equal(refs(d2), 2); /* one held, once */
+	win_detail_cache_free(&c);
+	assert_int_equal(refs(d2), 1);
+	proc_detail_unref(d);
+	proc_detail_unref(d2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +178,7 @@ int main(void)
 		cmocka_unit_test(test_reused_pid_and_unknown_start),
 		cmocka_unit_test(test_rescan_rules),
 		cmocka_unit_test(test_wants),
+		cmocka_unit_test(test_read_between_scans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
