@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "app/cmd_live.h"
+#include "portable.h"
 #include "record/rec_lookup.h"
 #include "record/rec_seek.h"
 #include "record/rec_time.h"
@@ -92,6 +93,7 @@ static int print_moment(const struct replay_args *a, struct rec_file *f)
 	free(line);
 	if (!text)
 		return 1;
+	os_stdout_binary(); /* the snapshot's bytes, LF as recorded, on every OS */
 	rc = fwrite(text, 1, n, stdout) == n && fflush(stdout) == 0 ? 0 : 1;
 	free(text);
 	return rc;

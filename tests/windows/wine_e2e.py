@@ -553,9 +553,9 @@ def case_relist(llama, dwm):
     gaps = [b - a for a, b in zip(at, at[1:])]
     check(at and all(g >= 9500 for g in gaps),
           f"relist: DXGI listed again at least once, never twice within 10 s (gaps {gaps} ms)")
-    rc = subprocess.run(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work, capture_output=True,
-                        text=True)
-    snap = json.loads(rc.stdout)
+    rc = run_captured(["sh", wine_run, gtm, "replay", rec, "--json"], env=env(), cwd=work)
+    check(b"\r" not in rc.stdout, "replay --json: the recorded bytes, LF line ends (binary stdout)")
+    snap = json.loads(rc.stdout.decode("utf-8", errors="replace"))
     g = snap["gpus"][0] if snap["gpus"] else {}
     check(g.get("luid") == LUID_N2 and g.get("name") == "NVIDIA GeForce RTX 4070" and g.get("temperature_c") == 58
           and g.get("pci_bus_id") == "0000:01:00.0" and len(snap["gpus"]) == 3,

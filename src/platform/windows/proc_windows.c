@@ -555,7 +555,9 @@ static void add_row(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	snprintf(p->name, sizeof p->name, "%s", lp->name);
 	if (c->list.basic) {
 		p->start_time = lp->start_time;
-		p->rss = gtm_u64_of(lp->rss, GTM_MEASURED);
+		/* a live process never has an empty working set: 0 is what Wine
+		 * leaves when it cannot read one (and the Idle process's) */
+		p->rss = lp->rss ? gtm_u64_of(lp->rss, GTM_MEASURED) : GTM_U64_NA;
 		ok = inspect_listed(c, p, full, defer);
 	} else {
 		ok = inspect(c, p, full, defer);

@@ -108,7 +108,7 @@ static void mark_exited_batch(struct wddm_held *h, size_t n)
 			return;
 		if (r >= WAIT_OBJECT_0 + (n - from)) { /* failed (or abandoned): each on its own */
 			for (size_t k = from; k < n; k++)
-				h[k].exited = WaitForSingleObject(hs[k], 0) != WAIT_TIMEOUT;
+				h[k].exited = WaitForSingleObject(hs[k], 0) == WAIT_OBJECT_0; /* a failed wait is no exit */
 			return;
 		}
 		from += r - WAIT_OBJECT_0;
