@@ -14,16 +14,11 @@ exe=$1 doubles=$2
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d /tmp/gtm-wine-adapters-XXXXXX)
 cleanup() {
-	WINEPREFIX="$tmp/prefix" WINEDEBUG=-all timeout 30 wineserver -k >/dev/null 2>&1
+	own_prefix_stop "$tmp/prefix"
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
 . "$here/own_prefix.sh"
+trap cleanup EXIT
 own_prefix "$tmp/prefix" || fail "cannot copy the run's Wine prefix"
 export WINEPREFIX="$tmp/prefix"
 sys32="$WINEPREFIX/drive_c/windows/system32"

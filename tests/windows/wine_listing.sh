@@ -24,16 +24,11 @@ cleanup() {
 	winpid=$(sed -n 's/^ready \([0-9]*\).*/\1/p' "$tmp/b.out" 2>/dev/null)
 	[ -n "$winpid" ] && $wine taskkill /F /PID "$winpid" >/dev/null 2>&1
 	for p in $pids; do kill "$p" 2>/dev/null; done
-	WINEPREFIX="$tmp/prefix" WINEDEBUG=-all timeout 30 wineserver -k >/dev/null 2>&1
+	own_prefix_stop "$tmp/prefix"
 	rm -rf "$tmp"
 }
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	exit 1
-}
-
 . "$here/own_prefix.sh"
+trap cleanup EXIT
 own_prefix "$tmp/prefix" || fail "cannot copy the run's Wine prefix"
 export WINEPREFIX="$tmp/prefix"
 
