@@ -31,6 +31,7 @@ import sys
 import time
 
 from pdh_harness import Harness, wine_run
+from wine_proc import run_captured
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -206,8 +207,10 @@ def loaded_dlls(*args):
     e.update(WINEDEBUG="+loaddll", WINEDLLOVERRIDES="mscoree,mshtml=;pdh=n",
              WINEPREFIX=os.environ.get("WINEPREFIX") or os.environ.get("GTM_WINEPREFIX")
              or os.path.join(os.environ["HOME"], ".wine-gputaskman"))
-    r = subprocess.run([os.environ.get("GTM_WINE", "/usr/lib/wine/wine64"), os.path.join(tmp, "gputaskman.exe"), *args],
-                       input=b"", env=e, capture_output=True, timeout=60)
+    # files, not pipes: --once loads Wine's dxgi.dll, which may start explorer.exe /desktop,
+    # and that inherits pipes and outlives the program (wine_proc.run_captured)
+    r = run_captured([os.environ.get("GTM_WINE", "/usr/lib/wine/wine64"), os.path.join(tmp, "gputaskman.exe"), *args],
+                     input=b"", env=e, timeout=120)
     return {m.lower() for m in re.findall(r'Loaded L"[^"]*\\\\([^"\\]+)"', r.stderr.decode(errors="replace"))}
 
 
