@@ -42,6 +42,8 @@ struct scan_state {
 	uint32_t *parents;       /* sorted: the priority PIDs' parents (priority_only) */
 	size_t n_parents;
 	bool parents_known;      /* a later batch of items keeps them */
+	bool count_others;       /* priority_only, and no stat can be refused: a process that is
+	                          * neither a priority PID nor a parent of one is counted unread */
 };
 
 static int pid_cmp(const void *a, const void *b)
@@ -78,6 +80,7 @@ enum stat_result {
 	STAT_OK = 0, STAT_GONE, STAT_DENIED,
 	ITEM_FRESH,  /* the cached stat is still good: not read */
 	ITEM_UNREAD, /* to be read by the stat phase */
+	ITEM_COUNTED, /* listed, matters to no view: counted, not read (count_others) */
 };
 enum item_detail { DETAIL_NONE = 0, DETAIL_DUE, DETAIL_SKIPPED /* budget */, DETAIL_GONE };
 
@@ -214,6 +217,15 @@ static size_t apply_stats(struct scan_state *s)
 		struct proc_entry *e = proc_cache_find(c, it->pid);
 
 		it->detail = DETAIL_NONE;
+		if (it->stat == ITEM_COUNTED) {
+			/* kept as listed (proc_cache_listed); what it held is dropped */
+			if (!e)
+				e = proc_cache_insert(c, it->pid, 0);
+			e->gen = c->gen;
+			it->entry = (uint32_t)(e - c->entries);
+			wants_detail(s, e);
+			continue;
+		}
 		if (it->stat == ITEM_FRESH) {
 			e->gen = c->gen;
 			it->entry = (uint32_t)(e - c->entries);
@@ -283,8 +295,9 @@ static void collect_parents(struct scan_state *s)
 		const struct scan_item *it = &s->items[i];
 		if ((it->stat != ITEM_FRESH && it->stat != STAT_OK) || !is_priority(s, it->pid))
 			continue;
-		const struct proc_entry *e = &s->c->entries[it->entry];
-		uint32_t ppid = it->stat == ITEM_FRESH ? e->last_stat.ppid : it->st.ppid;
+		/* before the stats are applied (count_others) as after */
+		const struct proc_entry *e = it->stat == ITEM_FRESH ? proc_cache_find(s->c, it->pid) : NULL;
+		uint32_t ppid = e ? e->last_stat.ppid : it->st.ppid;
 		if (ppid > 1) {
 			s->parents = grow_array(s->parents, sizeof *s->parents, &s->c->parents_cap, s->n_parents);
 			s->parents[s->n_parents++] = ppid;
@@ -315,6 +328,9 @@ static void add_rows(struct scan_state *s)
 		case ITEM_FRESH:
 		case STAT_OK:
 			break;
+		case ITEM_COUNTED:
+			s->snap->n_procs_total++; /* seen, and no view lists it */
+			continue;
 		case STAT_DENIED: /* a process we may not even list: counted, no row */
 			s->snap->n_procs_total++;
 			s->snap->n_procs_uninspectable++;
@@ -340,6 +356,22 @@ static void add_rows(struct scan_state *s)
 	}
 }
 
+/* count_others: the priority PIDs' stats are in; their parents, counted so
+ * far, get theirs (a handful: read on this thread). */
+static void read_counted_parents(struct scan_state *s)
+{
+	collect_parents(s);
+	s->parents_known = true;
+	for (size_t i = 0; i < s->n_items && s->n_parents; i++) {
+		struct scan_item *it = &s->items[i];
+		if (it->stat != ITEM_COUNTED || !bsearch(&it->pid, s->parents, s->n_parents, sizeof it->pid, pid_cmp))
+			continue;
+		const struct proc_entry *e = proc_cache_find(s->c, it->pid);
+		it->stat = stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
+		stat_item(s, i, 0);
+	}
+}
+
 /* Enough processes to read for threads to pay off (each costs ~50 us to start). */
 #define SCAN_STATS_PER_WORKER 128
 #define SCAN_DETAILS_PER_WORKER 32
@@ -350,8 +382,13 @@ static void scan_items(struct scan_state *s)
 	size_t n_stat = 0, n_new = 0, due;
 	int workers;
 
+	bool counting = s->count_others && !s->parents_known;
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct scan_item *it = &s->items[i];
+		if (counting && !is_priority(s, it->pid)) {
+			it->stat = ITEM_COUNTED;
+			continue;
+		}
 		const struct proc_entry *e = proc_cache_find(c, it->pid);
 		it->stat = stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
 		n_stat += it->stat != ITEM_FRESH;
@@ -362,6 +399,8 @@ static void scan_items(struct scan_state *s)
 	 * than it saves (bench/proc) */
 	if (n_stat > 0)
 		parallel_for(s->n_items, parallel_workers(n_new, SCAN_STATS_PER_WORKER), stat_item, s);
+	if (counting)
+		read_counted_parents(s);
 	due = apply_stats(s);
 	if (due > 0) {
 		s->ports = s->ports_on_demand ? NULL : proc_cache_listeners(c, s->procfd);
@@ -529,6 +568,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 				push_item(&s, pid, de->d_ino);
 		if (s.priority_only && o->pair_if_missing && priority_missing(&s))
 			s.priority_only = false;
+		s.count_others = s.priority_only && !proc_stat_may_be_refused(c);
 		scan_items(&s);
 		c->listed_total = snap->n_procs_total;
 		c->listed_uninspectable = snap->n_procs_uninspectable;
