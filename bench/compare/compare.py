@@ -86,6 +86,10 @@ def once(env):
     rc = [a[1] / max(b[1], 0.001) for a, b in zip(res["gtm"], res["ps"])]
     print(f"  gputaskman / ps, per round: wall {med(rw):.2f}x ({min(rw):.2f} - {max(rw):.2f}), "
           f"CPU {med(rc):.2f}x ({min(rc):.2f} - {max(rc):.2f})   (targets <= 0.8x wall, <= 1.0x CPU)")
+    if NVTOP:
+        rn = [a[1] / max(b[1], 0.001) for a, b in zip(res["gtm"], res["nvtop"])]
+        print(f"  gputaskman / nvtop -s, CPU per round: {med(rn):.2f}x ({min(rn):.2f} - {max(rn):.2f})"
+              "   (target <= 1.0x)")
 
 
 def task_ns(pid):

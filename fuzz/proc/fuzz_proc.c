@@ -1,7 +1,8 @@
 /* Fuzzes the /proc parsers. The first byte picks the parser, the rest is the
  * file content: 0 stat, 1 status, 2 maps (whole file into a path list),
  * 3 net/tcp(6) (whole file into a listener table), 4 cmdline/environ split,
- * 5 passwd lookup, 6 fd link targets, 7 a sock_diag netlink reply. */
+ * 5 passwd lookup, 6 fd link targets, 7 a sock_diag netlink reply,
+ * 8 mountinfo (whether /proc hides PIDs). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,10 +82,16 @@ static void fuzz_diag(const char *b, size_t n)
 	proc_listeners_free(&t);
 }
 
+static void fuzz_mountinfo(const char *b, size_t n)
+{
+	(void)proc_mountinfo_hides_pids(b, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static void (*const targets[])(const char *, size_t) = {
 		fuzz_stat, fuzz_status, fuzz_maps, fuzz_tcp, fuzz_split, fuzz_passwd, fuzz_link, fuzz_diag,
+		fuzz_mountinfo,
 	};
 	if (size == 0)
 		return 0;

@@ -11,15 +11,30 @@
 #include "llm/ggml_types.h"
 #include "llm/gguf_internal.h"
 
+/* The header's bytes [base, base + len) are at p: all of them for a buffer,
+ * a window that moves forward for the file front-end (fill), so a 6 MB
+ * vocabulary passes through a buffer of a few hundred KiB that stays in the
+ * CPU's cache. pos is an offset in the header, never below base. */
 struct rd {
 	const uint8_t *p;
-	size_t len, pos;
+	size_t base, len, pos;
 	enum gguf_status st;
 	char *err;
 	size_t errlen;
 	gguf_fill_fn fill; /* file front-end: pulls more of the header on demand */
 	void *fill_ctx;
 };
+
+/* the byte at pos, and how many follow it in the window */
+static inline const uint8_t *cur(const struct rd *r)
+{
+	return r->p + (r->pos - r->base);
+}
+
+static inline size_t avail(const struct rd *r)
+{
+	return r->base + r->len > r->pos ? r->base + r->len - r->pos : 0;
+}
 
 static bool fail(struct rd *r, enum gguf_status st, const char *fmt, ...)
 {
@@ -35,18 +50,46 @@ static bool fail(struct rd *r, enum gguf_status st, const char *fmt, ...)
 	return false;
 }
 
-static bool need(struct rd *r, uint64_t n)
+static bool within_limit(struct rd *r, uint64_t n)
 {
 	if (r->st != GGUF_OK)
 		return false;
 	if (n > GGUF_MAX_HEADER_BYTES || r->pos + n > GGUF_MAX_HEADER_BYTES)
 		return fail(r, GGUF_ERR_LIMIT, "GGUF header larger than %llu MiB",
 			    (unsigned long long)(GGUF_MAX_HEADER_BYTES >> 20));
-	if (n > r->len - r->pos && r->fill)
-		r->fill(r->fill_ctx, r->pos + n, &r->p, &r->len);
-	if (n > r->len - r->pos)
-		return fail(r, GGUF_ERR_TRUNCATED, "truncated GGUF header: needs %llu bytes at offset %zu, %zu available",
-			    (unsigned long long)n, r->pos, r->len - r->pos);
+	return true;
+}
+
+static bool truncated(struct rd *r, uint64_t n)
+{
+	return fail(r, GGUF_ERR_TRUNCATED, "truncated GGUF header: needs %llu bytes at offset %zu, %zu available",
+		    (unsigned long long)n, r->pos, avail(r));
+}
+
+/* n bytes at pos in the window */
+static bool need(struct rd *r, uint64_t n)
+{
+	if (!within_limit(r, n))
+		return false;
+	if (n > avail(r) && r->fill)
+		r->fill(r->fill_ctx, r->pos, r->pos + n, &r->p, &r->base, &r->len);
+	if (n > avail(r))
+		return truncated(r, n);
+	return true;
+}
+
+/* n bytes at pos that are passed over unread: only their end is asked of the
+ * front-end, which then need not read them. */
+static bool skip(struct rd *r, uint64_t n)
+{
+	if (!within_limit(r, n))
+		return false;
+	if (n > avail(r) && r->fill)
+		r->fill(r->fill_ctx, r->pos + n - 1, r->pos + n, &r->p, &r->base, &r->len);
+	/* the window may now start past pos: what lies before it was passed over */
+	if (n > avail(r))
+		return truncated(r, n);
+	r->pos += n;
 	return true;
 }
 
@@ -72,7 +115,7 @@ static bool rd_le(struct rd *r, unsigned n, uint64_t *v)
 {
 	if (!need(r, n))
 		return false;
-	*v = load_le(r->p + r->pos, n);
+	*v = load_le(cur(r), n);
 	r->pos += n;
 	return true;
 }
@@ -97,7 +140,7 @@ static bool rd_str(struct rd *r, const char *what, const uint8_t **s, uint64_t *
 			    (unsigned long long)*n, (unsigned long long)GGUF_MAX_STRING);
 	if (!need(r, *n))
 		return false;
-	*s = r->p + r->pos;
+	*s = cur(r);
 	r->pos += *n;
 	return true;
 }
@@ -166,12 +209,17 @@ static bool valid_vtype(uint32_t t)
 
 /* Room for n elements of at least es bytes each (checked before any loop or
  * allocation, so a hostile count costs nothing). */
-static bool need_count(struct rd *r, uint64_t n, uint64_t es)
+static bool count_within_limit(struct rd *r, uint64_t n, uint64_t es)
 {
 	if (n > GGUF_MAX_HEADER_BYTES / es)
 		return fail(r, GGUF_ERR_LIMIT, "count %llu at offset %zu exceeds the header size limit",
 			    (unsigned long long)n, r->pos);
-	return need(r, n * es);
+	return true;
+}
+
+static bool need_count(struct rd *r, uint64_t n, uint64_t es)
+{
+	return count_within_limit(r, n, es) && need(r, n * es);
 }
 
 static bool read_array(struct rd *r, struct gguf_kv *kv)
@@ -187,36 +235,48 @@ static bool read_array(struct rd *r, struct gguf_kv *kv)
 	kv->arr_type = et;
 	kv->arr_n = n;
 	if (et == GGUF_VT_STRING) {
-		/* skipped element by element, never materialised */
-		if (!need_count(r, n, 8))
+		/* skipped element by element, never materialised; a hostile
+		 * count runs out of bytes (8 at least an element) in as many steps
+		 * as the buffer or file holds */
+		if (!count_within_limit(r, n, 8))
 			return false;
-		for (uint64_t j = 0; j < n; j++) {
+		for (uint64_t j = 0; j < n;) {
 			const uint8_t *s;
 			uint64_t sl;
-			/* fast path (vocabularies): the whole string is in the buffer */
-			if (r->len - r->pos >= 8) {
-				sl = load_le64(r->p + r->pos);
-				if (sl <= GGUF_MAX_STRING && sl <= r->len - r->pos - 8 &&
-				    r->pos + 8 + sl <= GGUF_MAX_HEADER_BYTES) {
-					r->pos += 8 + sl;
-					continue;
-				}
+			/* fast path (vocabularies): the strings whole in the window and
+			 * under the header limit, one load and one add each */
+			const uint8_t *w = cur(r), *w0 = w;
+			size_t room = GGUF_MAX_HEADER_BYTES - r->pos;
+			const uint8_t *end = w + (avail(r) < room ? avail(r) : room);
+			while (j < n && end - w >= 8) {
+				sl = load_le64(w);
+				if (sl > GGUF_MAX_STRING || sl > (uint64_t)(end - w - 8))
+					break;
+				w += 8 + sl;
+				j++;
 			}
+			r->pos += (size_t)(w - w0);
+			if (j == n)
+				break;
+			/* one element the slow way: more of the file, or the error */
 			if (!rd_str(r, "array string", &s, &sl))
 				return false;
+			j++;
 		}
 		return true;
 	}
 	uint64_t es = vtype_size[et];
+	if (n > GGUF_SMALL_ARRAY)
+		return count_within_limit(r, n, es) && skip(r, n * es);
 	if (!need_count(r, n, es))
 		return false;
-	if (n <= GGUF_SMALL_ARRAY) {
+	{
 		kv->arr_i = xcalloc(n ? n : 1, sizeof *kv->arr_i);
 		kv->arr_f = xcalloc(n ? n : 1, sizeof *kv->arr_f);
 		for (uint64_t j = 0; j < n; j++) {
 			uint64_t u = 0;
 			int64_t i = 0;
-			decode_scalar(et, r->p + r->pos + j * es, &u, &i, &kv->arr_f[j]);
+			decode_scalar(et, cur(r) + j * es, &u, &i, &kv->arr_f[j]);
 			kv->arr_i[j] = vtype_is_signed(et) || vtype_is_float(et) ? i : (int64_t)(u <= INT64_MAX ? u : INT64_MAX);
 		}
 	}
@@ -237,7 +297,7 @@ static bool read_value(struct rd *r, struct gguf_kv *kv)
 	}
 	if (!need(r, vtype_size[kv->type]))
 		return false;
-	decode_scalar(kv->type, r->p + r->pos, &kv->u, &kv->i, &kv->f);
+	decode_scalar(kv->type, cur(r), &kv->u, &kv->i, &kv->f);
 	if (kv->type == GGUF_VT_BOOL)
 		kv->u = kv->u != 0, kv->i = (int64_t)kv->u, kv->f = (double)kv->u;
 	r->pos += vtype_size[kv->type];
@@ -398,7 +458,7 @@ static bool read_tensors(struct rd *r, struct gguf_header *h)
 static bool read_preamble(struct rd *r, struct gguf_header *h)
 {
 	if (r->len < 4 && r->fill)
-		r->fill(r->fill_ctx, 4, &r->p, &r->len);
+		r->fill(r->fill_ctx, 0, 4, &r->p, &r->base, &r->len);
 	if (!gguf_is_gguf_magic(r->p, r->len)) {
 		if (r->len == 0)
 			return fail(r, GGUF_ERR_MAGIC, "not a GGUF file (empty)");
@@ -459,6 +519,42 @@ enum gguf_status gguf_parse_fill(gguf_fill_fn fill, void *ctx, const uint8_t *bu
 {
 	struct rd r = {.p = buf, .len = buf ? len : 0, .err = err, .errlen = errlen, .fill = fill, .fill_ctx = ctx};
 	return parse_rd(&r, out);
+}
+
+/* A window of at most `window` bytes past what the parser asks for, moved
+ * forward over a buffer: the file front-end's discipline without a file. */
+struct mem_window {
+	const uint8_t *buf;
+	size_t len, window, max_len;
+};
+
+static void mem_window_fill(void *ctx, uint64_t from, uint64_t upto, const uint8_t **buf, size_t *base, size_t *len)
+{
+	struct mem_window *m = ctx;
+	if (from > m->len)
+		from = m->len;
+	if (upto > m->len)
+		upto = m->len;
+	if (from > upto)
+		from = upto;
+	size_t n = (size_t)(upto - from) + m->window;
+	if (n > m->len - from)
+		n = m->len - (size_t)from;
+	*buf = m->buf + from;
+	*base = (size_t)from;
+	*len = n;
+	if (n > m->max_len)
+		m->max_len = n;
+}
+
+enum gguf_status gguf_parse_windowed(const uint8_t *buf, size_t len, size_t window, size_t *max_window,
+				     struct gguf_header **out, char *err, size_t errlen)
+{
+	struct mem_window m = {.buf = buf, .len = buf ? len : 0, .window = window};
+	enum gguf_status st = gguf_parse_fill(mem_window_fill, &m, NULL, 0, out, err, errlen);
+	if (max_window)
+		*max_window = m.max_len;
+	return st;
 }
 
 static enum gguf_status parse_rd(struct rd *rp, struct gguf_header **out)

@@ -1,5 +1,8 @@
-/* Reads a GGUF header from a file: pread in chunks as the parser asks, so
- * tensor data is never read (at most one chunk past the tensor infos). */
+/* Reads a GGUF header from a file: pread in chunks as the parser asks, into a
+ * window that moves forward, so tensor data is never read (at most a chunk or
+ * so past the tensor infos) and the bytes the parser only passes over (the
+ * vocabulary, most of a header) are never more than a few hundred KiB in
+ * memory at once. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,39 +24,62 @@ void (*gguf_read_file_hook)(const char *path);
 struct file_fill {
 	int fd;
 	uint8_t *buf;
-	size_t len, cap;
-	uint64_t size;  /* from fstat before reading */
+	size_t base, len, cap; /* buf holds the file's bytes [base, base + len) */
+	uint64_t size;         /* from fstat before reading */
 	bool short_read;
 	int err;
 };
 
-static void file_fill(void *vctx, uint64_t upto, const uint8_t **buf, size_t *len)
+/* The window moves forward: what the parser still needs (from on) moves to
+ * the front of the buffer, and the rest of the buffer is read after it, so a
+ * header of any length passes through a buffer of about two chunks (it grows
+ * only for one value longer than a chunk). */
+static void file_fill(void *vctx, uint64_t from, uint64_t upto, const uint8_t **buf, size_t *base, size_t *len)
 {
 	struct file_fill *c = vctx;
-	uint64_t want = upto + GGUF_READ_CHUNK;
-	if (want > c->size)
-		want = c->size;
-	if (want > GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK)
-		want = GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK;
+	uint64_t limit = c->size;
+	if (limit > GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK)
+		limit = GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK;
+	if (upto > limit)
+		upto = limit;
+	if (from > upto)
+		from = upto;
+	if (from < c->base || from > c->base + c->len) {
+		/* out of order (never the parser's way) or past the window: start again at from */
+		c->base = (size_t)from;
+		c->len = 0;
+	} else if (from > c->base) {
+		memmove(c->buf, c->buf + (from - c->base), c->base + c->len - from);
+		c->len -= (size_t)(from - c->base);
+		c->base = (size_t)from;
+	}
+	uint64_t want = upto - from + GGUF_READ_CHUNK;
+	if (want > limit - from)
+		want = limit - from;
 	if (want > c->cap) {
-		size_t cap = c->cap ? c->cap : GGUF_READ_CHUNK;
+		size_t cap = c->cap ? c->cap : 2 * GGUF_READ_CHUNK;
 		while (cap < want)
 			cap *= 2;
 		c->buf = xrealloc(c->buf, cap);
 		c->cap = cap;
 	}
-	while (c->len < want && !c->short_read) {
-		ssize_t n = os_pread(c->fd, c->buf + c->len, (size_t)(want - c->len), c->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			c->short_read = true;
-			c->err = n < 0 ? errno : 0;
-			break;
+	if (c->len < upto - from) {
+		/* read as far as the buffer goes: fewer calls, one chunk or so of read-ahead */
+		size_t to = c->cap < limit - from ? c->cap : (size_t)(limit - from);
+		while (c->len < to && !c->short_read) {
+			ssize_t n = os_pread(c->fd, c->buf + c->len, to - c->len, c->base + c->len);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				c->short_read = true;
+				c->err = n < 0 ? errno : 0;
+				break;
+			}
+			c->len += (size_t)n;
 		}
-		c->len += (size_t)n;
 	}
 	*buf = c->buf;
+	*base = c->base;
 	*len = c->len;
 }
 
@@ -99,7 +125,7 @@ enum gguf_status gguf_read_fd(int fd, const char *path, struct gguf_header **out
 	if (c.short_read && c.err && st != GGUF_OK)
 		st = io_error(err, errlen, "read failed", c.err);
 	else if (fstat(c.fd, &after) != 0 || after.st_size != before.st_size ||
-		 mtime_ns(&after) != mtime_ns(&before) || (c.short_read && c.len < c.size && st != GGUF_OK)) {
+		 mtime_ns(&after) != mtime_ns(&before) || (c.short_read && c.base + c.len < c.size && st != GGUF_OK)) {
 		gguf_header_unref(*out);
 		*out = NULL;
 		snprintf(err, errlen, "file changed while reading");

@@ -4,13 +4,23 @@
 
 #include "llm/gguf.h"
 
-/* Makes at least `upto` bytes available from the start of the header
- * (buf and len may move); leaves them short at end of file or on error. */
-typedef void (*gguf_fill_fn)(void *ctx, uint64_t upto, const uint8_t **buf, size_t *len);
+/* Makes the header's bytes [from, upto) available: on return *buf holds
+ * bytes [*base, *base + *len) of the header, *base <= from (the window may
+ * move forward; bytes before from are no longer needed); short at end of
+ * file or on error. */
+typedef void (*gguf_fill_fn)(void *ctx, uint64_t from, uint64_t upto, const uint8_t **buf, size_t *base,
+			     size_t *len);
 
 /* gguf_parse, pulling bytes through fill whenever the buffer runs out. */
 enum gguf_status gguf_parse_fill(gguf_fill_fn fill, void *ctx, const uint8_t *buf, size_t len,
 				 struct gguf_header **out, char *err, size_t errlen);
+
+/* gguf_parse of buf[0..len) through a window of at most `window` bytes past
+ * each request, moved forward as the file front-end moves its own (tests and
+ * the fuzz target check that both ways agree); *max_window, when not NULL,
+ * gets the largest window served. */
+enum gguf_status gguf_parse_windowed(const uint8_t *buf, size_t len, size_t window, size_t *max_window,
+				     struct gguf_header **out, char *err, size_t errlen);
 
 /* Called by gguf_read_file after parsing, before the file is checked for
  * changes; NULL in the program, set by tests to change the file mid-read. */

@@ -14,7 +14,10 @@
  *   entry; with defer_environ only when asked, which the collector does for
  *   processes in which a runtime was found) and the socket fds; with
  *   details_priority_only (the collector's default) only for the priority
- *   PIDs, every other process getting what ps reads, its stat. Kernel
+ *   PIDs; their parents get their stat, and every other process is counted
+ *   from the listing, its stat unread (unless /proc has hidepid=1 and we are
+ *   not root: then every stat is read, so the refused ones are counted;
+ *   proc_mounts.c). Kernel
  *   threads get an empty detail without these reads. A cold scan of many
  *   processes spreads these reads over up to 4 threads (core/parallel.h). This slow work stops when the budget
  *   runs out; the rest keep their cached detail (new ones get none yet) and

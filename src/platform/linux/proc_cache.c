@@ -159,6 +159,7 @@ void proc_cache_check_root(struct proc_cache *c)
 	if (c->kept_procfd >= 0)
 		close(c->kept_procfd);
 	c->kept_procfd = -1;
+	c->stat_refusal = 0;
 	str_copy(c->root, root, sizeof c->root);
 }
 

@@ -146,6 +146,7 @@ struct proc_cache {
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
 	int kept_procfd;         /* /proc kept open between scans (proc_cache_procfd), or -1 */
+	int stat_refusal;        /* proc_stat_may_be_refused: 0 not asked yet, 1 no, 2 yes */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
@@ -159,6 +160,14 @@ void proc_cache_check_root(struct proc_cache *c);
 int proc_cache_procfd(struct proc_cache *c);
 /* Makes worker_io[0..workers) usable. */
 void proc_cache_worker_io(struct proc_cache *c, int workers);
+
+/* ---- whether a stat may be refused (proc_mounts.c) ---- */
+/* Whether the mount at /proc in a mountinfo text has hidepid=1 (noaccess). */
+bool proc_mountinfo_hides_pids(const char *buf, size_t len);
+/* Whether some /proc/PID/stat may be refused to us (hidepid=1 and not
+ * root): then only reading every stat counts the uninspectable ones. Asked
+ * once per root. */
+bool proc_stat_may_be_refused(struct proc_cache *c);
 
 /* ---- reading one process's detail (proc_detail.c) ---- */
 enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };

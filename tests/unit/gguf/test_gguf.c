@@ -510,6 +510,57 @@ static void append_byte(const char *path)
 	fclose(f);
 }
 
+/* The parser through a moving window, as the file front-end reads: the same
+ * header at every window size, and a long vocabulary and a long numeric
+ * array pass through a window far smaller than the header. */
+static void test_windowed_parse(void **state)
+{
+	(void)state;
+	char err[256];
+	size_t len, max_window;
+	struct gguf_header *h, *hw;
+	int32_t *types = calloc(300000, sizeof *types);
+	static const float scores[] = {0.5f, -1.25f, 3.0f};
+	struct gw *w = gw_new();
+	gw_str(w, "general.architecture", "llama");
+	gw_u32(w, "llama.block_count", 2);
+	gw_f32(w, "llama.rope.freq_base", 10000.0f);
+	gw_arr_vocab(w, "tokenizer.ggml.tokens", 150000);
+	gw_arr_i32(w, "tokenizer.ggml.token_type", types, 300000); /* 1.2 MB, more than a small array */
+	gw_arr_f32(w, "tokenizer.ggml.scores", scores, 3);
+	gw_str(w, "general.name", "after the arrays");
+	gw_tensor2(w, "token_embd.weight", GGML_T_F16, 64, 150000);
+	gw_tensor2(w, "output.weight", GGML_T_F16, 64, 150000);
+	const uint8_t *b = gw_header(w, &len);
+	assert_true(len > 2u << 20);
+	assert_int_equal(gguf_parse(b, len, &h, err, sizeof err), GGUF_OK);
+	assert_int_equal(gguf_parse_windowed(b, len, 256u << 10, &max_window, &hw, err, sizeof err), GGUF_OK);
+	assert_true(max_window < 1u << 20); /* neither array is held whole */
+	assert_int_equal(hw->infos_end, h->infos_end);
+	assert_int_equal(hw->data_offset, h->data_offset);
+	assert_string_equal(gguf_get_str(hw, "general.name"), "after the arrays");
+	gguf_header_unref(hw);
+	for (size_t win = 1; win <= 67; win += 11) {
+		assert_int_equal(gguf_parse_windowed(b, len, win, NULL, &hw, err, sizeof err), GGUF_OK);
+		assert_int_equal(hw->infos_end, h->infos_end);
+		assert_int_equal(hw->n_tensors, 2);
+		assert_string_equal(gguf_get_str(hw, "general.name"), "after the arrays");
+		assert_string_equal(hw->tensors[1].name, "output.weight");
+		gguf_header_unref(hw);
+	}
+	/* cut inside the long numeric array, and inside the vocabulary */
+	static const size_t cuts[] = {2u << 20, 1u << 20, 100};
+	for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+		assert_int_equal(gguf_parse(b, cuts[i], &hw, err, sizeof err), GGUF_ERR_TRUNCATED);
+		assert_int_equal(gguf_parse_windowed(b, cuts[i], 4096, NULL, &hw, err, sizeof err),
+				 GGUF_ERR_TRUNCATED);
+		assert_null(hw);
+	}
+	gguf_header_unref(h);
+	gw_free(w);
+	free(types);
+}
+
 static void test_file_reader(void **state)
 {
 	(void)state;
@@ -793,6 +844,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_structure),
 		cmocka_unit_test(test_versions_and_magic),
 		cmocka_unit_test(test_incomplete_file),
+		cmocka_unit_test(test_windowed_parse),
 		cmocka_unit_test(test_file_reader),
 		cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_kinds),

@@ -426,6 +426,44 @@ static void test_stream_lines(void **state)
 	free(dir);
 }
 
+/* The proc mount's hidepid option in /proc/self/mountinfo (proc(5)). */
+static void test_mountinfo_hidepid(void **state)
+{
+	(void)state;
+	static const char base[] = "22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw\n"
+				   "23 22 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc ";
+	static const struct {
+		const char *opts;
+		bool hides;
+	} cases[] = {
+		{"rw", false},
+		{"rw,hidepid=noaccess", true},
+		{"rw,hidepid=1,gid=4", true},
+		{"rw,hidepid=2", false},         /* invisible: not even listed */
+		{"rw,hidepid=invisible", false},
+		{"rw,hidepid=4", false},          /* ptraceable: listed only when readable */
+		{"rw,hidepid=10", false},
+		{"rw,xhidepid=1", false},
+	};
+	char buf[512];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int n = snprintf(buf, sizeof buf, "%s%s\n", base, cases[i].opts);
+		assert_int_equal(proc_mountinfo_hides_pids(buf, (size_t)n), cases[i].hides);
+		/* cut before the options: nothing said */
+		assert_false(proc_mountinfo_hides_pids(buf, sizeof base - 1 - 5));
+	}
+	/* other mount points and types do not count; the last mount at /proc does */
+	assert_false(proc_mountinfo_hides_pids(S("30 23 0:30 / /proc/sys rw - proc proc rw,hidepid=1\n")));
+	assert_false(proc_mountinfo_hides_pids(S("30 22 0:30 / /proc rw - tmpfs none rw,hidepid=1\n")));
+	assert_false(proc_mountinfo_hides_pids(S("30 22 0:30 / /procx rw - proc proc rw,hidepid=1\n")));
+	assert_true(proc_mountinfo_hides_pids(S("23 22 0:21 / /proc rw - proc proc rw\n"
+						"40 23 0:21 / /proc rw shared:9 - proc proc rw,hidepid=1\n")));
+	assert_false(proc_mountinfo_hides_pids(S("23 22 0:21 / /proc rw - proc proc rw,hidepid=1\n"
+						 "40 23 0:21 / /proc rw - proc proc rw\n")));
+	assert_false(proc_mountinfo_hides_pids(S("23 22 0:21 / /proc rw - proc\n")));
+	assert_false(proc_mountinfo_hides_pids(S("")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_maps_real_captures), cmocka_unit_test(test_tcp_lines),
 		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_diag_parse),     cmocka_unit_test(test_split_nul),
 		cmocka_unit_test(test_passwd),           cmocka_unit_test(test_stream_lines),
+		cmocka_unit_test(test_mountinfo_hidepid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -473,6 +473,8 @@ static void test_tree_priority_only(void **state)
 	struct gtm_snapshot *s = scan_opts(c, &o);
 	assert_int_equal(s->n_procs_total, 5); /* 1, 2, 100, 300, 301 */
 	assert_int_equal(s->n_processes, 2);  /* the priority PID and its parent */
+	/* the others are counted from the listing, their stat unread */
+	assert_int_equal(c->stat_reads, 2);
 	struct gtm_process *w = find_row(s, 300), *parent = find_row(s, 100);
 	assert_non_null(w);
 	assert_non_null(w->detail);
@@ -488,6 +490,23 @@ static void test_tree_priority_only(void **state)
 	assert_non_null(parent->detail);
 	assert_int_equal(parent->detail->argc, 5);
 	snapshot_free(s);
+
+	/* a root whose /proc hides other users' processes (hidepid=1): every stat
+	 * is read, so the refused ones are counted as uninspectable */
+	fx_unlink("proc/self");
+	fx_printf("proc/self/mountinfo", "23 22 0:21 / /proc rw,nosuid - proc proc rw,hidepid=noaccess\n");
+	struct proc_cache *hid = proc_cache_new();
+	struct gtm_snapshot *hs = scan_opts(hid, &o);
+	assert_int_equal(hs->n_procs_total, 5);
+	assert_int_equal(hs->n_processes, 2);
+	assert_int_equal(hid->stat_reads, 5);
+	snapshot_free(hs);
+	proc_cache_free(hid);
+	fx_unlink("proc/self/mountinfo");
+	char selfdir[4096];
+	snprintf(selfdir, sizeof selfdir, "%s/proc/self", root);
+	assert_int_equal(rmdir(selfdir), 0);
+	fx_write("proc/self", "", 0);
 
 	/* no longer a priority PID: its detail is dropped, no row */
 	o.n_priority = 0;

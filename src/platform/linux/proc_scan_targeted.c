@@ -1,0 +1,99 @@
+/* The live view's scan between full listings of /proc (proc_scan_internal.h):
+ * the priority PIDs held by pidfds or looked up by inode, then their parents. */
+#include <poll.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/sysroot.h"
+#include "core/util.h"
+#include "proc_scan_internal.h"
+
+/* The inode of /proc/PID, or 0 when it is gone. */
+static ino_t pid_ino(int procfd, uint32_t pid)
+{
+	char name[16];
+	struct stat st;
+	snprintf(name, sizeof name, "%u", pid);
+	return fstatat(procfd, name, &st, 0) == 0 ? st.st_ino : 0;
+}
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* A priority PID known by its /proc inode gets a pidfd: the process it names
+ * cannot change while the pidfd does not report an exit (a PID is reused
+ * only after its process is gone), so one poll replaces an fstatat per PID.
+ * The inode is checked again after the open: a reuse in between shows. */
+static void hold_pidfd(int procfd, struct proc_entry *e)
+{
+	if (e->pidfd_slot || !e->ino || e->gen == 0)
+		return;
+	int fd = (int)syscall(SYS_pidfd_open, (pid_t)e->pid, 0);
+	if (fd < 0)
+		return; /* before Linux 5.3, or no more fds: looked up by inode */
+	if (pid_ino(procfd, e->pid) != e->ino) {
+		close(fd);
+		return;
+	}
+	e->pidfd_slot = fd + 1;
+}
+
+/* The live view between full listings: the priority PIDs (a poll of their
+ * pidfds, an fstatat of /proc/PID for those without one), then their parents
+ * by inode; everything else keeps its entry (no eviction) and the count of
+ * the last listing. */
+void scan_targeted(struct scan_state *s)
+{
+	struct proc_cache *c = s->c;
+	size_t n = 0;
+	ino_t ino;
+
+	for (size_t i = 0; i < s->n_priority; i++) {
+		struct proc_entry *e = proc_cache_find(c, s->priority[i]);
+		if (e && e->pidfd_slot && (i == 0 || s->priority[i] != s->priority[i - 1])) {
+			c->pfds = grow_array(c->pfds, sizeof *c->pfds, &c->pfds_cap, n);
+			c->pfds[n++] = (struct pollfd){.fd = e->pidfd_slot - 1, .events = POLLIN};
+		}
+	}
+	if (n && poll(c->pfds, (nfds_t)n, 0) < 0)
+		for (size_t k = 0; k < n; k++)
+			c->pfds[k].revents = POLLERR; /* no answer: look them up */
+	for (size_t i = 0, k = 0; i < s->n_priority; i++) {
+		if (i > 0 && s->priority[i] == s->priority[i - 1])
+			continue;
+		struct proc_entry *e = proc_cache_find(c, s->priority[i]);
+		if (e && e->pidfd_slot) {
+			bool exited = c->pfds[k++].revents != 0;
+			if (!exited) {
+				scan_push_item(s, e->pid, e->ino);
+				continue;
+			}
+			close(e->pidfd_slot - 1);
+			e->pidfd_slot = 0;
+		}
+		if ((ino = pid_ino(s->procfd, s->priority[i])))
+			scan_push_item(s, s->priority[i], ino);
+	}
+	scan_items(s);
+	for (size_t i = 0; i < s->n_items; i++) {
+		struct proc_entry *e = proc_cache_find(c, s->items[i].pid);
+		if (e && e->gen == c->gen)
+			hold_pidfd(s->procfd, e);
+	}
+	s->parents_known = true;
+	c->n_items = 0;
+	for (size_t i = 0; i < s->n_parents; i++)
+		if ((i == 0 || s->parents[i] != s->parents[i - 1]) && !is_priority(s, s->parents[i]) &&
+		    (ino = pid_ino(s->procfd, s->parents[i])))
+			scan_push_item(s, s->parents[i], ino);
+	s->n_items = c->n_items;
+	if (c->n_items)
+		scan_items(s);
+	if (s->snap->n_procs_total < c->listed_total)
+		s->snap->n_procs_total = c->listed_total;
+	if (s->snap->n_procs_uninspectable < c->listed_uninspectable)
+		s->snap->n_procs_uninspectable = c->listed_uninspectable;
+}
