@@ -623,9 +623,9 @@ static void test_log_on_host_wins(void **state)
 	/* the text names the GPU once ("GPU 0", not "GPU 0 GPU0") */
 	char *txt = NULL;
 	size_t txt_n = 0;
-	FILE *mem = open_memstream(&txt, &txt_n);
+	FILE *mem = tu_memstream(&txt, &txt_n);
 	explain_text_print(mem, e, "");
-	fclose(mem);
+	tu_memclose(mem);
 	assert_non_null(strstr(txt, "GPU 0  "));
 	assert_null(strstr(txt, "GPU 0 GPU0"));
 	free(txt);

@@ -147,9 +147,9 @@ static void test_real_metrics_delta(void **state)
 	e->n_servers = 1;
 	char *txt = NULL;
 	size_t tn = 0;
-	FILE *m = open_memstream(&txt, &tn);
+	FILE *m = tu_memstream(&txt, &tn);
 	explain_text_print(m, e, "");
-	fclose(m);
+	tu_memclose(m);
 	assert_non_null(strstr(txt, "tok/s avg, as of the last finished request"));
 	assert_null(strstr(txt, "avg since start"));
 	free(txt);
