@@ -319,8 +319,8 @@ static const struct note_rule note_rules[] = {
 		     "explanation fits."},
 	{is_guessed, "'?': a guess. More than one process could own this GPU context; the pairing may be wrong."},
 	{is_host, "H: a host PID with no process in this PID namespace: nothing more can be read about it here."},
-	{is_exited, "x: the process paired with this host PID ('*x' certain, '?x' guessed) has exited, or a process of "
-		    "this PID namespace the driver listed by its own PID ('*x') has; the driver still lists the PID, so "
+	{is_exited, "x: the process paired with this host PID ('*x' certain, '?x' guessed), or one of this PID "
+		    "namespace the driver listed by its own PID ('*x'), has exited; the driver still lists the PID, so "
 		    "its memory is not released yet. The row stays until the driver drops the PID, which is never given "
 		    "to another process."},
 	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
