@@ -9,7 +9,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rec_src src = {-1, data, size};
+	struct rec_src src = {.fd = -1, .mem = data, .size = size};
 	struct rec_index idx;
 	char err[256];
 

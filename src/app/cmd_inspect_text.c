@@ -67,16 +67,6 @@ static void print_identity(FILE *out, const struct inspect_model *m)
 			ident_text_incomplete(i, s, sizeof s));
 }
 
-/* "q8_0": cache types as llama.cpp's flags spell them */
-static const char *lower_type(char *buf, size_t n, uint32_t type)
-{
-	const char *s = ggml_type_name(type);
-	size_t i = 0;
-	for (; s[i] && i + 1 < n; i++)
-		buf[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
-	buf[i] = '\0';
-	return buf;
-}
 
 /* "--metrics, --host 0.0.0.0 (does not change memory); -t 8 (not read by the
  * plan)": the flags the plan left out, grouped by why, in command-line order. */
@@ -107,7 +97,6 @@ static void print_ignored(FILE *out, const struct llama_flags *f)
 
 static void print_launch(FILE *out, const struct inspect_model *m)
 {
-	char tk[16], tv[16];
 	const struct estimate *e = &m->est;
 	const struct llama_flags *f = m->flags;
 	char defaults[256];
@@ -115,8 +104,8 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 		e->missing_bytes ? "; from an INCOMPLETE file" : "");
 	fprintf(out, "  launch        -c %llu -ngl %u -np %u%s -ctk %s -ctv %s -fa %s -ub %u%s%s\n",
 		(unsigned long long)e->n_ctx, (unsigned)(e->gpu_layers + e->output_on_gpu), e->n_seq,
-		e->unified ? " (unified cache)" : " (one cache per slot)", lower_type(tk, sizeof tk, e->type_k),
-		lower_type(tv, sizeof tv, e->type_v), f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto",
+		e->unified ? " (unified cache)" : " (one cache per slot)", ggml_cache_type_name(e->type_k),
+		ggml_cache_type_name(e->type_v), f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto",
 		e->n_ubatch, f->swa_full ? " --swa-full" : "", f->no_mmap ? " --no-mmap" : "");
 	if (e->kv_on_host)
 		fprintf(out, "  KV offload    off (-nkvo): the KV cache stays on the host\n");
@@ -135,14 +124,14 @@ static void print_launch(FILE *out, const struct inspect_model *m)
 
 static void print_kv(FILE *out, const struct estimate *e)
 {
-	char a[MIB_BUF], b[MIB_BUF], c[MIB_BUF], tk[16], tv[16];
+	char a[MIB_BUF], b[MIB_BUF], c[MIB_BUF];
 	if (!e->has_kv) {
 		fprintf(out, "  KV cache      none (estimated: %s)\n",
 			e->n_rs_layers ? "recurrent layers only" : "no causal attention memory");
 	} else {
 		fprintf(out, "  KV per token  %.2f KiB (estimated, %u layers, K %s + V %s)\n",
-			(double)e->kv_bytes_per_token / 1024.0, e->n_kv_layers, lower_type(tk, sizeof tk, e->type_k),
-			lower_type(tv, sizeof tv, e->type_v));
+			(double)e->kv_bytes_per_token / 1024.0, e->n_kv_layers, ggml_cache_type_name(e->type_k),
+			ggml_cache_type_name(e->type_v));
 		fprintf(out, "  KV cache      %s (estimated; %llu cells x %u stream%s; K %s, V %s)\n", mib(a, e->kv_bytes),
 			(unsigned long long)e->kv_cells, e->n_stream, e->n_stream == 1 ? "" : "s", mib(b, e->kv_k_bytes),
 			mib(c, e->kv_v_bytes));

@@ -77,6 +77,8 @@ static int print_moment(const struct replay_args *a, struct rec_file *f)
 	size_t len, n;
 	int rc = rec_file_line_at(f, a->at, &line, &len, err, sizeof err);
 
+	if (f->note[0])
+		fprintf(stderr, "gputaskman replay: %s: %s\n", a->path, f->note);
 	if (rc) {
 		fprintf(stderr, "gputaskman replay: %s: %s\n", a->path, err);
 		return rc;
@@ -85,7 +87,8 @@ static int print_moment(const struct replay_args *a, struct rec_file *f)
 	json_t *doc = snap_json_parse(line, len, err, sizeof err);
 	if (!doc) {
 		free(line);
-		fprintf(stderr, "gputaskman replay: %s: the snapshot at that time is not readable: %s\n", a->path, err);
+		fprintf(stderr, "gputaskman replay: %s: the %s is not readable: %s\n", a->path,
+			a->at ? "snapshot at that time" : "last snapshot", err);
 		return 2;
 	}
 	json_decref(doc);

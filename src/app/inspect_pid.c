@@ -14,6 +14,7 @@
 #include "app/cmd_inspect.h"
 #include "collect/collector.h"
 #include "core/format.h"
+#include "explain/explain.h"
 #include "identify/ident.h"
 #include "platform.h"
 #include "views/ident_json.h"
@@ -67,6 +68,20 @@ static void print_header(FILE *out, const struct gtm_process *p)
 /* llama-server loads a draft (-md) under its own -cd/-ngld/-ctkd/-ctvd, not read here. */
 static const char draft_note[] = "a draft model: planned with the process's main flags; its own -cd/-ngld/-ctkd are not read";
 
+/* A CPU-only build offloads nothing, whatever -ngl says: planned with -ngl 0. */
+static const char cpu_note[] = EXPLAIN_CPU_BUILD_WHY ": planned with -ngl 0, everything in host memory";
+
+/* The flags a plan of p's models uses: its own, a CPU-only build's with no GPU layer. */
+static struct llama_flags plan_flags(const struct gtm_process *p)
+{
+	struct llama_flags f = p->ident->flags;
+	if (explain_cpu_only_build(p)) {
+		f.n_gpu_layers = 0;
+		f.defaulted &= ~(unsigned)LF_DEF_NGL;
+	}
+	return f;
+}
+
 /* A running process's model is already in the free-memory figure. */
 static const char held_note[] = "fit not checked: the process already holds this model, so free memory excludes it";
 
@@ -79,6 +94,7 @@ static int print_text(const struct gtm_process *p)
 		return 0;
 	}
 	ident_text_print_full(stdout, id, "  ");
+	struct llama_flags flags = plan_flags(p);
 	if (p->explain) {
 		/* what the runtime said about itself: logs, API, the breakdown */
 		putchar('\n');
@@ -94,7 +110,9 @@ static int print_text(const struct gtm_process *p)
 		printf("\nMemory plan of %s from the process's flags\n", fmt_safe(e3, sizeof e3, m->name ? m->name : m->path));
 		if (m->role == MODEL_ROLE_DRAFT)
 			printf("  (%s)\n", draft_note);
-		if (!inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+		if (explain_cpu_only_build(p))
+			printf("  (%s)\n", cpu_note);
+		if (!inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &flags, err,
 					sizeof err)) {
 			printf("  N/A (%s)\n", err);
 			continue;
@@ -111,6 +129,7 @@ static int print_json(const struct gtm_process *p)
 	json_t *plans = json_array();
 	const struct gtm_ident *id = p->ident;
 	struct jw *w = malloc(sizeof *w);
+	struct llama_flags flags = id ? plan_flags(p) : (struct llama_flags){0};
 
 	for (int i = 0; id && i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
@@ -122,7 +141,8 @@ static int print_json(const struct gtm_process *p)
 		json_put(plan, "model_path", json_of_str(m->path));
 		json_put(plan, "role", json_string(model_role_name(m->role)));
 		json_put(plan, "note", m->role == MODEL_ROLE_DRAFT ? json_string(draft_note) : json_null());
-		if (inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &id->flags, err,
+		json_put(plan, "cpu_build", explain_cpu_only_build(p) ? json_string(cpu_note) : json_null());
+		if (inspect_model_load(&im, m->path, true, m->store != MODEL_STORE_NONE ? m->name : NULL, &flags, err,
 				       sizeof err)) {
 			im.fit_note = held_note;
 			json_put(plan, "plan", inspect_model_json(&im));

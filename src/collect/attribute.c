@@ -38,6 +38,8 @@ struct attribute_state {
 	size_t n_cands, cap_cands;
 	struct pairing *pairs;    /* previous refresh's pairings */
 	size_t n_pairs, cap_pairs;
+	struct pairing *locals;   /* the driver's PIDs that were processes here, by host_pid: */
+	size_t n_locals, cap_locals; /* charged locally last refresh, or exited since */
 	struct gtm_process *reorder; /* scratch for order_rows, kept: rows are big and */
 	size_t cap_reorder;          /* a fresh buffer each refresh costs page faults */
 };
@@ -52,6 +54,7 @@ struct rawpid {
 	int row;            /* charged local row, or -1 */
 	bool taken;         /* held by a pairing: offered to no other process */
 	int hold;           /* taken, no row: its pairing in work.pairs, or -1 */
+	int gone;           /* taken, no row: was a process here, in work.locals, or -1 */
 	uint64_t first_seq; /* when this host PID was first seen unresolved */
 };
 
@@ -71,6 +74,8 @@ struct work {
 	struct pairing *pairs;    /* made or kept this refresh */
 	size_t n_pairs, cap_pairs;
 	bool kept_guess;          /* a pairing kept from before is a guess */
+	struct pairing *locals;   /* processes here that exited while the driver lists their PIDs */
+	size_t n_locals, cap_locals;
 };
 
 struct attribute_state *attribute_state_new(void)
@@ -85,6 +90,7 @@ void attribute_state_free(struct attribute_state *st)
 	free(st->seen);
 	free(st->cands);
 	free(st->pairs);
+	free(st->locals);
 	free(st->reorder);
 	free(st);
 }
@@ -135,7 +141,7 @@ static void group_raw(struct work *w)
 		const struct gtm_raw_use *r = &u->v[w->order[i]];
 		struct rawpid *rp = &w->raw[w->n_raw++];
 		*rp = (struct rawpid){.pid = r->pid, .start = r->start_time, .first = i, .compute_only = true, .row = -1,
-				      .hold = -1};
+				      .hold = -1, .gone = -1};
 		for (; i < n && u->v[w->order[i]].pid == rp->pid && u->v[w->order[i]].start_time == rp->start; i++) {
 			rp->n++;
 			rp->compute |= u->v[w->order[i]].use.compute;
@@ -186,7 +192,7 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
 	if (owner != GTM_OWNER_LOCAL)
 		p->host_pid = rp->pid;
 	if (owner == GTM_OWNER_EXITED)
-		snprintf(p->label, sizeof p->label, "%cx%u", p->exited_pairing == GTM_OWNER_MATCHED ? '*' : '?',
+		snprintf(p->label, sizeof p->label, "%cx%u", p->exited_pairing == GTM_OWNER_GUESSED ? '?' : '*',
 			 p->exited_pid);
 	else
 		snprintf(p->label, sizeof p->label, fmt[owner], owner == GTM_OWNER_HOST ? rp->pid : p->pid);
@@ -203,7 +209,7 @@ static void charge(struct gtm_snapshot *snap, int row, const struct work *w, con
  * graphics-only PID (the host's display server) is no CUDA process. */
 static bool pairable(const struct rawpid *rp)
 {
-	return rp->row < 0 && rp->start == 0 && rp->compute;
+	return rp->row < 0 && rp->start == 0 && rp->compute && rp->gone < 0;
 }
 
 /* A PID from outside this PID namespace: "H:<pid>" (host), or "W:<pid>" under
@@ -215,8 +221,9 @@ static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const 
 
 	if (mode == GTM_MODE_WSL)
 		reason = "a Windows PID (WSL): never looked up here";
-	else if (rp->hold >= 0)
-		reason = "paired earlier; /proc cannot be listed now to see that process";
+	else if (rp->hold >= 0 || rp->gone >= 0)
+		reason = rp->gone >= 0 ? "a process here earlier; /proc cannot be listed now to see it"
+				       : "paired earlier; /proc cannot be listed now to see that process";
 	else if (mode == GTM_MODE_CONTAINER && rp->start == 0)
 		reason = rp->compute ? "host PID: no process of this container to pair it with"
 				     : "host PID in the graphics list only: no process here is proven to be it";
@@ -230,7 +237,7 @@ static void add_host_row(struct gtm_snapshot *snap, const struct work *w, const 
  * lists the PID (memory not yet released): labelled by the local PID it had,
  * with that pairing's mark; never looked up locally (the PID may be reused). */
 static void add_exited_row(struct gtm_snapshot *snap, const struct work *w, const struct rawpid *rp,
-			   const struct pairing *pr)
+			   const struct pairing *pr, const char *reason)
 {
 	struct gtm_process *p = snapshot_add_process(snap);
 
@@ -240,8 +247,7 @@ static void add_exited_row(struct gtm_snapshot *snap, const struct work *w, cons
 	p->start_time = pr->local.start;
 	str_copy(p->name, pr->name, sizeof p->name);
 	str_copy(p->user, pr->user, sizeof p->user);
-	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_EXITED,
-	       "exited: the process paired with this host PID is gone; the driver still lists it");
+	charge(snap, snap->n_processes - 1, w, rp, GTM_OWNER_EXITED, reason);
 }
 
 /* pid 0: one "unattributed" row per device; bytes add up. */
@@ -327,7 +333,66 @@ static void distrust_coincidences(struct work *w, const struct gtm_snapshot *sna
 	}
 }
 
-static void resolve_local(struct work *w, struct gtm_snapshot *snap, enum gtm_mode mode, int n_local)
+static int locals_cmp(const void *a, const void *b)
+{
+	const struct pairing *x = a, *y = b;
+	return x->host_pid < y->host_pid ? -1 : x->host_pid > y->host_pid;
+}
+
+/* The driver's PID rp was a process here (charged locally last refresh, or
+ * exited since). When that process is gone, or the PID now names another
+ * process (a later start) that maps no NVIDIA compute library, the use is
+ * its exited owner's: never a host PID to pair with someone else. While
+ * /proc cannot be listed nobody is known to have exited: carried, shown H:. */
+static void find_gone(struct work *w, const struct attribute_state *st, const struct gtm_snapshot *snap,
+		      struct rawpid *rp)
+{
+	struct pairing key = {.host_pid = rp->pid};
+	const struct pairing *was =
+		st->n_locals ? bsearch(&key, st->locals, st->n_locals, sizeof key, locals_cmp) : NULL;
+
+	if (!was || rp->start != 0)
+		return;
+	if (rp->row >= 0) {
+		const struct gtm_proc_detail *d = snap->processes[rp->row].detail;
+		if (snap->processes[rp->row].start_time == was->local.start || !d || d->n_maps == 0 ||
+		    maps_nvidia_compute(d))
+			return; /* the same process, or a new one the driver's PID may be */
+		rp->row = -1;
+	}
+	rp->taken = true;
+	rp->gone = (int)w->n_locals;
+	w->locals = grow_array(w->locals, sizeof *w->locals, &w->cap_locals, w->n_locals);
+	w->locals[w->n_locals] = *was;
+	w->locals[w->n_locals++].exited = was->exited || !snap->procs_unlisted;
+}
+
+/* Keeps the driver's PIDs charged locally now, beside the exited ones still
+ * listed, for find_gone in the next refresh. */
+static void remember_locals(struct attribute_state *st, struct work *w, const struct gtm_snapshot *snap)
+{
+	for (size_t i = 0; i < w->n_raw; i++) {
+		const struct rawpid *rp = &w->raw[i];
+		if (rp->row < 0 || rp->start != 0 || snap->processes[rp->row].owner != GTM_OWNER_LOCAL)
+			continue;
+		const struct gtm_process *p = &snap->processes[rp->row];
+		struct pairing pr = {.host_pid = rp->pid, .local = {p->pid, p->start_time}, .owner = GTM_OWNER_LOCAL};
+		str_copy(pr.name, p->name, sizeof pr.name);
+		str_copy(pr.user, p->user, sizeof pr.user);
+		w->locals = grow_array(w->locals, sizeof *w->locals, &w->cap_locals, w->n_locals);
+		w->locals[w->n_locals++] = pr;
+	}
+	if (w->n_locals > 1)
+		qsort(w->locals, w->n_locals, sizeof *w->locals, locals_cmp);
+	free(st->locals);
+	st->locals = w->locals;
+	st->n_locals = w->n_locals;
+	st->cap_locals = w->cap_locals;
+	w->locals = NULL;
+}
+
+static void resolve_local(struct work *w, const struct attribute_state *st, struct gtm_snapshot *snap,
+			  enum gtm_mode mode, int n_local)
 {
 	size_t unresolved = 0;
 
@@ -335,6 +400,8 @@ static void resolve_local(struct work *w, struct gtm_snapshot *snap, enum gtm_mo
 		/* Under WSL a PID without a start time (NVML's) is a Windows PID. */
 		bool foreign = mode == GTM_MODE_WSL && w->raw[i].start == 0;
 		w->raw[i].row = foreign ? -1 : find_local(w, snap, w->raw[i].pid, w->raw[i].start);
+		if (!foreign)
+			find_gone(w, st, snap, &w->raw[i]);
 		unresolved += pairable(&w->raw[i]);
 	}
 	if (mode == GTM_MODE_CONTAINER && unresolved > 0)
@@ -623,6 +690,7 @@ static void work_free(struct work *w)
 	free(w->row_paired);
 	free(w->unres);
 	free(w->pairs);
+	free(w->locals);
 }
 
 void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const struct gtm_raw_uses *uses)
@@ -635,7 +703,7 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 	index_local(&w, snap);
 	group_raw(&w);
 	add_unattributed(snap, uses);
-	resolve_local(&w, snap, snap->mode, n_local);
+	resolve_local(&w, st, snap, snap->mode, n_local);
 	if (container) {
 		collect_candidates(&w, st, snap, n_local);
 		keep_pairings(&w, st, snap);
@@ -647,12 +715,17 @@ void attribute_uses(struct attribute_state *st, struct gtm_snapshot *snap, const
 		if (rp->row >= 0)
 			continue;
 		if (rp->hold >= 0 && w.pairs[rp->hold].exited)
-			add_exited_row(snap, &w, rp, &w.pairs[rp->hold]);
+			add_exited_row(snap, &w, rp, &w.pairs[rp->hold],
+				       "exited: the process paired with this host PID is gone; the driver still lists it");
+		else if (rp->gone >= 0 && w.locals[rp->gone].exited)
+			add_exited_row(snap, &w, rp, &w.locals[rp->gone],
+				       "exited: this PID was a process here; the driver still lists it");
 		else
 			add_host_row(snap, &w, rp, snap->mode);
 	}
 	if (container)
 		remember(st, &w, snap);
+	remember_locals(st, &w, snap);
 	order_rows(st, snap);
 	work_free(&w);
 }

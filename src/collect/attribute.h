@@ -7,6 +7,11 @@
  *   device.
  * - LOCAL: the raw PID is a process row of this /proc (and its start time
  *   matches when the source knows it).
+ * - A driver's PID (no start time) charged LOCAL in one refresh that the
+ *   driver still lists when its process is gone (or when the PID names a
+ *   later process that maps no NVIDIA compute library) is an EXITED row
+ *   "*x<pid>" (exited_pairing LOCAL) until the driver drops it: never paired
+ *   with another process, never H:. While /proc cannot be listed it is H:.
  * - Containers (snap->mode == GTM_MODE_CONTAINER) only: NVML reports host
  *   PIDs. A raw PID that does not resolve here, carries no start time (the
  *   driver's, not a /proc scan's) and is in a compute list (a PID in both

@@ -62,7 +62,8 @@ enum gtm_owner {
 	GTM_OWNER_NONE,      /* a local process with no GPU usage (all-processes view) */
 	GTM_OWNER_UNATTRIBUTED, /* bytes no process can be charged with (shared DRM buffers) */
 	GTM_OWNER_EXITED,    /* host PID whose paired local process exited while the driver
-	                      * still lists it: '*x<pid>' / '?x<pid>', never paired again */
+	                      * still lists it: '*x<pid>' / '?x<pid>', never paired again; or
+	                      * a PID that was a local process and exited: '*x<pid>' */
 };
 const char *gtm_owner_name(enum gtm_owner o);
 
@@ -137,7 +138,8 @@ struct gtm_process {
 	char owner_reason[96];   /* how the owner was established */
 	/* GTM_OWNER_EXITED: the local PID the host PID was paired with, gone now
 	 * (name, user and start_time are that process's last), and whether that
-	 * pairing was GTM_OWNER_MATCHED or GTM_OWNER_GUESSED. */
+	 * pairing was GTM_OWNER_MATCHED or GTM_OWNER_GUESSED (GTM_OWNER_LOCAL:
+	 * the driver listed the process by its own PID). */
 	uint32_t exited_pid;
 	enum gtm_owner exited_pairing;
 

@@ -195,6 +195,23 @@ static uint64_t reported_on(const struct gtm_explain *e, int n_segs, int dev, bo
 	return rep;
 }
 
+/* The remainder's bytes, provenance and note, which say the same thing: with
+ * nothing reported on the GPU it is the measurement itself (its provenance);
+ * measured minus reported is a derived figure, estimated. */
+static void remainder_of(struct ex_segment *s, gtm_u64 vram, uint64_t rep, bool any)
+{
+	static const char *const what[] = {[GTM_MEASURED] = "measured", [GTM_MATCHED] = "matched (WSL context *)",
+					   [GTM_GUESSED] = "guessed (WSL context ?)"};
+	const char *w = (size_t)vram.prov < ARRAY_LEN(what) && what[vram.prov] ? what[vram.prov] : "measured";
+
+	s->bytes = any ? gtm_u64_of(vram.v - rep, GTM_ESTIMATED) : vram;
+	if (any)
+		snprintf(s->note, sizeof s->note, "estimated: %s minus reported, runtime overhead/unknown%s", w,
+			 vram.prov == GTM_MEASURED ? ", not an exact CUDA context" : "");
+	else
+		snprintf(s->note, sizeof s->note, "%s, nothing reported on this GPU: runtime overhead/unknown", w);
+}
+
 /* For every GPU the process uses, one "runtime overhead/unknown" line: its
  * measured VRAM minus what the runtime reported there (all of it when the
  * runtime reported nothing there); N/A when the VRAM is not measured, or
@@ -226,17 +243,7 @@ static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 			ex_add_note(e, "GPU %d: reported %s exceeds the measured %s (load-time allocations vs now)", dev,
 				    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, vram.v));
 		} else {
-			s->bytes = gtm_u64_of(vram.v - rep, GTM_ESTIMATED);
-			if (vram.prov == GTM_MATCHED || vram.prov == GTM_GUESSED)
-				str_copy(s->note, vram.prov == GTM_MATCHED
-						      ? "matched (WSL context *) minus reported: runtime overhead/unknown"
-						      : "guessed (WSL context ?) minus reported: runtime overhead/unknown",
-					 sizeof s->note);
-			else
-				str_copy(s->note,
-					 any ? "measured minus reported: runtime overhead/unknown, not an exact CUDA context"
-					     : "measured, nothing reported on this GPU: runtime overhead/unknown",
-					 sizeof s->note);
+			remainder_of(s, vram, rep, any);
 		}
 	}
 }
@@ -294,19 +301,35 @@ static void compare(struct gtm_explain *e, const char *what, enum ex_seg seg, bo
 		    fmt_bytes_raw(a, sizeof a, rep), fmt_bytes_raw(b, sizeof b, est));
 }
 
+/* Whether a library that lets ggml reach a GPU is mapped: a GPU backend, a
+ * GPU compute library (CUDA, HIP, OpenCL, ...; a static build still maps the
+ * driver's), or Vulkan (a static Vulkan build). */
+static bool maps_gpu_backend(const struct gtm_ident *id)
+{
+	static const char *const gpu_backends[] = {
+		"ggml-cuda", "ggml-hip", "ggml-vulkan", "ggml-sycl", "ggml-opencl", "ggml-musa", "ggml-cann", "ggml-metal",
+		"vulkan",
+	};
+	if (ident_find_trait(id, RT_T_COMPUTE))
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(gpu_backends); i++)
+		if (ident_find_runtime(id, gpu_backends[i]))
+			return true;
+	return false;
+}
+
 /* A process with the ggml CPU backend mapped and no GPU backend or GPU
  * compute library (CUDA, HIP, ...) mapped: a CPU-only build. */
 static bool cpu_only_build(const struct gtm_ident *id)
 {
-	static const char *const gpu_backends[] = {
-		"ggml-cuda", "ggml-hip", "ggml-vulkan", "ggml-sycl", "ggml-opencl", "ggml-musa", "ggml-cann", "ggml-metal",
-	};
-	if (!id || !ident_find_runtime(id, "ggml-cpu") || ident_find_trait(id, RT_T_COMPUTE))
-		return false;
-	for (size_t i = 0; i < ARRAY_LEN(gpu_backends); i++)
-		if (ident_find_runtime(id, gpu_backends[i]))
-			return false;
-	return true;
+	return id && ident_find_runtime(id, "ggml-cpu") && !maps_gpu_backend(id);
+}
+
+bool explain_cpu_only_build(const struct gtm_process *p)
+{
+	const struct gtm_ident *id = p->ident;
+	return id && p->detail && p->detail->n_maps > 0 && p->n_uses == 0 &&
+	       (ident_find_runtime(id, "llama.cpp") || ident_find_runtime(id, "ggml")) && !maps_gpu_backend(id);
 }
 
 static const char *why_on_host(const struct bd_input *in)

@@ -130,10 +130,16 @@ static int count_models(const struct gtm_ident *id)
 	return n;
 }
 
-/* The estimate for the process's main model at its launch flags. */
+/* The estimate for the process's main model at its launch flags; a CPU-only
+ * build's with no layer on a GPU (-ngl has no GPU to offload to). */
 static bool estimate_for(const struct gtm_process *p, struct estimate *est)
 {
 	const struct gtm_ident *id = p->ident;
+	struct llama_flags flags = id->flags;
+	if (explain_cpu_only_build(p)) {
+		flags.n_gpu_layers = 0;
+		flags.defaulted &= ~(unsigned)LF_DEF_NGL;
+	}
 	if (!id->has_flags || !ident_find_runtime(id, "llama.cpp"))
 		return false;
 	for (int i = 0; i < id->n_models; i++) {
@@ -144,7 +150,7 @@ static bool estimate_for(const struct gtm_process *p, struct estimate *est)
 		struct gguf_header *h = gguf_cache_get_observed(m->path, err, sizeof err);
 		if (!h)
 			return false;
-		bool ok = estimate_plan(h, &id->flags, est, err, sizeof err);
+		bool ok = estimate_plan(h, &flags, est, err, sizeof err);
 		gguf_header_unref(h);
 		return ok;
 	}
@@ -203,6 +209,9 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 	bool have_est = strcmp(e->runtime, "stable-diffusion.cpp") != 0 && estimate_for(p, est);
 	struct bd_input in = {snap, p, load, api_model(p, e), have_est ? est : NULL};
 	breakdown_build(e, &in);
+	if (have_est && explain_cpu_only_build(p))
+		ex_add_note(e, EXPLAIN_CPU_BUILD_WHY ": the estimate puts the weights and KV cache in host memory, "
+			       "whatever -ngl says");
 	free(est);
 	if (!e->log.present && !strcmp(e->runtime, "llama.cpp"))
 		ex_add_note(e, "no log file found: --log-file FILE -lv 4 lets gputaskman read the buffer sizes");

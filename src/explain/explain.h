@@ -155,6 +155,13 @@ bool explain_uses_environ(const struct gtm_process *p);
  * API is `ollama serve`'s. The collector reads and lists that parent. */
 bool explain_serves_via_parent(const struct gtm_process *p);
 
+/* Whether p is a CPU-only llama.cpp/ggml build by what it runs, before any
+ * log says so: its maps were read and none is a GPU backend (libggml-cuda,
+ * -hip, -vulkan, ...), a GPU compute library or Vulkan, and the driver lists
+ * it on no GPU. Its weights and KV cache are in host memory whatever -ngl says. */
+bool explain_cpu_only_build(const struct gtm_process *p);
+#define EXPLAIN_CPU_BUILD_WHY "a CPU-only build (no GPU backend library mapped, the driver lists it on no GPU)"
+
 void explain_free(struct gtm_explain *e);
 void ex_add_note(struct gtm_explain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct ex_segment *ex_add_seg(struct gtm_explain *e, enum ex_seg seg, enum ex_src src, const char *device);

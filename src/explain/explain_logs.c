@@ -299,23 +299,57 @@ static bool fd_is_log(const char *target, const char *flag, const char *abs)
  * process's own descriptor of it in /proc/PID/fd, else its stderr when that
  * is a file (llama-server writes the same lines there). Returns the fd and
  * its /proc path under the root in out, or -1. */
-static int log_fd(const struct gtm_process *p, const char *flag, const char *abs, char *out, size_t n, bool *deleted)
+static bool maps_file(const struct gtm_process *p, const char *path)
+{
+	for (size_t i = 0; p->detail && i < p->detail->n_maps; i++)
+		if (p->detail->maps[i] && !strcmp(p->detail->maps[i], path))
+			return true;
+	return false;
+}
+
+/* A log renamed while the process writes it (mv, logrotate's server.log.1): a
+ * file past stdio, no device and no mapped file (the model), in the folder the
+ * log's path names or named after it. log_fd takes it only when it is the one. */
+static bool renamed_candidate(const struct gtm_process *p, long fd, const char *target, const char *flag,
+			      const char *abs)
+{
+	const char *path = abs[0] ? abs : flag, *base = path_base(path), *tbase = path_base(target);
+	size_t dir = (size_t)(base - path);
+	bool same_dir = dir > 0 && (size_t)(tbase - target) == dir && !strncmp(target, path, dir);
+	return fd > 2 && !str_starts(target, "/dev/") && !str_starts(target, "/proc/") && !maps_file(p, target) &&
+	       (same_dir || (base[0] && str_starts(tbase, base)));
+}
+
+static int log_fd(const struct gtm_process *p, const char *flag, const char *abs, char *out, size_t n, bool *deleted,
+		  char *renamed, size_t rn)
 {
 	char t[1024];
-	int found = -1;
+	int found = -1, other = -1, n_other = 0;
+	bool other_deleted = false;
 	DIR *d = p->pid ? sysroot_opendir("/proc/%u/fd", p->pid) : NULL;
 	struct dirent *de;
 	/* only when the path failed; bounded for a process holding very many fds */
 	for (int k = 0; d && found < 0 && k < 4096 && (de = readdir(d)); k++) {
 		char *end;
 		long fd = strtol(de->d_name, &end, 10);
-		if (end == de->d_name || *end || fd < 0 || fd > 1 << 30)
+		if (end == de->d_name || *end || fd < 0 || fd > 1 << 30 || !fd_target(p->pid, de->d_name, t, sizeof t, deleted))
 			continue;
-		if (fd_target(p->pid, de->d_name, t, sizeof t, deleted) && fd_is_log(t, flag, abs))
+		if (fd_is_log(t, flag, abs)) {
 			found = (int)fd;
+		} else if (renamed_candidate(p, fd, t, flag, abs) && n_other++ == 0) {
+			other = (int)fd;
+			other_deleted = *deleted;
+			str_copy(renamed, t, rn);
+		}
 	}
 	if (d)
 		closedir(d);
+	if (found < 0 && n_other == 1) {
+		found = other; /* renamed: its fd still reads it */
+		*deleted = other_deleted;
+	} else {
+		renamed[0] = '\0';
+	}
 	if (found < 0 && fd_target(p->pid, "2", t, sizeof t, deleted) && !str_starts(t, "/dev/"))
 		found = 2;
 	/* read through the link itself: it opens the file the process holds, deleted or not */
@@ -369,8 +403,9 @@ const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_
 	str_copy(e->log.path, shown, sizeof e->log.path);
 	int err = ENOENT, fd_err;
 	const struct log_entry *le = path[0] ? log_get(c, path, ollama, &err) : NULL;
-	char via[1024];
-	int fd = !le && flag ? log_fd(p, flag, path[0] ? shown : "", via, sizeof via, &deleted) : -1;
+	char via[1024], renamed[1024] = "";
+	int fd = !le && flag ? log_fd(p, flag, path[0] ? shown : "", via, sizeof via, &deleted, renamed, sizeof renamed)
+			     : -1;
 	if (fd >= 0 && (le = log_get(c, via, ollama, &fd_err))) {
 		e->log.read_via_fd = true;
 		e->log.read_fd = fd;
@@ -385,13 +420,15 @@ const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_
 	}
 	const struct llog_load *cur = ollama ? classify_ollama(c, snap, p, le, e) : classify_llama(c, p, le, e);
 	if (e->log.read_via_fd && !e->log.message[0]) /* a message of the log's own content says more */
-		snprintf(e->log.message, sizeof e->log.message, "its path cannot be read here (%s)%s",
+		snprintf(e->log.message, sizeof e->log.message, "its path cannot be read here (%s)%s%s%s",
 			 !flag ? "deleted" : path[0] ? strerror(err) : "relative, the working directory unknown",
-			 flag && deleted ? "; the process holds it deleted" : "");
+			 flag && deleted ? "; the process holds it deleted" : "", renamed[0] ? "; renamed to " : "",
+			 renamed);
 	if (cur && cur->model[0] && p->ident) {
 		char key[1024];
 		ex_model_key(p, cur->model, key, sizeof key);
-		ident_add_model_evidence_detail(p->ident, key, MODEL_EV_LOG, ollama ? "server.log" : "log");
+		/* the log's path ("log: log" said nothing) */
+		ident_add_model_evidence_detail(p->ident, key, MODEL_EV_LOG, e->log.path);
 	}
 	return cur;
 }

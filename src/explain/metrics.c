@@ -266,6 +266,8 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 		str_copy(s->kind, c.kind, sizeof s->kind);
 	if (c.have[MK_GEN_TOKENS]) {
 		apply_rates(s, &c, MK_GEN_TOKENS, MK_PROMPT_TOKENS, MK_GEN_SECONDS, MK_PROMPT_SECONDS, now_ns);
+		/* server_context's metrics.on_prediction adds a task's tokens when it finishes */
+		s->counted_at_end = true;
 		s->requests_running = count_of(&c, MK_REQ_PROCESSING);
 		s->requests_waiting = count_of(&c, MK_REQ_DEFERRED);
 		if (c.have[MK_LLAMA_KV] && c.v[MK_LLAMA_KV] >= 0 && c.v[MK_LLAMA_KV] <= 1.0)

@@ -73,6 +73,7 @@ struct ex_server {
 	gtm_u64 n_ctx_slot;  /* llama-server: context per slot */
 	gtm_u64 slots_total, slots_busy;
 	struct ex_rate gen, prompt; /* generation and prompt-processing speed from /metrics */
+	bool counted_at_end; /* llama-server: a request's tokens reach the counters when it ends */
 	gtm_f64 kv_usage;    /* vLLM / SGLang: 0..1 */
 	gtm_u64 kv_capacity_tokens, kv_used_tokens;
 	gtm_u64 requests_running, requests_waiting;

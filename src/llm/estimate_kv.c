@@ -39,7 +39,7 @@ static void check_cache_types(const struct arch_model *m, struct estimate *e)
 	if (ggml_type_is_quantized(e->type_v) && !e->flash_attn) {
 		e->refused = true;
 		estimate_note(e, "V cache quantization requires flash_attn: llama.cpp refuses -ctv %s with -fa off",
-			      ggml_type_name(e->type_v));
+			      ggml_cache_type_name(e->type_v));
 	}
 	for (uint32_t il = 0; il < m->n_layer && e->flash_attn; il++) {
 		const struct arch_layer *l = &m->layers[il];

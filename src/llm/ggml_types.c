@@ -40,6 +40,17 @@ const char *ggml_type_name(uint32_t id)
 	return t ? t->name : "invalid";
 }
 
+const char *ggml_cache_type_name(uint32_t id)
+{
+	/* the cache types llama.cpp accepts (common/arg.cpp kv_cache_types), in its spelling */
+	static const char *const lower[] = {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1"};
+	const char *name = ggml_type_name(id);
+	for (size_t i = 0; i < sizeof lower / sizeof lower[0]; i++)
+		if (strcasecmp(lower[i], name) == 0)
+			return lower[i];
+	return name;
+}
+
 int ggml_type_from_name(const char *name)
 {
 	for (uint32_t i = 0; i < GGML_T_COUNT; i++)

@@ -26,6 +26,9 @@ const struct ggml_type_info *ggml_type_get(uint32_t id);
 bool ggml_type_valid(uint32_t id);
 /* "Q8_0", or "type-N" written into a static per-id slot for invalid ids ("invalid"). */
 const char *ggml_type_name(uint32_t id);
+/* A KV cache type as llama.cpp's -ctk/-ctv and its log spell it ("q8_0",
+ * "f16"); other types as ggml_type_name. */
+const char *ggml_cache_type_name(uint32_t id);
 /* Case-insensitive lookup by name ("q8_0", "F16"); -1 when unknown. */
 int ggml_type_from_name(const char *name);
 /* Bytes of a row of n elements: n/blck*size. false when n is not a multiple of

@@ -23,7 +23,7 @@ int rec_file_open(const char *path, struct rec_file *f, char *err, size_t errn)
 		snprintf(err, errn, "%s", why ? why : strerror(errno));
 		return 2;
 	}
-	f->src = (struct rec_src){f->fd, NULL, (uint64_t)st.st_size};
+	f->src = (struct rec_src){.fd = f->fd, .size = (uint64_t)st.st_size};
 	enum rec_status rs = rec_index_build(&f->src, &f->idx, msg, sizeof msg);
 	if (rs != REC_OK) {
 		snprintf(err, errn, "%s", msg);
@@ -76,9 +76,15 @@ int rec_file_line_at(struct rec_file *f, const char *when, char **line, size_t *
 	if (rec_frame_read(&f->src, &f->idx.frames[fi], &text, err, errn) != 0)
 		return 1;
 	si = rec_frame_find(&text, t);
+	if (text.text_limit)
+		snprintf(f->note, sizeof f->note,
+			 "the frame at byte %llu holds more than the %u MiB of text a frame may: its snapshots past that "
+			 "were not read",
+			 (unsigned long long)f->idx.frames[fi].data_off, REC_MAX_FRAME_TEXT >> 20);
 	if (si < 0) {
 		rec_frame_text_free(&text);
-		snprintf(err, errn, "no complete snapshot at or before that time in the frame at byte %llu",
+		snprintf(err, errn, "no complete snapshot %s at byte %llu",
+			 when ? "at or before that time in the frame" : "in the recording's last frame, the frame",
 			 (unsigned long long)f->idx.frames[fi].data_off);
 		return 2;
 	}

@@ -16,6 +16,7 @@ struct rec_file {
 	struct rec_index idx;
 	int64_t first_s, last_s; /* taken_at of its first and last snapshot */
 	uint64_t n_samples;
+	char note[200];          /* set by rec_file_line_at: what a read frame left out ("" if nothing) */
 };
 
 /* Opens and indexes path. 0; or 2 (not a recording, a newer format, no

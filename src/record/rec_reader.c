@@ -14,6 +14,16 @@
 /* A frame's window may not ask for more than this (the writer's level uses
  * 2 MiB or less): a hostile header cannot make the reader allocate GiBs. */
 #define REC_WINDOW_LOG_MAX 24
+/* The most text a compressed byte can give: an RLE block, 3 header bytes and
+ * one byte, regenerates up to 128 KiB (RFC 8878 section 3.1.1.2). */
+#define REC_ZSTD_MAX_RATIO 32768u
+/* The shortest line a frame's split keeps: "taken_at":"YYYY-MM-DDTHH:MM" and
+ * its newline. */
+#define REC_MIN_LINE 30u
+/* A frame found by its own structure is looked for in reads from this size
+ * up, doubling: an entry's empty or tiny frame costs a small read, not the
+ * rest of the file. */
+#define REC_SCAN_FIRST_READ 4096u
 
 long long rec_src_read(const struct rec_src *s, void *buf, size_t n, uint64_t off)
 {
@@ -21,6 +31,8 @@ long long rec_src_read(const struct rec_src *s, void *buf, size_t n, uint64_t of
 		return 0;
 	if (n > s->size - off)
 		n = (size_t)(s->size - off);
+	if (s->bytes_read)
+		*s->bytes_read += n;
 	if (s->mem) {
 		memcpy(buf, s->mem + off, n);
 		return (long long)n;
@@ -65,21 +77,51 @@ static struct rec_frame *add_frame(struct rec_index *idx, size_t *cap)
 	return f;
 }
 
+/* Where the zstd frame at f->data_off ends, in reads growing from
+ * REC_SCAN_FIRST_READ bytes (so the cost is the frame's size, not the
+ * file's): closed with its length, or not closed and the bytes there. */
+static void frame_extent(const struct rec_src *src, struct rec_frame *f)
+{
+	uint64_t avail = src->size - f->data_off;
+	size_t max = avail > REC_MAX_FRAME_BYTES ? REC_MAX_FRAME_BYTES : (size_t)avail;
+	size_t n = max < REC_SCAN_FIRST_READ ? max : REC_SCAN_FIRST_READ;
+
+	for (;;) {
+		uint8_t *buf = read_range(src, f->data_off, n);
+		size_t len = buf ? ZSTD_findFrameCompressedSize(buf, n) : 0;
+		free(buf);
+		if (buf && !ZSTD_isError(len)) {
+			f->closed = true;
+			f->data_len = len;
+			return;
+		}
+		if (!buf || n == max)
+			break;
+		n = n > max / 2 ? max : n * 2;
+	}
+	f->closed = false;
+	f->data_len = max;
+}
+
+/* Whether the bytes at off start a skippable frame (the next entry, say):
+ * then the entry before holds no data frame. */
+static bool skippable_at(const struct rec_src *src, uint64_t off)
+{
+	uint8_t m[4];
+	return rec_src_read(src, m, sizeof m, off) == (long long)sizeof m &&
+	       ((uint32_t)m[0] | (uint32_t)m[1] << 8 | (uint32_t)m[2] << 16 | (uint32_t)m[3] << 24) >> 4 ==
+		       REC_MAGIC_HEADER >> 4;
+}
+
 /* A frame whose entry does not give a trusted length (open, torn rewrite, or
  * a length past the end): its own zstd structure says where it ends, if it
  * does. Its times come from decoding it (it is the tail, a minute at most). */
 static void scan_frame(const struct rec_src *src, struct rec_index *idx, struct rec_frame *f)
 {
-	uint64_t avail = src->size - f->data_off;
-	size_t n = avail > REC_MAX_FRAME_BYTES ? REC_MAX_FRAME_BYTES : (size_t)avail;
-	uint8_t *buf = read_range(src, f->data_off, n);
-	size_t len = buf ? ZSTD_findFrameCompressedSize(buf, n) : 0;
 	struct rec_frame_text t;
 	char err[128];
 
-	f->closed = buf && !ZSTD_isError(len);
-	free(buf);
-	f->data_len = f->closed ? len : n;
+	frame_extent(src, f);
 	if (rec_frame_read(src, f, &t, err, sizeof err) != 0)
 		return;
 	f->n_samples = (uint32_t)t.n;
@@ -89,10 +131,31 @@ static void scan_frame(const struct rec_src *src, struct rec_index *idx, struct 
 	}
 	if (!f->closed && (t.partial_line || f->data_len > 0))
 		idx->open_tail = true;
-	if (t.partial_line)
+	if (t.text_limit)
+		note(idx, "a frame holds more than the 256 MiB of text a frame may: the snapshots past that are not "
+			  "read (frame at byte %llu)",
+		     (unsigned long long)f->data_off);
+	else if (t.partial_line)
 		note(idx, "the last snapshot was cut short (a torn tail at byte %llu): skipped",
 		     (unsigned long long)src->size);
 	rec_frame_text_free(&t);
+}
+
+/* An entry's snapshot count, as many as its frame can hold at most: what it
+ * claims beyond that (a damaged or hostile entry) would make a reader step
+ * through snapshots that are not there. */
+static uint32_t samples_bound(struct rec_index *idx, const struct rec_entry *e, uint64_t off)
+{
+	uint64_t text = e->frame_len > REC_MAX_FRAME_TEXT / REC_ZSTD_MAX_RATIO ? REC_MAX_FRAME_TEXT
+									       : e->frame_len * REC_ZSTD_MAX_RATIO;
+	uint64_t most = text / REC_MIN_LINE;
+
+	if (e->n_samples <= most)
+		return e->n_samples;
+	note(idx, "the index entry at byte %llu counts more snapshots than its frame can hold: bounded by the "
+		  "frame's size",
+	     (unsigned long long)off);
+	return (uint32_t)most;
 }
 
 enum rec_status rec_index_build(const struct rec_src *src, struct rec_index *idx, char *err, size_t errn)
@@ -115,6 +178,10 @@ enum rec_status rec_index_build(const struct rec_src *src, struct rec_index *idx
 	}
 	if (rc == -2) {
 		snprintf(err, errn, "a damaged recording: its header is cut short");
+		return REC_DAMAGED;
+	}
+	if (idx->header.version == 0) {
+		snprintf(err, errn, "a damaged recording: its header says format version 0 (gputaskman's start at 1)");
 		return REC_DAMAGED;
 	}
 	if (idx->header.version > REC_FORMAT_VERSION) {
@@ -142,6 +209,14 @@ enum rec_status rec_index_build(const struct rec_src *src, struct rec_index *idx
 			note(idx, "no frame where one should start (byte %llu): the rest is skipped", (unsigned long long)off);
 			break;
 		}
+		if (skippable_at(src, off + REC_ENTRY_BYTES)) {
+			/* no data frame after this entry: hop to the next entry */
+			if (rc != 0 || e.closed)
+				note(idx, "an index entry without its frame at byte %llu: skipped", (unsigned long long)off);
+			off += REC_ENTRY_BYTES;
+			idx->valid_end = off;
+			continue;
+		}
 		struct rec_frame *f = add_frame(idx, &cap);
 		f->entry_off = off;
 		f->data_off = off + REC_ENTRY_BYTES;
@@ -151,7 +226,7 @@ enum rec_status rec_index_build(const struct rec_src *src, struct rec_index *idx
 			f->data_len = e.frame_len;
 			f->first_ns = e.first_ns;
 			f->last_ns = e.last_ns;
-			f->n_samples = e.n_samples;
+			f->n_samples = samples_bound(idx, &e, off);
 		} else {
 			if (rc == -2)
 				note(idx, "the index entry at byte %llu was damaged: its frame was read from its own structure",
@@ -181,7 +256,8 @@ void rec_index_free(struct rec_index *idx)
 	idx->n_frames = 0;
 }
 
-static int decompress(const uint8_t *in, size_t n, struct rec_frame_text *out, char *err, size_t errn)
+static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_frame_text *out, char *err,
+		      size_t errn)
 {
 	ZSTD_DCtx *d = ZSTD_createDCtx();
 	ZSTD_inBuffer ib = {in, n, 0};
@@ -195,9 +271,11 @@ static int decompress(const uint8_t *in, size_t n, struct rec_frame_text *out, c
 	out->text = xmalloc(cap);
 	for (;;) {
 		if (out->len == cap) {
-			if (cap >= REC_MAX_FRAME_TEXT)
+			if (cap >= max_text) {
+				out->text_limit = true;
 				break;
-			cap *= 2;
+			}
+			cap = cap * 2 < max_text ? cap * 2 : max_text;
 			out->text = xrealloc(out->text, cap);
 		}
 		size_t in_before = ib.pos;
@@ -240,6 +318,12 @@ static void split_lines(struct rec_frame_text *t)
 int rec_frame_read(const struct rec_src *src, const struct rec_frame *f, struct rec_frame_text *out, char *err,
 		   size_t errn)
 {
+	return rec_frame_read_bounded(src, f, REC_MAX_FRAME_TEXT, out, err, errn);
+}
+
+int rec_frame_read_bounded(const struct rec_src *src, const struct rec_frame *f, size_t max_text,
+			   struct rec_frame_text *out, char *err, size_t errn)
+{
 	size_t n = f->data_len > REC_MAX_FRAME_BYTES ? REC_MAX_FRAME_BYTES : (size_t)f->data_len;
 	uint8_t *in;
 	int rc;
@@ -251,7 +335,7 @@ int rec_frame_read(const struct rec_src *src, const struct rec_frame *f, struct 
 			 errno ? strerror(errno) : "short read");
 		return -1;
 	}
-	rc = decompress(in, n, out, err, errn);
+	rc = decompress(in, n, max_text < 64 * 1024 ? 64 * 1024 : max_text, out, err, errn);
 	free(in);
 	if (rc == 0)
 		split_lines(out);

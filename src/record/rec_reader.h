@@ -17,6 +17,7 @@ struct rec_src {
 	int fd;                  /* -1 when mem is used */
 	const uint8_t *mem;
 	uint64_t size;
+	uint64_t *bytes_read;    /* when set, counts the bytes read (tests: the reader stays linear) */
 };
 
 /* Reads n bytes at off into buf; the count read (short at the end), or -1. */
@@ -26,7 +27,7 @@ struct rec_frame {
 	uint64_t entry_off;      /* where its index entry starts (a cut there drops the frame) */
 	uint64_t data_off, data_len;
 	uint64_t first_ns, last_ns; /* taken_at of its first and last snapshot (0: none) */
-	uint32_t n_samples;
+	uint32_t n_samples;      /* as the entry says, at most what the frame's size can hold */
 	bool closed;             /* a whole frame: its entry, or the frame's own end, says so */
 };
 
@@ -66,6 +67,7 @@ struct rec_frame_text {
 	size_t n;
 	bool complete;           /* the zstd frame ended */
 	bool partial_line;       /* a snapshot cut short was dropped at the end */
+	bool text_limit;         /* the text stopped at the frame text limit (REC_MAX_FRAME_TEXT): more was not read */
 	size_t bad_lines;        /* lines without a readable taken_at, left out */
 };
 
@@ -74,6 +76,9 @@ struct rec_frame_text {
  * nothing could be read (out of memory, an I/O error). */
 int rec_frame_read(const struct rec_src *src, const struct rec_frame *f, struct rec_frame_text *out, char *err,
 		   size_t errn);
+/* The same with a lower text limit than REC_MAX_FRAME_TEXT (64 KiB at least). */
+int rec_frame_read_bounded(const struct rec_src *src, const struct rec_frame *f, size_t max_text,
+			   struct rec_frame_text *out, char *err, size_t errn);
 void rec_frame_text_free(struct rec_frame_text *t);
 
 /* The last frame whose first snapshot was taken at or before t_s (seconds),

@@ -190,6 +190,21 @@ int rec_cursor_line(struct rec_cursor *c, uint64_t ord, const char **line, size_
 	return 0;
 }
 
+uint64_t rec_cursor_next(struct rec_cursor *c, uint64_t ord)
+{
+	char err[256];
+	long fi;
+	struct rec_frame_text *t;
+
+	if (ord + 1 >= c->n)
+		return c->n;
+	fi = frame_of(c, ord);
+	t = frame_text(c, fi, err, sizeof err);
+	if (t && ord - c->first[fi] + 1 < t->n)
+		return ord + 1;
+	return c->first[fi + 1] > ord ? c->first[fi + 1] : ord + 1;
+}
+
 uint64_t rec_cursor_find(struct rec_cursor *c, int64_t t_s)
 {
 	long fi = rec_index_find(&c->f->idx, t_s);

@@ -62,6 +62,10 @@ void rec_cursor_free(struct rec_cursor *c);
  * with err set (beyond the end, a frame that cannot be read). */
 int rec_cursor_line(struct rec_cursor *c, uint64_t ord, const char **line, size_t *len, int64_t *taken_s, char *err,
 		    size_t errn);
+/* The ordinal after ord that names a snapshot of its own: ord + 1 within a
+ * frame, the next frame's first once ord is its frame's last readable line (an
+ * entry may count more than its frame holds); c->n at the end. */
+uint64_t rec_cursor_next(struct rec_cursor *c, uint64_t ord);
 /* The ordinal of the last snapshot taken at or before t_s; 0 when t_s is
  * before the recording. */
 uint64_t rec_cursor_find(struct rec_cursor *c, int64_t t_s);

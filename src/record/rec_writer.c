@@ -230,7 +230,7 @@ int rec_writer_add(struct rec_writer *w, const char *line, size_t len, uint64_t 
 static int repair_tail(struct rec_writer *w, const struct rec_index *idx, char *note, size_t noten, char *err,
 		       size_t errn)
 {
-	struct rec_src src = {w->fd, NULL, idx->size};
+	struct rec_src src = {.fd = w->fd, .size = idx->size};
 	const struct rec_frame *last = idx->n_frames ? &idx->frames[idx->n_frames - 1] : NULL;
 	struct rec_frame_text t = {0};
 
@@ -265,7 +265,7 @@ static int repair_tail(struct rec_writer *w, const struct rec_index *idx, char *
 static int resume(struct rec_writer *w, uint64_t size, int *status, char *note, size_t noten, char *err,
 		  size_t errn)
 {
-	struct rec_src src = {w->fd, NULL, size};
+	struct rec_src src = {.fd = w->fd, .size = size};
 	struct rec_index idx;
 	char why[256];
 	enum rec_status rs = rec_index_build(&src, &idx, why, sizeof why);

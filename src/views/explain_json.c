@@ -172,6 +172,8 @@ static json_t *server_json(const struct ex_server *s)
 	json_put(j, "slots_busy", json_of_u64(s->slots_busy));
 	rate_json(j, "generation", &s->gen);
 	rate_json(j, "prompt", &s->prompt);
+	/* llama-server: a running request is in none of the rates until it ends */
+	json_put(j, "tokens_counted_at_request_end", json_boolean(s->counted_at_end));
 	json_put(j, "kv_cache_usage", json_of_f64(s->kv_usage));
 	json_put(j, "kv_cache_capacity_tokens", json_of_u64(s->kv_capacity_tokens));
 	json_put(j, "kv_cache_used_tokens", json_of_u64(s->kv_used_tokens));

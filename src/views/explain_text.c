@@ -36,6 +36,8 @@ static void where(const struct ex_segment *s, char *buf, size_t n)
 	const char *dev = fmt_safe(d, sizeof d, s->device);
 	if (s->host)
 		snprintf(buf, n, "host %s", dev);
+	else if (s->gpu >= 0 && s->src == EX_SRC_REMAINDER)
+		snprintf(buf, n, "GPU %d", s->gpu); /* its device is that GPU's own name ("GPU0"): once is enough */
 	else if (s->gpu >= 0)
 		snprintf(buf, n, "GPU %d %s", s->gpu, dev);
 	else
@@ -87,13 +89,26 @@ static void print_log(FILE *out, const struct ex_log *g, const char *in)
 			g->kv_unified < 0 ? "N/A" : g->kv_unified ? "yes" : "no");
 }
 
+/* Whether the server is busy with a request now (its /metrics or /slots say). */
+static bool request_running(const struct ex_server *s)
+{
+	return (gtm_u64_ok(s->requests_running) && s->requests_running.v > 0) ||
+	       (gtm_u64_ok(s->slots_busy) && s->slots_busy.v > 0);
+}
+
 /* The server's own speed (its timing of the tokens), else its average since
- * it started; the wall-clock rate of its counter apart, named as such. */
-static void print_rate(FILE *out, const char *what, const struct ex_rate *r)
+ * it started; the wall-clock rate of its counter apart, named as such. A
+ * server that counts a request's tokens when it ends (llama-server) shows,
+ * while one runs, the average as of the last finished request. */
+static void print_rate(FILE *out, const char *what, const struct ex_server *s, const struct ex_rate *r)
 {
 	char b[32];
 	if (gtm_f64_ok(r->tps))
 		fprintf(out, "; %s %s tok/s (reported)", what, fmt_f64(b, sizeof b, r->tps, 1, ""));
+	else if (gtm_f64_ok(r->avg_tps) && s->counted_at_end && request_running(s))
+		fprintf(out, "; %s %s tok/s avg, as of the last finished request (reported; the running one counts when it "
+			     "ends)",
+			what, fmt_f64(b, sizeof b, r->avg_tps, 1, ""));
 	else if (gtm_f64_ok(r->avg_tps))
 		fprintf(out, "; %s %s tok/s avg since start (reported)", what, fmt_f64(b, sizeof b, r->avg_tps, 1, ""));
 	if (gtm_f64_ok(r->wall_tps))
@@ -129,8 +144,8 @@ static void print_server(FILE *out, const struct ex_server *s, const char *in)
 			(unsigned long long)s->slots_total.v);
 	if (gtm_u64_ok(s->n_ctx_slot))
 		fprintf(out, "; ctx/slot %llu", (unsigned long long)s->n_ctx_slot.v);
-	print_rate(out, "generation", &s->gen);
-	print_rate(out, "prompt", &s->prompt);
+	print_rate(out, "generation", s, &s->gen);
+	print_rate(out, "prompt", s, &s->prompt);
 	if (gtm_f64_ok(s->kv_usage))
 		fprintf(out, "; KV cache %s used", fmt_f64(c, sizeof c, gtm_f64_of(s->kv_usage.v * 100, GTM_REPORTED), 0, "%"));
 	for (int i = 0; i < s->n_models; i++)

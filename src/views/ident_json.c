@@ -92,8 +92,8 @@ json_t *ident_json_llama_flags(const struct llama_flags *f)
 
 	json_put(j, "ctx_size", f->defaulted & LF_DEF_CTX ? json_null() : json_integer((json_int_t)f->n_ctx));
 	json_put(j, "n_gpu_layers", f->defaulted & LF_DEF_NGL ? json_null() : json_integer(f->n_gpu_layers));
-	json_put(j, "cache_type_k", json_string(ggml_type_name(f->type_k)));
-	json_put(j, "cache_type_v", json_string(ggml_type_name(f->type_v)));
+	json_put(j, "cache_type_k", json_string(ggml_cache_type_name(f->type_k)));
+	json_put(j, "cache_type_v", json_string(ggml_cache_type_name(f->type_v)));
 	json_put(j, "flash_attn", json_string(f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto"));
 	json_put(j, "parallel", f->n_parallel < 0 ? json_null() : json_integer(f->n_parallel));
 	json_put(j, "kv_unified", json_boolean(f->kv_unified));

@@ -149,7 +149,7 @@ static void print_flags(FILE *out, const struct llama_flags *f, const char *inde
 		fprintf(out, "-ngl %d ", f->n_gpu_layers);
 	if (!(f->defaulted & LF_DEF_NP))
 		fprintf(out, "-np %d ", f->n_parallel);
-	fprintf(out, "-ctk %s -ctv %s -fa %s -ub %u\n", ggml_type_name(f->type_k), ggml_type_name(f->type_v),
+	fprintf(out, "-ctk %s -ctv %s -fa %s -ub %u\n", ggml_cache_type_name(f->type_k), ggml_cache_type_name(f->type_v),
 		f->flash_attn == LLAMA_FA_ON ? "on" : f->flash_attn == LLAMA_FA_OFF ? "off" : "auto", f->n_ubatch);
 	llama_flags_describe_defaults(f, defaults, sizeof defaults);
 	if (defaults[0])

@@ -104,8 +104,8 @@ static void print_process(FILE *out, const struct gtm_process *p)
 			gtm_u64_ok(u->vram) ? "" : fmt_safe(why, sizeof why, u->na_reason));
 	}
 	if (p->owner == GTM_OWNER_EXITED)
-		fprintf(out, "           exited (PID %u); the driver still lists its host PID %u\n", p->exited_pid,
-			p->host_pid);
+		fprintf(out, "           exited (PID %u); the driver still lists its %sPID %u\n", p->exited_pid,
+			p->exited_pairing == GTM_OWNER_LOCAL ? "" : "host ", p->host_pid);
 	if (p->ident)
 		ident_text_print(out, p->ident, "           ");
 	if (p->explain)

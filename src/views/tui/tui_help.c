@@ -31,7 +31,8 @@ static const struct help_section help_sections[] = {
 	 {NULL,
 	  "Which local process owns a host PID: '*' when one explanation fits, '?' when several do, "
 	  "H:<pid> when no local process matches (or the host PID is in the graphics list only); "
-	  "*x<pid> / ?x<pid> when the paired process exited while the driver still lists its host PID.",
+	  "*x<pid> / ?x<pid> when the paired process (or a local one the driver listed by its own PID) exited "
+	  "while the driver still lists the PID.",
 	  "Which Linux process owns a Windows GPU context: '*' certain, '?' guessed; W:<pid> rows are "
 	  "Windows processes."}},
 	{"Reported and estimated (inside a model server)",

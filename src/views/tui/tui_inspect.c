@@ -319,9 +319,10 @@ static const struct note_rule note_rules[] = {
 		     "explanation fits."},
 	{is_guessed, "'?': a guess. More than one process could own this GPU context; the pairing may be wrong."},
 	{is_host, "H: a host PID with no process in this PID namespace: nothing more can be read about it here."},
-	{is_exited, "x: the process paired with this host PID ('*x' certain, '?x' guessed) has exited; the driver "
-		    "still lists the host PID, so its memory is not released yet. The row stays until the driver drops "
-		    "the PID, which is never given to another process."},
+	{is_exited, "x: the process paired with this host PID ('*x' certain, '?x' guessed), or one of this PID "
+		    "namespace the driver listed by its own PID ('*x'), has exited; the driver still lists the PID, so "
+		    "its memory is not released yet. The row stays until the driver drops the PID, which is never given "
+		    "to another process."},
 	{is_unattr, "Unattributed: GPU buffers no process can be charged with (shared or driver-owned buffers)."},
 	{is_other_compositor, "A compositor's number includes surfaces it shares with the windows it draws; on some "
 			"platforms (Windows/WSL, some DRM drivers) shared buffers are counted in every process "

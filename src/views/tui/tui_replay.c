@@ -158,7 +158,8 @@ static uint64_t next_change(struct tui_replay *r, uint64_t pos, char *status, si
 	struct gtm_snapshot *prev = load(r, pos, err, sizeof err);
 	struct rec_change c;
 
-	for (uint64_t k = pos + 1; prev && k < r->cur.n; k++) {
+	/* by the lines frames hold, not the counts their entries claim */
+	for (uint64_t k = rec_cursor_next(&r->cur, pos); prev && k < r->cur.n; k = rec_cursor_next(&r->cur, k)) {
 		struct gtm_snapshot *s = load(r, k, err, sizeof err);
 		if (!s)
 			continue;

@@ -105,6 +105,8 @@ static void check_json(const char *out)
 	json_t *fl = json_object_get(j, "llama_flags");
 	tu_check(json_integer_value(json_object_get(fl, "ctx_size")) == 4096, "flags: -c 4096 not parsed");
 	tu_check(json_integer_value(json_object_get(fl, "n_gpu_layers")) == 99, "flags: -ngl 99 not parsed");
+	tu_check(json_is_null(json_object_get(json_array_get(json_object_get(j, "memory_plans"), 0), "cpu_build")),
+	      "a build with the CUDA backend mapped is called a CPU-only build");
 	json_t *plan = json_object_get(json_array_get(json_object_get(j, "memory_plans"), 0), "plan");
 	json_t *est = json_object_get(plan, "estimate");
 	tu_check(!strcmp(json_string_value(json_object_get(est, "provenance")) ?: "", "estimated"),
@@ -183,6 +185,62 @@ static void check_env_resolved_model(char **argv)
 	standin = first;
 }
 
+/* A CPU-only build (libllama mapped, no GPU backend, no driver listing it)
+ * with -ngl 99: its estimate and plan put nothing on a GPU and say why;
+ * -ctk Q8_0 is shown as llama.cpp spells it. */
+static void check_cpu_build(char **argv)
+{
+	char ready[256], cmd[2048];
+	int status;
+	double ms;
+
+	snprintf(ready, sizeof ready, "%s/ready-cpu", tmp);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (chdir(tmp) != 0)
+			_exit(1);
+		execl(argv[2], argv[2], "-m", "models/tiny.bin", "-c", "4096", "-ngl", "99", "-ctk", "Q8_0", "-fa", "on",
+		      "--lib", argv[3], "--ready", ready, (char *)NULL);
+		_exit(127);
+	}
+	pid_t first = standin;
+	standin = pid;
+	if (pid < 0 || wait_ready(ready) != 0) {
+		tu_check(0, "the CPU-only stand-in did not start");
+		standin = first;
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d --json --no-probe", argv[1], (int)pid);
+	char *out = run(cmd, &status, &ms);
+	json_t *j = json_loads(out, 0, NULL);
+	json_t *plan = json_array_get(json_object_get(j, "memory_plans"), 0);
+	tu_check(json_is_string(json_object_get(plan, "cpu_build")), "CPU-only build: no cpu_build caveat: %.400s", out);
+	json_t *fl = json_object_get(j, "llama_flags");
+	tu_check(!strcmp(json_string_value(json_object_get(fl, "cache_type_k")) ?: "", "q8_0"),
+	      "-ctk Q8_0 is not named q8_0 as llama.cpp does");
+	json_t *s, *bd = json_object_get(json_object_get(j, "explain"), "breakdown");
+	size_t i;
+	int host = 0;
+	json_array_foreach(bd, i, s) {
+		if (strcmp(json_string_value(json_object_get(s, "source")) ?: "", "estimate"))
+			continue;
+		tu_check(json_is_true(json_object_get(s, "host_memory")), "CPU-only build: an estimate segment on a GPU");
+		host++;
+	}
+	tu_check(host >= 2, "CPU-only build: no host estimate segments (%d)", host);
+	json_decref(j);
+	free(out);
+	snprintf(cmd, sizeof cmd, "'%s' inspect %d --no-probe", argv[1], (int)pid);
+	out = run(cmd, &status, &ms);
+	tu_check(strstr(out, "a CPU-only build (no GPU backend library mapped") != NULL, "text: no CPU-build caveat:\n%s", out);
+	tu_check(strstr(out, "-ngl 0") != NULL, "text: the plan is not made with -ngl 0:\n%s", out);
+	tu_check(strstr(out, "-ngl 99 -ctk q8_0 -ctv f16") != NULL, "text: -ctk not as llama.cpp spells it:\n%s", out);
+	free(out);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	standin = first;
+}
+
 int main(int argc, char **argv)
 {
 	char cmd[8192], model[256], ready[256];
@@ -239,6 +297,7 @@ int main(int argc, char **argv)
 	free(out);
 
 	check_env_resolved_model(argv);
+	check_cpu_build(argv);
 
 	/* a PID that is no process: one line, exit 2 */
 	kill(standin, SIGKILL);

@@ -2,13 +2,15 @@
 # `gputaskman inspect PID` ($1) on a stand-in llama-server ($3, from
 # tests/e2e/identify) holding a model (-m) and a draft (-md) written by
 # make_models ($2), with no GPU visible: --no-probe and --help are accepted,
-# the estimate is labelled as the flags' planned placement (no GPU use), and
+# a GPU build's estimate is labelled as the flags' planned placement (no GPU use), and
 # the draft counts as a second model and is said not to be estimated.
 set -u
 bin=$1
 make_models=$2
 # meson passes paths relative to the build folder; the stand-in starts in $t
 standin=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
+# a library named like llama.cpp's CUDA backend ($4): a GPU build, on no GPU here
+cuda=$(cd "$(dirname "$4")" && pwd)/$(basename "$4")
 fail=0
 t=$(mktemp -d /tmp/gtm-inspect-pid-XXXXXX)
 pid=
@@ -39,7 +41,7 @@ start_standin() { # stand-in arguments...; sets pid
 	[ -e "$t/ready" ] || { echo "FAIL the stand-in ($*) did not start"; exit 1; }
 }
 
-start_standin -m models/Qwen3-0.6B-Q8_0.gguf -md models/draft.gguf -c 4096
+start_standin -m models/Qwen3-0.6B-Q8_0.gguf -md models/draft.gguf -c 4096 --lib "$cuda"
 
 inspect text "$pid"; check_rc "inspect PID" 0 $?
 expect "PID text: no GPU use" "no GPU use reported for this process" "$t/text"

@@ -196,8 +196,13 @@ static void test_cuda_log_breakdown(void **state)
 	/* the log's model became log evidence */
 	bool found = false;
 	for (int i = 0; i < p->ident->n_models; i++)
-		if (p->ident->models[i].path && !strcmp(p->ident->models[i].path, "/m/qwen3-0.6b-q8_0.gguf"))
+		if (p->ident->models[i].path && !strcmp(p->ident->models[i].path, "/m/qwen3-0.6b-q8_0.gguf")) {
 			found = (p->ident->models[i].evidence & (1u << MODEL_EV_LOG)) != 0;
+			/* its detail names the log ("log: log" said nothing) */
+			const char *d = p->ident->models[i].evidence_detail[MODEL_EV_LOG];
+			assert_non_null(d);
+			assert_non_null(strstr(d, "server.log"));
+		}
 	assert_true(found);
 
 	/* the same file unchanged: the cached parse gives the same answer */
@@ -571,21 +576,31 @@ static void test_log_on_host_wins(void **state)
 				  "/opt/llama.cpp/bin/libggml.so.0.20.1", "/opt/llama.cpp/bin/libllama.so.0.0.10470", NULL};
 	struct explain_ctx *c = explain_ctx_new(false);
 
-	/* 1. the CPU-only build on no GPU */
-	struct gtm_process *p = add_proc_maps(f->snap, f->ic, "llama-server", argv, "/", NULL, cpu_maps);
+	/* 0. the CPU-only build on no GPU at default verbosity (no log read): the
+	 * runtime evidence alone keeps the estimate off the GPU, and says why */
+	const char *argv0[] = {"/opt/llama.cpp/bin/llama-server", "-m", model, "-c", "4096", "-ngl", "99", NULL};
+	struct gtm_process *p = add_proc_maps(f->snap, f->ic, "llama-server", argv0, "/", NULL, cpu_maps);
 	explain_process(c, f->snap, p);
 	const struct gtm_explain *e = p->explain;
 	assert_non_null(e);
+	assert_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU"));
+	assert_null(seg(e, EX_SEG_KV, EX_SRC_ESTIMATE, "GPU"));
+	assert_true(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "Host")->host);
+	assert_true(seg(e, EX_SEG_KV, EX_SRC_ESTIMATE, "Host")->host);
+	assert_true(has_note(e, "a CPU-only build (no GPU backend library mapped, the driver lists it on no GPU): "
+				"the estimate puts the weights and KV cache in host memory"));
+
+	/* 1. the same with its log: log and estimate agree on host memory */
+	p = add_proc_maps(f->snap, f->ic, "llama-server", argv, "/", NULL, cpu_maps);
+	explain_process(c, f->snap, p);
+	e = p->explain;
+	assert_non_null(e);
 	assert_string_equal(e->log.state, "current");
 	assert_true(seg(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CPU_Mapped")->host);
-	const struct ex_segment *ew = seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU");
-	assert_non_null(ew);
-	assert_true(ew->superseded);
-	assert_non_null(strstr(ew->note, "the log puts this in host memory"));
-	assert_true(seg(e, EX_SEG_KV, EX_SRC_ESTIMATE, "GPU")->superseded);
-	assert_true(e->estimate_disagrees);
-	assert_true(has_note(e, "weights, KV cache: the log puts them in host memory, the estimate on the GPU; "
-				"the log wins: no GPU backend library is mapped (a CPU-only build)"));
+	assert_null(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "GPU"));
+	assert_true(seg(e, EX_SEG_WEIGHTS, EX_SRC_ESTIMATE, "Host")->host);
+	assert_false(has_note(e, "the log wins"));
+	assert_true(has_note(e, "a CPU-only build"));
 	assert_null(seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, NULL)); /* no GPU row: no overhead line */
 
 	/* 2. a GPU build (CUDA backend mapped) that still allocated everything on
@@ -602,8 +617,18 @@ static void test_log_on_host_wins(void **state)
 	const struct ex_segment *o = seg(e, EX_SEG_OVERHEAD, EX_SRC_REMAINDER, "GPU0");
 	assert_non_null(o);
 	assert_int_equal(o->bytes.v, 300ull << 20);
-	assert_int_equal(o->bytes.prov, GTM_ESTIMATED);
-	assert_non_null(strstr(o->note, "nothing reported on this GPU"));
+	/* nothing subtracted: the measurement itself, as its note says */
+	assert_int_equal(o->bytes.prov, GTM_MEASURED);
+	assert_non_null(strstr(o->note, "measured, nothing reported on this GPU"));
+	/* the text names the GPU once ("GPU 0", not "GPU 0 GPU0") */
+	char *txt = NULL;
+	size_t txt_n = 0;
+	FILE *mem = tu_memstream(&txt, &txt_n);
+	explain_text_print(mem, e, "");
+	tu_memclose(mem);
+	assert_non_null(strstr(txt, "GPU 0  "));
+	assert_null(strstr(txt, "GPU 0 GPU0"));
+	free(txt);
 
 	/* 3. the same GPU row without a measurement: the line is there, N/A */
 	u->vram = GTM_U64_NA;
@@ -703,6 +728,23 @@ static void test_log_through_fd(void **state)
 	assert_string_equal(e->log.state, "unreadable");
 	assert_false(e->log.read_via_fd);
 	assert_non_null(strstr(e->log.message, "No such file or directory"));
+
+	/* 4. renamed while the server writes it (mv, logrotate's server.log.1): read through its fd */
+	snprintf(dir, sizeof dir, "%s/rot", f->dir);
+	tu_mkdirs(dir);
+	snprintf(path, sizeof path, "%s/rot/server.log", f->dir);
+	snprintf(flag, sizeof flag, "%s/rot/server.log.1", f->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+	assert_true(fd > 2);
+	assert_int_equal(write(fd, cuda_log, sizeof cuda_log - 1), (ssize_t)(sizeof cuda_log - 1));
+	assert_int_equal(rename(path, flag), 0);
+	e = explain_with_log_flag(f, c, path, "/");
+	assert_string_equal(e->log.state, "current");
+	assert_true(e->log.read_via_fd);
+	assert_int_equal(e->log.read_fd, fd);
+	assert_non_null(strstr(e->log.message, "renamed to"));
+	assert_non_null(strstr(e->log.message, "server.log.1"));
+	close(fd);
 	explain_ctx_free(c);
 }
 

@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "explain/explain.h"
 #include "explain/server.h"
+#include "views/explain_text.h"
 #include "testutil.h"
 
 /* A file of ../shared/fixtures/<area>/, or NULL when the fixtures are absent. */
@@ -136,6 +138,22 @@ static void test_real_metrics_delta(void **state)
 	assert_false(gtm_f64_ok(s.gen.tps));
 	assert_true(near(s.gen.wall_tps, 0.0));
 	assert_true(near(s.gen.avg_tps, 8.0 / secs));
+	/* a request running meanwhile is in no counter until it ends
+	 * (llama-server's on_prediction): the average is the finished requests' */
+	assert_true(s.counted_at_end);
+	s.requests_running = gtm_u64_of(1, GTM_REPORTED);
+	struct gtm_explain *e = calloc(1, sizeof *e);
+	e->servers[0] = s;
+	e->n_servers = 1;
+	char *txt = NULL;
+	size_t tn = 0;
+	FILE *m = tu_memstream(&txt, &tn);
+	explain_text_print(m, e, "");
+	tu_memclose(m);
+	assert_non_null(strstr(txt, "tok/s avg, as of the last finished request"));
+	assert_null(strstr(txt, "avg since start"));
+	free(txt);
+	free(e);
 	/* a restarted server (counters back to zero) gives no rate at all */
 	assert_true(server_apply_metrics(a, n1, 14000000000ull, &s));
 	assert_false(gtm_f64_ok(s.gen.tps));

@@ -20,6 +20,7 @@
 #include "record/rec_format.h"
 #include "record/rec_lookup.h"
 #include "record/rec_reader.h"
+#include "record/rec_seek.h"
 #include "record/rec_time.h"
 #include "record/rec_writer.h"
 #include "testutil.h"
@@ -141,7 +142,7 @@ static void write_recording(const char *path, int n, double frame_s, uint64_t ma
 /* All samples of a recording in memory, in order: their "i" fields into out. */
 static size_t read_all(const uint8_t *buf, size_t len, int *out, size_t cap, struct rec_index *idx)
 {
-	struct rec_src src = {-1, buf, len};
+	struct rec_src src = {.fd = -1, .mem = buf, .size = len};
 	char err[256];
 	size_t n = 0;
 
@@ -426,6 +427,175 @@ static void test_indent_hostile(void **state)
 	free(t);
 }
 
+/* The bytes of a recording of n samples (frames of frame_s seconds); *len. */
+static uint8_t *recording_bytes(int n, double frame_s, size_t *len)
+{
+	char *dir = tu_tempdir(), *path = temp_path(dir, "r.rec");
+	char *buf;
+
+	write_recording(path, n, frame_s, 0);
+	buf = tu_read_file(path, len);
+	tu_rmrf(dir);
+	free(dir);
+	free(path);
+	return (uint8_t *)buf;
+}
+
+/* Index entries without a frame (closed, length 0) between the header and
+ * the first frame: each is hopped over, none swallows the next entry, and
+ * the reader reads each byte a bounded number of times (not the rest of the
+ * file per entry). */
+static void test_empty_entries(void **state)
+{
+	(void)state;
+	enum { K = 2001 };
+	size_t len, head, n;
+	uint8_t *rec = recording_bytes(20, 5, &len), eb[REC_ENTRY_BYTES];
+	struct rec_entry e = {true, 0, 0, 0, 0};
+	struct rec_index idx;
+	uint64_t bytes = 0;
+	char err[256];
+	int got[32];
+
+	head = REC_SKIP_HEAD + (rec[4] | rec[5] << 8);
+	uint8_t *buf = malloc(len + (size_t)K * REC_ENTRY_BYTES);
+	memcpy(buf, rec, head);
+	rec_entry_encode(&e, eb);
+	for (size_t i = 0; i < K; i++)
+		memcpy(buf + head + i * REC_ENTRY_BYTES, eb, REC_ENTRY_BYTES);
+	memcpy(buf + head + (size_t)K * REC_ENTRY_BYTES, rec + head, len - head);
+	len += (size_t)K * REC_ENTRY_BYTES;
+
+	n = read_all(buf, len, got, 32, &idx);
+	assert_int_equal(n, 20);
+	for (int i = 0; i < 20; i++)
+		assert_int_equal(got[i], i);
+	assert_int_equal(idx.n_frames, 4);
+	assert_true(idx.torn);
+	assert_non_null(strstr(idx.note, "without its frame"));
+	rec_index_free(&idx);
+
+	struct rec_src src = {.fd = -1, .mem = buf, .size = len, .bytes_read = &bytes};
+	assert_int_equal(rec_index_build(&src, &idx, err, sizeof err), REC_OK);
+	assert_true(bytes < 4 * (uint64_t)len);
+	rec_index_free(&idx);
+	free(buf);
+	free(rec);
+}
+
+/* An entry claiming 2^32 - 1 snapshots for a frame of a few hundred bytes is
+ * bounded by what the frame can hold; the cursor steps by the lines there. */
+static void test_claimed_count(void **state)
+{
+	(void)state;
+	size_t len, head;
+	uint8_t *rec = recording_bytes(5, 60, &len);
+	struct rec_entry e;
+	char err[256], *dir = tu_tempdir(), *path = temp_path(dir, "r.rec");
+	struct rec_file f;
+	struct rec_cursor c;
+
+	head = REC_SKIP_HEAD + (rec[4] | rec[5] << 8);
+	assert_int_equal(rec_entry_decode(rec + head, REC_ENTRY_BYTES, &e), 0);
+	assert_int_equal(e.n_samples, 5);
+	e.n_samples = UINT32_MAX;
+	rec_entry_encode(&e, rec + head);
+	FILE *out = fopen(path, "wb");
+	assert_int_equal(fwrite(rec, 1, len, out), len);
+	fclose(out);
+
+	assert_int_equal(rec_file_open(path, &f, err, sizeof err), 0);
+	assert_true(f.n_samples <= e.frame_len * 32768 / 30);
+	assert_true(f.idx.torn);
+	assert_non_null(strstr(f.idx.note, "more snapshots than its frame can hold"));
+	rec_cursor_init(&c, &f);
+	uint64_t k = 0, steps = 0;
+	while (k < c.n && steps < 100) {
+		k = rec_cursor_next(&c, k);
+		steps++;
+	}
+	assert_int_equal(steps, 5); /* lines 1..4, then the end */
+	rec_cursor_free(&c);
+	rec_file_close(&f);
+	tu_rmrf(dir);
+	free(dir);
+	free(path);
+	free(rec);
+}
+
+/* Version 0 is no version gputaskman wrote: refused as damaged. */
+static void test_version_zero(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *rec = recording_bytes(3, 60, &len);
+	struct rec_src src = {.fd = -1, .mem = rec, .size = len};
+	struct rec_index idx;
+	char err[256];
+
+	memset(rec + 16, 0, 4);
+	assert_int_equal(rec_index_build(&src, &idx, err, sizeof err), REC_DAMAGED);
+	assert_non_null(strstr(err, "version 0"));
+	free(rec);
+}
+
+/* A frame whose text passes the text limit says so; the lines before it are kept. */
+static void test_text_limit(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *rec = recording_bytes(300, 1000, &len);
+	struct rec_src src = {.fd = -1, .mem = rec, .size = len};
+	struct rec_index idx;
+	struct rec_frame_text t;
+	char err[256];
+
+	assert_int_equal(rec_index_build(&src, &idx, err, sizeof err), REC_OK);
+	assert_int_equal(idx.n_frames, 1);
+	assert_int_equal(rec_frame_read(&src, &idx.frames[0], &t, err, sizeof err), 0);
+	assert_true(t.len > 64 * 1024);
+	assert_false(t.text_limit);
+	rec_frame_text_free(&t);
+	assert_int_equal(rec_frame_read_bounded(&src, &idx.frames[0], 64 * 1024, &t, err, sizeof err), 0);
+	assert_true(t.text_limit);
+	assert_true(t.n > 0 && t.n < 300);
+	rec_frame_text_free(&t);
+	rec_index_free(&idx);
+	free(rec);
+}
+
+/* Without a time (replay --json, no --at) an unreadable last frame is said as
+ * such, not as "at or before that time". */
+static void test_last_frame_unreadable(void **state)
+{
+	(void)state;
+	char *dir = tu_tempdir(), *path = temp_path(dir, "r.rec"), err[256], note[256], *line;
+	struct rec_writer_opts o = {0, 5, 0};
+	int status;
+	size_t len;
+	struct rec_file f;
+	struct rec_writer *w = rec_writer_open(path, &o, &status, err, sizeof err, note, sizeof note);
+	char buf[2048];
+
+	assert_non_null(w);
+	for (int i = 0; i < 10; i++) {
+		size_t n = i < 5 ? sample_line(buf, sizeof buf, T0 + i, i)
+				 : (size_t)snprintf(buf, sizeof buf, "{\"schema_version\":1,\"i\":%d}", i);
+		assert_int_equal(rec_writer_add(w, buf, n, (uint64_t)(T0 + i) * 1000000000ull, err, sizeof err), 0);
+	}
+	assert_int_equal(rec_writer_close(w, err, sizeof err), 0);
+	assert_int_equal(rec_file_open(path, &f, err, sizeof err), 0);
+	assert_int_equal(rec_file_line_at(&f, NULL, &line, &len, err, sizeof err), 2);
+	assert_null(strstr(err, "that time"));
+	assert_non_null(strstr(err, "last frame"));
+	assert_int_equal(rec_file_line_at(&f, "2026-12-01T03:12:09Z", &line, &len, err, sizeof err), 2);
+	assert_non_null(strstr(err, "at or before that time"));
+	rec_file_close(&f);
+	tu_rmrf(dir);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -437,6 +607,9 @@ int main(void)
 		cmocka_unit_test(test_killed_recorder),
 #endif
 		cmocka_unit_test(test_indent_is_json_layout), cmocka_unit_test(test_indent_hostile),
+		cmocka_unit_test(test_empty_entries),     cmocka_unit_test(test_claimed_count),
+		cmocka_unit_test(test_version_zero),      cmocka_unit_test(test_text_limit),
+		cmocka_unit_test(test_last_frame_unreadable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
