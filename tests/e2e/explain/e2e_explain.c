@@ -325,9 +325,19 @@ int main(int argc, char **argv)
 	json_t *sc = json_array_get(json_object_get(xc, "servers"), 0);
 	json_t *first = json_array_get(json_object_get(sc, "endpoints"), 0);
 	const char *first_state = json_string_value(json_object_get(first, "state"));
-	tu_check(first_state && !strcmp(first_state, "timeout"),
-	      "C: the silent server's first endpoint is not a timeout but %s (notes: %s)",
+	bool c_ok = first_state && !strcmp(first_state, "timeout");
+	tu_check(c_ok, "C: the silent server's first endpoint is not a timeout but %s (notes: %s)",
 	      first_state ? first_state : sc ? "absent" : "no server probed", notes_of(xc));
+	if (!c_ok) {
+		char *row = pc ? json_dumps(pc, JSON_COMPACT) : NULL; /* what C's row held instead */
+		fprintf(stderr, "C's row (pid %d): %.3000s\n", (int)c, row ? row : "absent from --json");
+		free(row);
+		size_t k;
+		json_t *p;
+		json_array_foreach(json_object_get(j, "processes"), k, p) /* the rows there were */
+			fprintf(stderr, "  row %s pid %lld\n", json_string_value(json_object_get(p, "label")) ?: "?",
+				(long long)json_integer_value(json_object_get(p, "pid")));
+	}
 	size_t i;
 	json_t *e;
 	json_array_foreach(json_object_get(sc, "endpoints"), i, e)
