@@ -21,14 +21,18 @@ all: build
 deps:
 	@sh scripts/deps.sh
 
+# Everything but gputaskman's own output goes to stderr, and no recipe line is
+# echoed, so `make run ARGS="--json" > f.json` writes JSON only. ninja shows
+# its progress when there is something to build, and says nothing otherwise.
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) --prefix=$(PREFIX) -Dbuildtype=release -Dtests=false >/dev/null
+	@echo "configuring $(BUILD) (meson setup, release build)" >&2
+	@meson setup $(BUILD) --prefix=$(PREFIX) -Dbuildtype=release -Dtests=false >&2
 
 build: deps $(BUILD)/build.ninja
-	@ninja -C $(BUILD) >/dev/null
+	@ninja -C $(BUILD) -n 2>/dev/null | grep -q '^ninja: no work to do' || ninja -C $(BUILD) >&2
 
 run: build
-	./$(BUILD)/src/gputaskman $(ARGS)
+	@$(BUILD)/src/gputaskman $(ARGS)
 
 $(CHECK_BUILD)/build.ninja:
 	meson setup $(CHECK_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dwerror=true -Dbuildtype=debug >/dev/null
@@ -41,6 +45,7 @@ check-deps:
 # without mingw-w64 or Wine they are reported skipped with the reason.
 check: check-deps $(CHECK_BUILD)/build.ninja
 	ninja -C $(CHECK_BUILD)
+	@echo "make check: the Windows build in $(CHECK_WIN_BUILD) (the first time: its libraries from Debian's sources, then the cross build; several minutes)"
 	@sh scripts/check-windows.sh $(CHECK_WIN_BUILD) $(WIN_BUILD); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
 	@GTM_WIN_BUILD=$(abspath $(CHECK_WIN_BUILD)) sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
 

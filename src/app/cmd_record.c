@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "app/record_progress.h"
 #include "app/recorder.h"
 #include "collect/collector.h"
 #include "core/sysroot.h"
@@ -124,7 +127,7 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
-static int record_loop(const struct record_args *a, struct rec_writer *w)
+static int record_loop(const struct record_args *a, struct rec_writer *w, struct record_progress *progress)
 {
 	struct collector_opts co = {.gpu_filter = a->gpu, .no_probe = a->no_probe};
 	struct collector *c = collector_new(&co);
@@ -142,6 +145,7 @@ static int record_loop(const struct record_args *a, struct rec_writer *w)
 			rc = 1;
 			break;
 		}
+		record_progress_step(progress, now_monotonic_ns(), false, rec_writer_samples(w), rec_writer_bytes(w), a->path);
 		next += interval_ns;
 		uint64_t now = now_monotonic_ns();
 		if (next < now)
@@ -174,6 +178,8 @@ int cmd_record(int argc, char **argv)
 	}
 	wo.max_bytes = a.max_bytes;
 	wo.frame_seconds = a.frame_s;
+	struct stat before;
+	uint64_t existing = stat(a.path, &before) == 0 ? (uint64_t)before.st_size : 0;
 	w = rec_writer_open(a.path, &wo, &status, err, sizeof err, note, sizeof note);
 	if (!w) {
 		fprintf(stderr, "gputaskman record: %s\n", err);
@@ -181,9 +187,16 @@ int cmd_record(int argc, char **argv)
 	}
 	if (note[0])
 		fprintf(stderr, "gputaskman record: %s\n", note);
+	char cwd[512], start[1200];
+	struct record_progress progress;
+	record_start_line(start, sizeof start, a.path, getcwd(cwd, sizeof cwd), existing, a.interval_s, a.count,
+			  a.max_bytes ? a.max_bytes : REC_DEFAULT_MAX_BYTES);
+	fprintf(stderr, "gputaskman record: %s\n", start);
+	record_progress_init(&progress, stderr, isatty(fileno(stderr)));
 	stop_signal = 0;
 	os_catch_stop_signals(on_stop);
-	rc = record_loop(&a, w);
+	rc = record_loop(&a, w, &progress);
+	record_progress_end(&progress);
 	uint64_t bytes = rec_writer_bytes(w), samples = rec_writer_samples(w);
 	if (rec_writer_close(w, err, sizeof err) != 0) {
 		fprintf(stderr, "gputaskman record: %s\n", err);

@@ -90,14 +90,17 @@ static void draw_status(struct tui_view *v, int w)
 	v->menu_w = (int)strlen(charts) - (v->utf8 ? 2 : 0);
 	tui_put(0, v->menu_x, w - v->menu_x, charts);
 	x = v->menu_x + v->menu_w + 2;
-	/* a dashboard taller than its region (a second GPU, more charts) says so */
+	/* a dashboard taller than its region (a second GPU, more charts) says so;
+	 * the hints are drawn last, over the bar's other text when it is short */
 	bool more = v->st.overlay != TUI_OVL_HELP && v->dash_natural > v->reg.dash_h + v->st.dash_scroll;
-	if (more && w - x >= 38)
-		tui_put(0, w - 38, 38, " ]:more below  ?:help  p:pause  q:quit");
-	else if (more && w - x >= 14)
-		tui_put(0, w - 14, 14, " ]:more below");
-	else if (w - x >= 28)
-		tui_put(0, w - 28, 28, " ?:help  p:pause  q:quit");
+	const char *hints = tui_status_hints(w - x, more);
+	int hx = w - (int)strlen(hints);
+	if (hx < 0)
+		hx = 0;
+	tui_blank(0, hx, w - hx);
+	tui_put(0, hx, w - hx, hints);
+	if (v->menu_x + v->menu_w > hx) /* a click on the hints opens no menu */
+		v->menu_w = hx > v->menu_x ? hx - v->menu_x : 0;
 	term_attr_off(tui_attr(v, TP_BAR));
 }
 

@@ -1,5 +1,5 @@
 /* "What can be known about GPU memory?": the help screen's text. What each
- * platform measures is summarised from ../shared/platforms.md §4 and the NVML
+ * platform measures is summarised from its driver's documentation and the NVML
  * reference (nvmlDeviceGetComputeRunningProcesses, usedGpuMemory). */
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 #include "views/tui/tui_layout.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Display order; priority says what survives a narrow terminal. */
 static const struct tui_col_spec col_specs[TUI_COL_COUNT] = {
@@ -224,4 +225,18 @@ int tui_scroll_follow(int top, int sel, int view, int total)
 	else if (sel >= top + view)
 		top = sel - view + 1;
 	return tui_scroll_clamp(top, view, total);
+}
+
+const char *tui_status_hints(int room, bool more)
+{
+	/* longest first; the last of each is the floor every size keeps */
+	static const char *const with_more[] = {" ]:more below  ?:help  p:pause  q:quit", " ]:more  ?:help  p:pause  q:quit",
+						" ]:more  ?:help  q:quit", " ]:more ?:help q:quit", " ?:help q:quit"};
+	static const char *const plain[] = {" ?:help  p:pause  q:quit", " ?:help  q:quit", " ?:help q:quit"};
+	const char *const *t = more ? with_more : plain;
+	size_t n = more ? sizeof with_more / sizeof *with_more : sizeof plain / sizeof *plain;
+	for (size_t i = 0; i + 1 < n; i++)
+		if ((int)strlen(t[i]) <= room)
+			return t[i];
+	return t[n - 1];
 }

@@ -52,6 +52,13 @@ struct tui_regions {
 void tui_regions_fit(int rows, int cols, int dash_natural, int n_table_rows, int insp_natural,
 		     struct tui_regions *r);
 
+/* The status bar's key hints for `room` free cells at its right end: the
+ * longest of a table that fits, "]:more" first to go short when the dashboard
+ * is taller than its region (more), then "p:pause"; "?:help q:quit" stays at
+ * every size: when even that does not fit the room it is returned anyway and
+ * the caller draws it over the end of the bar's other text. */
+const char *tui_status_hints(int room, bool more);
+
 /* Splits `width` cells among n segments in proportion to vals against `total`.
  * When the values add up to more than total the bar is scaled to their sum and
  * *normalised is set; the caller's legend keeps the raw values. cells[i] >= 0;

@@ -126,4 +126,37 @@ check "record refuses to append to a newer format" '[ $? -eq 2 ] && grep -q "new
 echo '{}' >"$t/x.json"
 gtm record -o "$t/x.json" --count 1 2>"$t/e"
 check "record refuses a file that is no recording, and leaves it" '[ $? -eq 2 ] && [ "$(cat "$t/x.json")" = "{}" ]'
+# What record says while it runs, on stderr only: where, how often, the size so far.
+binabs=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+(cd "$t" && "$binabs" record --count 3 -i 0.01 -o said.rec >"$t/o" 2>"$t/e")
+check "record writes nothing on stdout" '[ ! -s "$t/o" ]'
+check "record says where it records, how often and how many" 'grep -q "recording to said.rec in $t (a new file), a snapshot every 0.01 s, 3 snapshots, kept under 256.00 MiB" "$t/e"'
+check "record says the size so far after its first snapshot" 'grep -q "^gputaskman record: 1 snapshot, [0-9.]* [KMG]*i*B written, the file is [0-9.]* [KMG]*i*B$" "$t/e"'
+gtm record --count 1 -i 0.01 -o "$t/said.rec" 2>"$t/e" >/dev/null
+check "record says it appends to an existing file" 'grep -q "recording to $t/said.rec (appending to [0-9.]* [KMG]*i*B)" "$t/e"'
+# while it runs, before any stop: the first status line is there
+"$bin" record -i 0.05 -o "$t/live.rec" 2>"$t/live.e" >/dev/null &
+bg=$!
+for _ in $(seq 400); do grep -q "1 snapshot," "$t/live.e" && break; sleep 0.05; done
+check "a running record shows its size before it is stopped" 'grep -q "1 snapshot, .* written" "$t/live.e" && kill -0 $bg'
+kill -TERM $bg; wait $bg; bg= # (a background job of a script ignores SIGINT)
+check "a stop signal ends it with the summary" 'grep -q "snapshots, [0-9]* bytes" "$t/live.e"'
+# on a terminal one line is rewritten in place
+if command -v tmux >/dev/null 2>&1; then
+	sock="gtm-rec-$$"
+	tmux -L "$sock" -f /dev/null new-session -d -s rec -x 120 -y 10 \
+		"env GTM_FAKE_NVML_SCENARIO='$t/scenario' LD_LIBRARY_PATH='$fake' GPUTASKMAN_ROOT='$t/root' '$binabs' record -i 0.02 -o '$t/tty.rec'; sleep 30"
+	seen=
+	for _ in $(seq 400); do
+		tmux -L "$sock" capture-pane -p -t rec | grep -q "^gputaskman record: [2-9][0-9]* snapshots" && { seen=1; break; }
+		sleep 0.05
+	done
+	lines=$(tmux -L "$sock" capture-pane -p -t rec | grep -c "snapshots\?, .* written")
+	check "on a terminal the count goes up on one line, rewritten in place" '[ -n "$seen" ] && [ "$lines" = 1 ]'
+	tmux -L "$sock" send-keys -t rec C-c
+	sleep 0.5
+	tmux -L "$sock" kill-server 2>/dev/null
+else
+	echo "skip the terminal line: tmux is not installed"
+fi
 exit $fail

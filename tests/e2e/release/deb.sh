@@ -24,7 +24,7 @@ fail() {
 	exit 1
 }
 for t in dpkg-buildpackage dh lintian; do
-	command -v $t >/dev/null || { echo "SKIP: no $t (scripts/deps.sh --check installs dpkg-dev, debhelper and lintian)"; exit 77; }
+	command -v $t >/dev/null || { echo "SKIP: no $t (make deb installs dpkg-dev, debhelper and lintian: scripts/deps.sh --release)"; exit 77; }
 done
 sh "$src/scripts/build-deb.sh" "$out" >"$tmp/deb-path" 2>"$tmp/build-err"
 rc=$?
@@ -97,7 +97,7 @@ if command -v bwrap >/dev/null && bwrap --bind "$root" / --proc /proc --dev /dev
 	bin=/usr/bin/gputaskman gtm=/usr/bin/gtm
 else
 	# no sandbox here: the binary runs from the scratch root with this machine's libraries
-	where="from the scratch root with this machine's libraries (no usable bwrap: scripts/deps.sh --check installs bubblewrap)"
+	where="from the scratch root with this machine's libraries (no usable bwrap: make deb installs bubblewrap, scripts/deps.sh --release)"
 	run() { "$@"; }
 	bin=$root/usr/bin/gputaskman gtm=$root/usr/bin/gtm
 fi

@@ -27,7 +27,7 @@ skip() {
 	echo "SKIP: $*"
 	exit 77
 }
-command -v bwrap >/dev/null || skip "no bwrap for the clean root (scripts/deps.sh --check installs bubblewrap)"
+command -v bwrap >/dev/null || skip "no bwrap for the clean root (make dist-linux installs bubblewrap: scripts/deps.sh --release)"
 mkdir -p "$tmp/probe"
 bwrap --bind "$tmp/probe" / --ro-bind /bin /bin --ro-bind /lib /lib --ro-bind /lib64 /lib64 --ro-bind /usr /usr /bin/true 2>"$tmp/bwrap-err" ||
 	skip "bwrap cannot make a sandbox here: $(cat "$tmp/bwrap-err")"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A signal never leaves the terminal in curses mode (issue 11): the live view
+# A signal never leaves the terminal in curses mode: the live view
 # (the real binary $1, against the fake NVML in $2) runs in tmux; each of
 # SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTERM, SIGHUP and SIGINT is sent
 # to it, and afterwards the pane is off the alternate screen with its cursor

@@ -37,6 +37,15 @@ wait_for() {
 	return 1
 }
 key() { tmux -L "$sock" send-keys -t gtm "$@"; }
+# status_has NAME PATTERN: polls the status bar (the screen's first line), 5 s at most.
+status_has() {
+	for _ in $(seq 250); do
+		screen | head -n 1 | grep -q -- "$2" && { ok "$1"; return 0; }
+		sleep 0.02
+	done
+	bad "$1: the status bar is '$(screen | head -n 1)'"
+	return 1
+}
 # seek NAME PATTERN KEY: presses KEY (up to 8 times) until PATTERN is on the screen.
 seek() {
 	for _ in 1 2 3 4 5 6 7 8; do
@@ -96,6 +105,7 @@ wait_for "header shows the device" "NVIDIA Test GPU" 10 || {
 wait_for "header shows the memory bar" "VRAM \\[.*9.00 GiB/16.00 GiB"
 wait_for "header shows driver and CUDA" "driver 550.54.15  CUDA 12.4"
 wait_for "rows appear" " $p1 sleep"
+status_has "the status bar shows ?:help and q:quit" "?:help.*q:quit"
 wait_for "the stand-in server is a row" " $ps llama-server"
 case "$(first_row)" in *" $p1 sleep"*) ok "sorted by VRAM: the 4 GiB process first" ;; *) bad "VRAM order: first row '$(first_row)'" ;; esac
 
@@ -172,7 +182,14 @@ else
 	wait_for "resize: the wide layout is drawn" "q:quit"
 	wait_for "resize: charts share rows" "Temperature 61 C"
 	tmux -L "$sock" resize-window -t gtm -x "$cols" -y "$rows"
-	wait_for "resize back: narrow again" "q:quit" 3 absent
+	wait_for "resize back: narrow again" "]:more"
+	# The key hints stay on the status bar at every width, beside ]:more when it shows.
+	for wd in 100 64 48 32 20; do
+		tmux -L "$sock" resize-window -t gtm -x "$wd" -y "$rows"
+		status_has "${wd} columns: the status bar keeps ?:help and q:quit" "?:help q:quit\|?:help  q:quit\|?:help  p:pause  q:quit"
+	done
+	tmux -L "$sock" resize-window -t gtm -x "$cols" -y "$rows"
+	status_has "${cols}x${rows}: ]:more and the key hints side by side" "]:more.*?:help.*q:quit"
 fi
 
 # p freezes values while the scenario changes; p again shows the new value.

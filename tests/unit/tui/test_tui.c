@@ -29,6 +29,29 @@ static bool has_col(const struct tui_columns *c, enum tui_col id)
 	return false;
 }
 
+/* "?:help q:quit" at every width; "]:more" whenever the dashboard is taller
+ * and there is room for it beside them (80 columns leave 22 cells). */
+static void test_status_hints(void **state)
+{
+	(void)state;
+	for (int room = -5; room <= 200; room++)
+		for (int more = 0; more <= 1; more++) {
+			const char *h = tui_status_hints(room, more);
+			int len = (int)strlen(h);
+			assert_non_null(strstr(h, "?:help"));
+			assert_non_null(strstr(h, "q:quit"));
+			assert_true(len <= (room > 14 ? room : 14));
+			if (more && room >= 21)
+				assert_non_null(strstr(h, "]:more"));
+			if (!more)
+				assert_null(strstr(h, "]:more"));
+			if (room >= (more ? 38 : 24))
+				assert_non_null(strstr(h, "p:pause"));
+		}
+	assert_string_equal(tui_status_hints(22, true), " ]:more ?:help q:quit");
+	assert_string_equal(tui_status_hints(22, false), " ?:help  q:quit");
+}
+
 static void check_columns_fit(int width)
 {
 	struct tui_columns c;
@@ -727,6 +750,7 @@ int main(void)
 		cmocka_unit_test(test_cells_no_gpu_dash),
 		cmocka_unit_test(test_cells_video_engine),
 		cmocka_unit_test(test_escapes_outside_strings),
+		cmocka_unit_test(test_status_hints),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
