@@ -190,7 +190,9 @@ struct gtm_host_stream {
 	char why[112];           /* "WSL interop is disabled", "--no-host", the failure */
 	char helper[24];         /* "gputaskman.exe", "powershell.exe", "GPUTASKMAN_WSL_RUN" */
 	uint64_t seq;            /* the last sample's sequence number */
-	uint64_t lines, bad_lines; /* lines read, and skipped (garbage, truncated, over-long) */
+	uint64_t lines, bad_lines; /* lines read, and bad: skipped (garbage, truncated, over-long, no
+	                            * newline before the helper was restarted) or with a record refused */
+	char last_bad[64];       /* the last bad line's reason; "" when none */
 	int restarts;
 	int n_vms;               /* vmwp.exe processes the host has: more than 1 ⇒ "VM worker" */
 };

@@ -142,6 +142,10 @@ static void jw_host_stream(struct jw *w, const struct gtm_host_stream *h)
 	jw_int(w, "seq", (int64_t)h->seq);
 	jw_int(w, "lines", (int64_t)h->lines);
 	jw_int(w, "bad_lines", (int64_t)h->bad_lines);
+	if (h->last_bad[0])
+		jw_str(w, "last_bad", h->last_bad);
+	else
+		jw_null(w, "last_bad");
 	jw_int(w, "restarts", h->restarts);
 	jw_int(w, "vms", h->n_vms);
 	jw_end_object(w);

@@ -67,6 +67,13 @@ static void set_state(struct wsl_stream *s, const char *state, const char *why)
 	set_state_retry(s, state, why, 0);
 }
 
+/* Under mu. */
+static void count_bad(struct wsl_stream *s, const char *why)
+{
+	s->st.bad_lines++;
+	str_copy(s->st.last_bad, why, sizeof s->st.last_bad);
+}
+
 static void on_line(void *arg, const char *line, size_t len)
 {
 	struct wsl_stream *s = arg;
@@ -75,6 +82,8 @@ static void on_line(void *arg, const char *line, size_t len)
 
 	pthread_mutex_lock(&s->mu);
 	s->st.lines++;
+	if (rc == 0 && s->scratch.n_refused)
+		count_bad(s, s->scratch.refused_why); /* the rest of the line is read */
 	if (rc == 0) {
 		s->sample = s->scratch;
 		s->have = s->fresh = s->settled = true;
@@ -84,7 +93,7 @@ static void on_line(void *arg, const char *line, size_t len)
 		str_copy(s->st.why, s->sample.why, sizeof s->st.why);
 		pthread_cond_broadcast(&s->cond);
 	} else {
-		s->st.bad_lines++; /* garbage or truncated: skipped, counted */
+		count_bad(s, err); /* garbage or truncated: skipped, counted */
 	}
 	pthread_mutex_unlock(&s->mu);
 	s->got_line = true;
@@ -201,6 +210,23 @@ static void read_err(struct wsl_stream *s)
 	str_copy(s->err_tail, last ? last + 1 : buf, sizeof s->err_tail);
 }
 
+/* The helper is given up on while a line is under way (bytes and no newline,
+ * or an over-long line still being dropped): that is a bad line, said. */
+static void unfinished_line(struct wsl_stream *s)
+{
+	char why[64];
+
+	if (!s->lines.len && !s->lines.skipping)
+		return;
+	if (s->lines.skipping)
+		snprintf(why, sizeof why, "no newline after 65536 bytes");
+	else
+		snprintf(why, sizeof why, "no newline after %zu bytes", s->lines.len);
+	pthread_mutex_lock(&s->mu);
+	count_bad(s, why);
+	pthread_mutex_unlock(&s->mu);
+}
+
 /* Reads the helper until EOF, silence or stop. Returns why it ended in why. */
 static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 {
@@ -216,6 +242,7 @@ static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 		if (since >= limit) {
 			snprintf(why, cap, s->got_line ? "helper silent for 3 intervals" : "helper never answered (%llu s)",
 				 (unsigned long long)(limit / 1000000000ull));
+			unfinished_line(s);
 			return;
 		}
 		struct pollfd p[3] = {{s->out_fd, POLLIN, 0}, {s->err_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
@@ -235,7 +262,10 @@ static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 			}
 			wsl_linebuf_feed(&s->lines, buf, (size_t)n, on_line, s);
 			pthread_mutex_lock(&s->mu);
-			s->st.bad_lines += s->lines.too_long;
+			if (s->lines.too_long) {
+				s->st.bad_lines += s->lines.too_long - 1;
+				count_bad(s, "a line over 65536 bytes");
+			}
 			s->lines.too_long = 0;
 			pthread_mutex_unlock(&s->mu);
 		}

@@ -106,6 +106,16 @@ printf 'enabled\ninterpreter /init\n' >"$root/proc/sys/fs/binfmt_misc/WSLInterop
 GTM_WSL_MODE=garbage gtm --json -i 0.2 >"$t/j" 2>"$t/e"
 jq_ok "garbage: counted, the good line used" "j['host_stream']['bad_lines'] >= 1 and j['host_stream']['state'] == 'on'" "$t/j"
 
+# --- a V record without Non Local Usage: that record refused, the rest kept and the reason said
+echo "$vm;V luid=$L local=2147483648$app" >"$t/lines"
+gtm --once >"$t/once" 2>"$t/e"
+expect "a refused record: the header says so" "host: on (GPUTASKMAN_WSL_RUN), [0-9]* bad lines* (last: V record without Non Local Usage)" "$t/once"
+expect "a refused record: the W: rows stay" "W:9000 *chrome.exe" "$t/once"
+expect "a refused record: the note" "a vmwp.exe context came without its sizes" "$t/once"
+gtm --json >"$t/j" 2>"$t/e"
+jq_ok "a refused record: json bad_lines and last_bad" "j['host_stream']['bad_lines'] >= 1 and j['host_stream']['last_bad'] == 'V record without Non Local Usage' and j['host_stream']['state'] == 'on'" "$t/j"
+echo "$vm$ctx$app" >"$t/lines"
+
 # --- a helper that never answers: --once keeps its 5 s bound and says why
 s0=$(date +%s%N)
 GTM_WSL_MODE=mute gtm --once >"$t/once" 2>"$t/e"
