@@ -40,6 +40,8 @@ static void wddm_close(void *priv)
 	wddm_engine_tracker_free(s->tracker);
 	wddm_engine_loads_free(&s->loads);
 	free(s->samples);
+	wddm_items_free(&s->engines);
+	free(s->fold_scratch);
 	wddm_procs_release(s);
 	free(s);
 }
