@@ -36,6 +36,11 @@ struct gtm_device {
 
 	gtm_u64 mem_total, mem_used, mem_free, mem_reserved; /* dedicated VRAM, bytes */
 	gtm_u64 shared_total, shared_used;                   /* GPU-accessible system RAM (GTT) */
+	/* WDDM: GPU Local / Non Local Adapter Memory, beside mem_used and
+	 * shared_used (Dedicated / Shared Usage, Task Manager's figures);
+	 * mem_note says when those fell back to these. N/A elsewhere. */
+	gtm_u64 local_used, nonlocal_used;
+	char mem_note[64];
 
 	gtm_f64 util_gpu_pct, util_mem_pct;                  /* memory activity, not fullness */
 	gtm_f64 temp_c, power_w, power_limit_w, fan_pct;

@@ -42,6 +42,9 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_u64(w, "reserved_bytes", d->mem_reserved);
 	jw_u64(w, "shared_total_bytes", d->shared_total);
 	jw_u64(w, "shared_used_bytes", d->shared_used);
+	jw_u64(w, "local_usage_bytes", d->local_used);
+	jw_u64(w, "nonlocal_usage_bytes", d->nonlocal_used);
+	jw_str(w, "note", d->mem_note[0] ? d->mem_note : NULL);
 	jw_end_object(w);
 
 	jw_begin_object(w, "utilization");

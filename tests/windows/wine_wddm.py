@@ -139,8 +139,11 @@ def case_snapshot(llama, dwm, csrss, model):
     if not (n and i):
         return
     check(n["luid"] == LUID_N and n["source"] == "wddm" and LUID_N in n["name"], f"adapter named by its LUID: {n['name']}")
-    check(n["memory"]["used_bytes"] == 6 * GIB and n["memory"]["shared_used_bytes"] == 512 * MIB,
-          f"adapter use from Local/Non Local Adapter Memory ({n['memory']})")
+    check(n["memory"]["used_bytes"] == 9 * GIB and n["memory"]["local_usage_bytes"] == 6 * GIB
+          and n["memory"]["nonlocal_usage_bytes"] == 512 * MIB,
+          f"adapter use: Dedicated Usage, Task Manager's figure; Local Usage beside it ({n['memory']})")
+    check(n["memory"]["shared_used_bytes"] == 512 * MIB and "no Shared Usage" in (n["memory"]["note"] or ""),
+          f"no Shared Usage: Non Local Usage stands in, said ({n['memory']})")
     check(n["memory"]["total_bytes"] is None, "no DXGI: total N/A, not 0")
     check(i["memory"]["used_bytes"] == 300 * MIB, "an adapter without Local Adapter Memory: Dedicated Usage")
     check(any("LUID" in x for x in snap["notes"]), f"the fallback is noted ({snap['notes']})")
