@@ -192,6 +192,11 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	telemetry_notes(s, snap, base);
 	gone_notes(s, snap, base);
 	wddm_procs_add(s, snap, base, uses);
+	size_t listed, cut = pdh_reader_cut(s->pdh, &listed);
+	if (cut)
+		snapshot_add_note(snap, "wddm: the process list was cut: PDH listed %llu counter instances, the %llu "
+				  "smallest left out (at most %d a counter, the largest kept)", (unsigned long long)listed,
+				  (unsigned long long)cut, WDDM_MAX_INSTANCES);
 	describe(s, st);
 	return 0;
 }

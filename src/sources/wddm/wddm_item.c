@@ -61,6 +61,35 @@ size_t wddm_items_fold_repeats(const struct wddm_items *c, struct wddm_items *ou
 	return folded;
 }
 
+static int cmp_bigger(const void *va, const void *vb)
+{
+	const struct item_ref *a = va, *b = vb;
+	if (a->it->value != b->it->value)
+		return a->it->value > b->it->value ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+size_t wddm_items_keep_biggest(struct wddm_items *c, size_t cap, void **scratch, size_t *scratch_cap)
+{
+	size_t rcap = *scratch_cap / sizeof(struct item_ref), w = 0, cut;
+
+	if (c->n <= cap)
+		return 0;
+	cut = c->n - cap;
+	struct item_ref *refs = *scratch = grow_array(*scratch, sizeof *refs, &rcap, c->n - 1);
+	*scratch_cap = rcap * sizeof *refs;
+	for (size_t i = 0; i < c->n; i++)
+		refs[i] = (struct item_ref){&c->v[i], i};
+	qsort(refs, c->n, sizeof *refs, cmp_bigger);
+	for (size_t k = cap; k < c->n; k++) /* the smallest: marked, then left out */
+		c->v[refs[k].i].name_len = FOLDED;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].name_len != FOLDED)
+			c->v[w++] = c->v[i];
+	c->n = w;
+	return cut;
+}
+
 void wddm_items_free(struct wddm_items *c)
 {
 	free(c->v);

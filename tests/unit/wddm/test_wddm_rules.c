@@ -361,6 +361,39 @@ static void test_repeated_engine_instance(void **state)
 	free(scratch);
 }
 
+/* Past the bound, one counter's instances keep the largest, in PDH order. */
+static void test_instances_cut(void **state)
+{
+	(void)state;
+	enum { N = WDDM_MAX_INSTANCES + 3 };
+	struct wddm_items c = {.added = true};
+	void *scratch = NULL;
+	size_t scratch_cap = 0;
+
+	c.v = calloc(N, sizeof *c.v);
+	c.n = c.cap = N;
+	for (size_t i = 0; i < N; i++) {
+		c.v[i].id.pid = (uint32_t)i;
+		c.v[i].name_len = 1;
+		c.v[i].value = 1000 + i % 7; /* three of the 1000s go */
+	}
+	c.v[5].value = c.v[9].value = 1; /* and these two, the smallest */
+	assert_int_equal(wddm_items_keep_biggest(&c, WDDM_MAX_INSTANCES, &scratch, &scratch_cap), 3);
+	assert_int_equal(c.n, WDDM_MAX_INSTANCES);
+	for (size_t i = 0; i < c.n; i++) {
+		assert_true(c.v[i].value > 1);
+		assert_true(i == 0 || c.v[i].id.pid > c.v[i - 1].id.pid); /* PDH order */
+	}
+	size_t left_1000 = 0;
+	for (size_t i = 0; i < c.n; i++)
+		left_1000 += c.v[i].value == 1000;
+	assert_int_equal(left_1000, (N + 6) / 7 - 1); /* the last 1000 went: equal values keep the earlier */
+	assert_true(c.v[0].id.pid == 0 && c.v[5].id.pid == 6 && c.v[8].id.pid == 10);
+	assert_int_equal(wddm_items_keep_biggest(&c, WDDM_MAX_INSTANCES, &scratch, &scratch_cap), 0);
+	free(c.v);
+	free(scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -371,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_memory_repeated_names),
 		cmocka_unit_test(test_adapter_sums),
 		cmocka_unit_test(test_repeated_engine_instance),
+		cmocka_unit_test(test_instances_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
