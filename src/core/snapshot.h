@@ -192,7 +192,7 @@ struct gtm_source_status {
 struct gtm_host_stream {
 	bool present;
 	char state[16];          /* "starting", "on", "off", "failed", "stale" */
-	char why[112];           /* "WSL interop is disabled", "--no-host", the failure */
+	char why[256];           /* "WSL interop is disabled", "--no-host", the failure (the step, the reason) */
 	char helper[24];         /* "gputaskman.exe", "powershell.exe", "GPUTASKMAN_WSL_RUN" */
 	uint64_t seq;            /* the last sample's sequence number */
 	uint64_t lines, bad_lines; /* lines read, and bad: skipped (garbage, truncated, over-long, no

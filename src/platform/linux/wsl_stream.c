@@ -185,8 +185,8 @@ static void end_child(struct wsl_stream *s, char *why, size_t cap)
 	close_fd(&s->out_fd);
 	close_fd(&s->err_fd);
 	if (why && !why[0])
-		snprintf(why, cap, "helper exited (status %d)%s%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			 s->err_tail[0] ? ": " : "", s->err_tail);
+		snprintf(why, cap, "%s exited (status %d)%s%s", s->st.helper[0] ? s->st.helper : "helper",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, s->err_tail[0] ? ": " : "", s->err_tail);
 	s->child = 0;
 }
 
@@ -286,12 +286,13 @@ static void *stream_main(void *arg)
 	uint64_t backoff = BACKOFF_MIN_NS;
 	int quick_failures = 0;
 	bool first = true;
+	char exe_failed[256] = ""; /* why the helper exe's last run ended without a line */
 
 	while (!s->stop) {
 		struct wsl_cmd c;
-		char why[160] = "";
-		if (wsl_helper_command(&c, (unsigned)(s->interval_ns / 1000000ull), quick_failures >= 2, why,
-				       sizeof why) != 0 ||
+		char why[512] = "";
+		if (wsl_helper_command(&c, (unsigned)(s->interval_ns / 1000000ull), quick_failures >= 2 ? exe_failed : NULL,
+				       why, sizeof why) != 0 ||
 		    spawn(s, &c) != 0) {
 			if (!why[0])
 				snprintf(why, sizeof why, "cannot start the helper: %s", strerror(errno));
@@ -321,6 +322,8 @@ static void *stream_main(void *arg)
 		/* the exe that never answered is tried again, then the fallback: a
 		 * one-shot wait is not over while that is due */
 		bool fallback_ahead = !answered && !strcmp(c.what, WSL_HELPER_EXE_WHAT);
+		if (fallback_ahead)
+			str_copy(exe_failed, why, sizeof exe_failed);
 		set_state_retry(s, s->have ? "stale" : "failed", why, fallback_ahead ? now_monotonic_ns() + backoff : 0);
 		nap(s, backoff);
 	}
