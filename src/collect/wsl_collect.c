@@ -21,6 +21,9 @@ struct wsl_collect {
 	bool fresh;
 	char boot_id[WSL_BOOT_LEN];
 	char hints_boot[WSL_BOOT_LEN]; /* the boot whose cached hints were loaded */
+	struct wsl_adapter_ctxs last[WSL_MAX_ADAPTERS]; /* each adapter's last complete context list */
+	int n_last;
+	uint32_t last_vmwp;       /* whose lists they are: another vmwp.exe's are no stand-in */
 };
 
 struct wsl_collect *wsl_collect_new(bool no_host, bool one_shot, double interval_s)
@@ -85,6 +88,32 @@ static void load_hints(struct wsl_collect *w)
 	str_copy(w->hints_boot, w->boot_id, sizeof w->hints_boot);
 }
 
+/* An adapter's context list with a record refused has a gap the matcher
+ * would take for a vanishing: its last complete list stands in (the VM row and
+ * the matched rows stay as they were, as for a line refused whole); a complete
+ * one is kept for that. Returns false when there is none yet: the adapter
+ * sits this sample out. */
+static bool vm_list(struct wsl_collect *w, const struct wsl_host_adapter *h, struct wsl_adapter_ctxs *out)
+{
+	int k = 0;
+	struct wsl_adapter_ctxs in = h->vm;
+
+	while (k < w->n_last && strcmp(w->last[k].luid, h->luid))
+		k++;
+	if (!h->vm_incomplete) {
+		if (k == w->n_last && w->n_last < WSL_MAX_ADAPTERS)
+			w->n_last++;
+		if (k < w->n_last)
+			w->last[k] = in;
+		*out = in;
+		return true;
+	}
+	if (k == w->n_last)
+		return false;
+	*out = w->last[k];
+	return true;
+}
+
 static void count_contexts(const struct wsl_result *r, int a, int *here, int *foreign)
 {
 	*here = *foreign = 0;
@@ -111,8 +140,21 @@ static void match_and_show(struct wsl_collect *w, struct gtm_snapshot *snap)
 	}
 	platform_wsl_boot_id(w->pw, w->boot_id, sizeof w->boot_id);
 	load_hints(w);
-	for (int a = 0; a < s->n_adapters; a++)
-		ad[a] = s->adapters[a].vm;
+	if (w->last_vmwp != s->vmwp_pid)
+		w->n_last = 0;
+	w->last_vmwp = s->vmwp_pid;
+	for (int a = 0; a < w->sample.n_adapters; a++) {
+		struct wsl_host_adapter *h = &w->sample.adapters[a];
+		if (!vm_list(w, h, &h->vm)) {
+			h->vm.n = 0; /* never seen whole: nothing to match, no VM row */
+			snapshot_add_note(snap, "WSL host adapter %s: a vmwp.exe context came without its sizes and no "
+					  "complete list came before: its VM row and matched rows are not shown", h->luid);
+		} else if (h->vm_incomplete) {
+			snapshot_add_note(snap, "WSL host adapter %s: a vmwp.exe context came without its sizes: its "
+					  "VM row and matched rows are the last complete sample's", h->luid);
+		}
+		ad[a] = h->vm;
+	}
 	struct wsl_tick t = {.vmwp_pid = s->vmwp_pid, .adapters = ad, .n_adapters = s->n_adapters,
 			     .procs = w->holders, .n_procs = w->n_holders};
 	str_copy(t.boot_id, w->boot_id, sizeof t.boot_id);

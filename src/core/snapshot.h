@@ -36,6 +36,11 @@ struct gtm_device {
 
 	gtm_u64 mem_total, mem_used, mem_free, mem_reserved; /* dedicated VRAM, bytes */
 	gtm_u64 shared_total, shared_used;                   /* GPU-accessible system RAM (GTT) */
+	/* WDDM: GPU Local / Non Local Adapter Memory, beside mem_used and
+	 * shared_used (Dedicated / Shared Usage, Task Manager's figures);
+	 * mem_note says when those fell back to these. N/A elsewhere. */
+	gtm_u64 local_used, nonlocal_used;
+	char mem_note[64];
 
 	gtm_f64 util_gpu_pct, util_mem_pct;                  /* memory activity, not fullness */
 	gtm_f64 temp_c, power_w, power_limit_w, fan_pct;
@@ -189,10 +194,12 @@ struct gtm_source_status {
 struct gtm_host_stream {
 	bool present;
 	char state[16];          /* "starting", "on", "off", "failed", "stale" */
-	char why[112];           /* "WSL interop is disabled", "--no-host", the failure */
+	char why[256];           /* "WSL interop is disabled", "--no-host", the failure (the step, the reason) */
 	char helper[24];         /* "gputaskman.exe", "powershell.exe", "GPUTASKMAN_WSL_RUN" */
 	uint64_t seq;            /* the last sample's sequence number */
-	uint64_t lines, bad_lines; /* lines read, and skipped (garbage, truncated, over-long) */
+	uint64_t lines, bad_lines; /* lines read, and bad: skipped (garbage, truncated, over-long, no
+	                            * newline before the helper was restarted) or with a record refused */
+	char last_bad[64];       /* the last bad line's reason; "" when none */
 	int restarts;
 	int n_vms;               /* vmwp.exe processes the host has: more than 1 ⇒ "VM worker" */
 };

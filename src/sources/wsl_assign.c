@@ -1,5 +1,5 @@
 /* Assigning this tick's new contexts to pending processes: every assignment
- * consistent with rules (a)-(d) of wsl_match.h is enumerated by a depth-first
+ * consistent with rules (b)-(d) of wsl_match.h is enumerated by a depth-first
  * search from the oldest new context to the newest, twice: the first pass
  * finds how many processes first seen in this tick can get a context at
  * most (they must: a new process and a new context pin each other), the
@@ -24,7 +24,7 @@ struct search {
 	int target;               /* pass 2: fresh processes every assignment must match */
 	int best_fresh;           /* pass 1 result */
 	bool pass2;
-	int shown_fit, shown_matched, shown_shadows;
+	int shown_fit, shown_matched, shown_shadows, shown_inv;
 };
 
 int wsl_hint_fit(const struct wsl_ctx *ctx, const int *own, int q, const uint64_t *hints, size_t n_hints)
@@ -44,6 +44,23 @@ int wsl_hint_fit(const struct wsl_ctx *ctx, const int *own, int q, const uint64_
 			}
 	}
 	return fit;
+}
+
+/* Pairs of owners out of start order (an older context owned by a process
+ * that started later): the start-up guess prefers fewer, and only among
+ * assignments that are otherwise as good. Start order is no evidence of
+ * context order (a job may open the GPU long after it starts), so it never
+ * makes a '*'. Keys are 0 outside a start-up tick. */
+static int inversions(const struct search *s)
+{
+	const struct wsl_assign_in *in = s->in;
+	int n = 0;
+
+	for (int c = 0; c < in->q; c++)
+		for (int o = c + 1; o < in->q; o++) /* o is older than c */
+			n += s->cur[c] != WSL_FOREIGN && s->cur[o] != WSL_FOREIGN &&
+			     in->pend[s->cur[o]].key > in->pend[s->cur[c]].key;
+	return n;
 }
 
 static void record(struct search *s, int fresh)
@@ -71,16 +88,19 @@ static void record(struct search *s, int fresh)
 			o->alts[o->n_kept][c] = (int16_t)s->cur[c];
 		o->n_kept++;
 	}
-	int fit = wsl_hint_fit(in->ctx, s->cur, q, in->hints, in->n_hints), shadows = 0;
+	int fit = wsl_hint_fit(in->ctx, s->cur, q, in->hints, in->n_hints), shadows = 0, inv = inversions(s);
 	for (int c = 0; c < q; c++)
 		shadows += s->cur[c] != WSL_FOREIGN && in->pend[s->cur[c]].shadow;
 	if (o->n_alts == 0 || shadows < s->shown_shadows ||
 	    (shadows == s->shown_shadows &&
-	     (fit > s->shown_fit || (fit == s->shown_fit && matched > s->shown_matched)))) {
+	     (fit > s->shown_fit ||
+	      (fit == s->shown_fit &&
+	       (matched > s->shown_matched || (matched == s->shown_matched && inv < s->shown_inv)))))) {
 		memcpy(o->shown, s->cur, (size_t)q * sizeof *s->cur);
 		s->shown_fit = fit;
 		s->shown_matched = matched;
 		s->shown_shadows = shadows;
+		s->shown_inv = inv;
 	}
 	o->n_alts++;
 }
@@ -95,13 +115,6 @@ static bool allowed(const struct search *s, int c, int p)
 		return false;
 	if (pp->nvml_only && wsl_ctx_size(&in->ctx[c]) != 0)
 		return false; /* rule (c): NVML alone allocates nothing */
-	if (!pp->fresh)
-		return true;
-	for (int o = c + 1; o < in->q; o++) { /* rule (a) among fresh processes */
-		int r = s->cur[o];
-		if (r != WSL_FOREIGN && in->pend[r].fresh && pp->key < in->pend[r].key)
-			return false;
-	}
 	return true;
 }
 

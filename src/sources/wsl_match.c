@@ -142,8 +142,10 @@ static int group_col(const struct wsl_group *g, uint32_t uid)
 
 /* A context of an ambiguous match vanished: the assignments in which it was
  * a live process's lose (a live process keeps its context), unless all do, or
- * the alignment was not clearly sure that this context is the one that went. */
-static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evidence)
+ * the alignment was not clearly sure that this context is the one that went.
+ * leaver: the one process that left just before (exit_leaver), whose context
+ * this is when some assignment says it may be: it vanished with that process. */
+static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evidence, int leaver)
 {
 	struct wsl_group *g = &m->groups[gi];
 	int col = group_col(g, uid), w = 0;
@@ -152,7 +154,11 @@ static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evi
 		return;
 	if (!evidence) /* not sure which context went: nothing learned, ever again */
 		g->frozen = true;
-	for (int a = 0; a < g->n_alts && evidence; a++) {
+	for (int a = 0; a < g->n_alts && evidence && leaver >= 0; a++)
+		if (g->own[a][col] == leaver)
+			memmove(g->own[w++], g->own[a], sizeof g->own[a]);
+	bool by_exit = w > 0;
+	for (int a = 0; a < g->n_alts && evidence && !by_exit; a++) {
 		int o = g->own[a][col];
 		if (o == WSL_FOREIGN || !m->procs[o].alive)
 			memmove(g->own[w++], g->own[a], sizeof g->own[a]);
@@ -167,6 +173,25 @@ static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evi
 	g->n_ctx--;
 	if (g->n_ctx == 0)
 		g->used = false;
+}
+
+/* Drops the assignments of a match in which slot owns one of its contexts;
+ * none left: the match learns nothing more. */
+static void group_without(struct wsl_group *g, int slot)
+{
+	int w = 0;
+
+	for (int a = 0; a < g->n_alts; a++) {
+		bool owns = false;
+		for (int c = 0; c < g->n_ctx; c++)
+			owns |= g->own[a][c] == slot;
+		if (!owns)
+			memmove(g->own[w++], g->own[a], sizeof g->own[a]);
+	}
+	if (w == 0)
+		g->frozen = true;
+	else
+		g->n_alts = w;
 }
 
 static struct wsl_tracked *tracked_by_uid(struct wsl_adapter_state *a, uint32_t uid)
@@ -231,11 +256,80 @@ static void group_show(struct wsl_matcher *m, struct wsl_adapter_state *a, int g
 
 /* ---- one adapter ---- */
 
+/* The one process of this distro that left within WSL_EXIT_WINDOW ticks and
+ * has had no context vanish on this adapter since; -1 when none or several. */
+static int exit_leaver(const struct wsl_matcher *m, int ad)
+{
+	int who = -1;
+
+	for (int i = 0; i < WSL_PROC_SLOTS; i++) {
+		const struct wsl_pslot *p = &m->procs[i];
+		if (!p->used || p->alive || p->gone_tick + WSL_EXIT_WINDOW < m->tick || (p->vanished_on & (1u << ad)))
+			continue;
+		if (who >= 0)
+			return -1;
+		who = i;
+	}
+	return who;
+}
+
+/* Whether what is known of this context lets slot own it: a '*' owner, the
+ * kept assignments of its match, rule (c). */
+static bool may_be(const struct wsl_matcher *m, const struct wsl_tracked *t, int slot)
+{
+	if (t->matched)
+		return t->owner != WSL_OWNER_FOREIGN && t->proc == slot;
+	if (m->procs[slot].nvml_only && wsl_ctx_size(&t->v) != 0)
+		return false;
+	if (t->group < 0 || !m->groups[t->group].used || m->groups[t->group].frozen)
+		return true;
+	const struct wsl_group *g = &m->groups[t->group];
+	int col = group_col(g, t->uid);
+	for (int k = 0; col >= 0 && k < g->n_alts; k++)
+		if (g->own[k][col] == slot)
+			return true;
+	return false;
+}
+
+/* The leaver whose context this tick's one vanishing is (rule: a context that
+ * vanishes with one process is that process's), or -1: no single vanishing the
+ * alignment is sure of, no single leaver, or evidence that the context was
+ * another's (a '*' owner) or that the leaver's context is still listed. */
+static int exit_evidence(const struct wsl_matcher *m, const struct wsl_adapter_state *a, const struct wsl_align *al)
+{
+	int leaver = al->n_vanished == 1 && al->n_new == 0 ? exit_leaver(m, (int)(a - m->ad)) : -1;
+
+	for (int i = 0; i < a->n && leaver >= 0; i++) {
+		const struct wsl_tracked *t = &a->t[i];
+		bool mine = t->owner != WSL_OWNER_FOREIGN && t->proc == leaver;
+		if (al->fate[i] < 0 && (al->margin[i] < WSL_EVIDENCE || !may_be(m, t, leaver)))
+			return -1;
+		if (al->fate[i] >= 0 && t->matched && mine)
+			return -1;
+	}
+	return leaver;
+}
+
+/* After the leaver's context vanished: it owned no other here (rule b), so a
+ * context shown as its by a guess is nobody's known any more ('?' foreign),
+ * and no kept assignment may give it one. */
+static void leaver_settled(struct wsl_matcher *m, struct wsl_adapter_state *a, int leaver)
+{
+	m->procs[leaver].vanished_on |= (uint8_t)(1u << (a - m->ad));
+	for (int i = 0; i < a->n; i++) {
+		struct wsl_tracked *t = &a->t[i];
+		if (t->group >= 0 && m->groups[t->group].used)
+			group_without(&m->groups[t->group], leaver);
+		if (t->owner != WSL_OWNER_FOREIGN && t->proc == leaver && !t->matched)
+			set_owner(m, t, WSL_FOREIGN, false);
+	}
+}
+
 static void apply_alignment(struct wsl_matcher *m, struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
 			    const struct wsl_align *al)
 {
 	struct wsl_tracked next[WSL_MAX_CTX];
-	int n = h->n;
+	int n = h->n, leaver = exit_evidence(m, a, al);
 
 	for (int k = 0; k < n; k++)
 		next[k] = (struct wsl_tracked){.v = h->ctx[k], .owner = WSL_OWNER_FOREIGN, .proc = WSL_FOREIGN,
@@ -247,8 +341,8 @@ static void apply_alignment(struct wsl_matcher *m, struct wsl_adapter_state *a, 
 		struct wsl_tracked *t = &a->t[i];
 		if (al->fate[i] < 0) {
 			if (t->group >= 0 && m->groups[t->group].used)
-				group_vanished(m, t->group, t->uid, al->margin[i] >= WSL_EVIDENCE && al->n_vanished == 1 &&
-								     al->n_new == 0);
+				group_vanished(m, t->group, t->uid,
+					       al->margin[i] >= WSL_EVIDENCE && al->n_vanished == 1 && al->n_new == 0, leaver);
 			continue; /* a live owner is pending again */
 		}
 		struct wsl_tracked *d = &next[al->fate[i]];
@@ -263,6 +357,8 @@ static void apply_alignment(struct wsl_matcher *m, struct wsl_adapter_state *a, 
 	}
 	memcpy(a->t, next, (size_t)n * sizeof *next);
 	a->n = n;
+	if (leaver >= 0)
+		leaver_settled(m, a, leaver);
 }
 
 static bool owns_here(const struct wsl_adapter_state *a, int slot)
@@ -319,7 +415,8 @@ static int collect_pending(const struct wsl_matcher *m, const struct wsl_adapter
 		bool shadow = p->used && (p->alive || just_gone) && may_own_none(m, a, i);
 		if (!p->used || (!p->alive && !just_gone) || ((owns_here(a, i) || exited_here(a, i)) && !shadow))
 			continue;
-		bool fresh = p->alive && !shadow && (startup || p->first_tick == m->tick);
+		/* at start-up nothing pins: a job may have no context yet, a context may be foreign */
+		bool fresh = p->alive && !shadow && !startup && p->first_tick == m->tick;
 		pend[np++] = (struct wsl_pending){.slot = i, .fresh = fresh, .key = startup ? p->start : 0,
 						  .nvml_only = p->nvml_only, .shadow = shadow};
 	}
@@ -413,7 +510,7 @@ static int count_fresh(const struct wsl_matcher *m, const struct wsl_adapter_sta
 {
 	int n = 0;
 	for (int i = 0; i < WSL_PROC_SLOTS; i++)
-		n += m->procs[i].used && m->procs[i].alive && (startup || m->procs[i].first_tick == m->tick) &&
+		n += m->procs[i].used && m->procs[i].alive && !startup && m->procs[i].first_tick == m->tick &&
 		     !owns_here(a, i);
 	return n;
 }

@@ -18,18 +18,23 @@
  * - A context whose owner left is held aside as exited until it vanishes,
  *   never offered again; a vanished context of a live owner returns the owner
  *   to pending.
- * - New head contexts are matched to pending processes: (a) between processes
- *   first seen in this tick, one opened earlier owns the older context (at
- *   start-up: by start time); (b) one context per process per adapter; (c) an
- *   nvml_only process owns only a 0-byte context; (d) a process first seen in
- *   this tick takes a context when one is left for it (a new process and a new
- *   context pin each other), one pending since an earlier tick may or may not,
- *   surplus contexts are foreign. Every consistent assignment is enumerated:
- *   a context whose owner is the same in all of them is '*', else '?'; the one
- *   shown is the one whose foreign sizes best fit the hints, then the one with
- *   the fewest processes left pending.
+ * - New head contexts are matched to pending processes: (b) one context per
+ *   process per adapter; (c) an nvml_only process owns only a 0-byte context;
+ *   (d) a process first seen in this tick, after the start-up tick, takes a
+ *   context when one is left for it (a new process and a new context pin each
+ *   other); one pending since an earlier tick, or seen in the start-up tick,
+ *   may or may not (it may have opened the GPU long before or not yet; start
+ *   order is no evidence of context order, so the processes already running
+ *   when the monitor starts are guesses, shown in start order); surplus
+ *   contexts are foreign. Every consistent assignment is enumerated: a
+ *   context whose owner is the same in all of them is '*', else '?'; the one
+ *   shown is the one whose foreign sizes best fit the hints, then the one
+ *   with the fewest processes left pending, then start order.
  * - The assignments of a '?' match are kept: when one of its contexts
- *   vanishes, those in which it belonged to a live process are dropped, and
+ *   vanishes, those in which it belonged to a live process are dropped; when
+ *   it vanishes within WSL_EXIT_WINDOW ticks of the one process that left,
+ *   those in which it was not that process's (a context that vanishes with one
+ *   process is that process's), and that process owns no other context here;
  *   what all the rest agree on becomes '*'.
  * - Two consecutive '*' ticks make an owner established: growth never
  *   reopens it.

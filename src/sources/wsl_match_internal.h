@@ -8,7 +8,8 @@
 
 #define WSL_PROC_SLOTS (2 * WSL_MAX_PROCS) /* live holders and exited owners still listed */
 #define WSL_GROUP_CTX 16                  /* contexts of one ambiguous match kept for revision */
-#define WSL_GROUP_ALTS 64                 /* its consistent assignments kept */
+#define WSL_GROUP_ALTS 256                /* its consistent assignments kept (a start-up tick of 4
+                                           * processes and 4 contexts has 209) */
 #define WSL_MAX_GROUPS 64
 #define WSL_FOREIGN (-1)
 
@@ -20,6 +21,7 @@ struct wsl_pslot {
 	bool nvml_only;
 	uint64_t first_tick;
 	uint64_t gone_tick;       /* the tick it was first missing */
+	uint8_t vanished_on;      /* adapters (bits) where a context vanished since it left */
 };
 
 struct wsl_tracked {
@@ -55,8 +57,8 @@ struct wsl_group {
 
 struct wsl_pending {
 	int slot;
-	bool fresh;               /* first seen in this tick (or a start-up tick) */
-	uint64_t key;             /* open order between fresh ones: start time at start-up, else equal */
+	bool fresh;               /* first seen in this tick, after the start-up tick: it pins a new context */
+	uint64_t key;             /* start time in a start-up tick (the shown guess's order), else 0 */
 	bool nvml_only;
 	bool shadow;              /* shown owning a context of a '?' match in which it may own none:
 	                           * it may own a new one instead, so it keeps a foreign one from '*',
@@ -99,6 +101,7 @@ struct wsl_matcher {
  * unsure[i]: two best alignments disagree about it. */
 #define WSL_EVIDENCE (5ull << 30) /* an alignment margin that makes a vanishing evidence: more than a
                                    * foreign context vanishing instead would cost */
+#define WSL_EXIT_WINDOW 2         /* ticks after a process left in which a vanishing is its context's */
 
 struct wsl_align {
 	int fate[WSL_MAX_CTX];

@@ -247,7 +247,9 @@ static int rec_adapter(struct wsl_host_sample *o, const struct rec *r, char *err
 	return 0;
 }
 
-/* A vmwp.exe instance: N/A values cannot be matched by size, so they are refused. */
+/* A vmwp.exe instance. One without Local or Non Local Usage ('-' or absent)
+ * cannot be matched by size: that record alone is refused, and its adapter's
+ * list marked incomplete (the caller must not read the gap as a vanishing). */
 static int rec_vm(struct wsl_host_sample *o, const struct rec *r, char *err, size_t errlen)
 {
 	int ix;
@@ -255,9 +257,15 @@ static int rec_vm(struct wsl_host_sample *o, const struct rec *r, char *err, siz
 	struct wsl_host_adapter *a = adapter_of(o, r, &ix);
 	if (!a)
 		return fail(err, errlen, "V: bad luid or too many adapters");
-	if (get_bytes(r, "local", &l) || get_bytes(r, "nonlocal", &nl) || get_bytes(r, "committed", &c) ||
-	    !gtm_u64_ok(l) || !gtm_u64_ok(nl))
+	if (get_bytes(r, "local", &l) || get_bytes(r, "nonlocal", &nl) || get_bytes(r, "committed", &c))
 		return fail(err, errlen, "V: bad number");
+	if (!gtm_u64_ok(l) || !gtm_u64_ok(nl)) {
+		a->vm_incomplete = true;
+		o->n_refused++;
+		snprintf(o->refused_why, sizeof o->refused_why, "V record without %s",
+			 !gtm_u64_ok(l) ? "Local Usage" : "Non Local Usage");
+		return 0;
+	}
 	if (a->vm.n == WSL_MAX_CTX)
 		return fail(err, errlen, "V: too many contexts");
 	a->vm.ctx[a->vm.n++] = (struct wsl_ctx){.local = l.v, .nonlocal = nl.v, .committed = gtm_u64_ok(c) ? c.v : 0,
@@ -336,7 +344,8 @@ int wsl_line_parse(const char *line, size_t len, struct wsl_host_sample *out, ch
 	bool first = true;
 
 	memset(out, 0, offsetof(struct wsl_host_sample, adapters));
-	out->n_adapters = out->n_procs = out->n_procs_dropped = 0;
+	out->n_adapters = out->n_procs = out->n_procs_dropped = out->n_refused = 0;
+	out->refused_why[0] = '\0';
 	if (len && line[len - 1] == '\r')
 		s.n--;
 	if (s.n > WSL_LINE_MAX)

@@ -40,6 +40,7 @@ struct wsl_host_adapter {
 	char luid[WSL_LUID_LEN];
 	gtm_u64 dedicated, shared, committed; /* GPU Adapter Memory totals */
 	struct wsl_adapter_ctxs vm;           /* vmwp.exe's GPU Process Memory instances */
+	bool vm_incomplete;                   /* a V record of it was refused: vm lacks a context */
 };
 
 struct wsl_host_engine {
@@ -67,10 +68,13 @@ struct wsl_host_sample {
 	struct wsl_host_proc procs[WSL_HOST_MAX_PROCS];
 	int n_procs;
 	int n_procs_dropped;                  /* past WSL_HOST_MAX_PROCS */
+	int n_refused;                        /* records refused alone (the rest of the line is kept) */
+	char refused_why[64];                 /* the last one's reason */
 };
 
 /* Parses one line (without its newline). Returns 0, or -1 with err set (out
- * is then unspecified). */
+ * is then unspecified). A V record without its Local or Non Local Usage is
+ * refused alone: counted in n_refused, its adapter marked vm_incomplete. */
 int wsl_line_parse(const char *line, size_t len, struct wsl_host_sample *out, char *err, size_t errlen);
 
 /* Splits a byte stream into lines, bounded: bytes are fed as they arrive;

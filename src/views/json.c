@@ -42,6 +42,9 @@ static void jw_device(struct jw *w, const struct gtm_device *d)
 	jw_u64(w, "reserved_bytes", d->mem_reserved);
 	jw_u64(w, "shared_total_bytes", d->shared_total);
 	jw_u64(w, "shared_used_bytes", d->shared_used);
+	jw_u64(w, "local_usage_bytes", d->local_used);
+	jw_u64(w, "nonlocal_usage_bytes", d->nonlocal_used);
+	jw_str(w, "note", d->mem_note[0] ? d->mem_note : NULL);
 	jw_end_object(w);
 
 	jw_begin_object(w, "utilization");
@@ -142,6 +145,10 @@ static void jw_host_stream(struct jw *w, const struct gtm_host_stream *h)
 	jw_int(w, "seq", (int64_t)h->seq);
 	jw_int(w, "lines", (int64_t)h->lines);
 	jw_int(w, "bad_lines", (int64_t)h->bad_lines);
+	if (h->last_bad[0])
+		jw_str(w, "last_bad", h->last_bad);
+	else
+		jw_null(w, "last_bad");
 	jw_int(w, "restarts", h->restarts);
 	jw_int(w, "vms", h->n_vms);
 	jw_end_object(w);

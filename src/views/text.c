@@ -30,6 +30,8 @@ static void print_device(FILE *out, const struct gtm_device *d)
 	if (gtm_u64_ok(d->shared_total) || gtm_u64_ok(d->shared_used))
 		fprintf(out, "  shared    %s used / %s (GPU-accessible system RAM)\n",
 			fmt_bytes(a, sizeof a, d->shared_used), fmt_bytes(b, sizeof b, d->shared_total));
+	if (d->mem_note[0])
+		fprintf(out, "  memory    %s\n", fmt_safe(s1, sizeof s1, d->mem_note));
 	fprintf(out, "  load      GPU %s  memory activity %s  encoder %s  decoder %s\n",
 		fmt_f64(a, sizeof a, d->util_gpu_pct, 0, " %"), fmt_f64(b, sizeof b, d->util_mem_pct, 0, " %"),
 		fmt_f64(c, sizeof c, d->enc_pct, 0, " %"), fmt_f64(e, sizeof e, d->dec_pct, 0, " %"));
@@ -82,7 +84,7 @@ static gtm_f64 use_load(const struct gtm_gpu_use *u)
 
 static void print_process(FILE *out, const struct gtm_process *p)
 {
-	char lb[128], vram[32], spill[32], load[16], rss[32], nm[SAFE_N], why[SAFE_N];
+	char lb[128], vram[32], spill[32], load[16], rss[32], nm[SAFE_N], why[SAFE_N], note[SAFE_N];
 	const char *name = p->name[0] ? fmt_safe(nm, sizeof nm, p->name) : (p->owner == GTM_OWNER_HOST ? "(host process)" : "?");
 	const char *label = p->label[0] ? fmt_safe(lb, sizeof lb, p->label) : "-";
 
@@ -97,11 +99,12 @@ static void print_process(FILE *out, const struct gtm_process *p)
 		const struct gtm_gpu_use *u = &p->uses[i];
 		char dev[8];
 		snprintf(dev, sizeof dev, "%d", u->dev_index);
-		fprintf(out, "%-10s %-16.16s %-4s %11s %11s %6s  %s%s%s%s\n", i ? "" : label, i ? "" : name, dev,
+		fprintf(out, "%-10s %-16.16s %-4s %11s %11s %6s  %s%s%s%s%s%s\n", i ? "" : label, i ? "" : name, dev,
 			fmt_bytes(vram, sizeof vram, u->vram), fmt_bytes(spill, sizeof spill, u->spill),
 			fmt_f64(load, sizeof load, use_load(u), 0, "%"), u->compute ? "C" : "", u->graphics ? "G" : "",
 			gtm_u64_ok(u->vram) || !u->na_reason[0] ? "" : "  vram N/A: ",
-			gtm_u64_ok(u->vram) ? "" : fmt_safe(why, sizeof why, u->na_reason));
+			gtm_u64_ok(u->vram) ? "" : fmt_safe(why, sizeof why, u->na_reason),
+			u->mem_note[0] ? "  memory: " : "", u->mem_note[0] ? fmt_safe(note, sizeof note, u->mem_note) : "");
 	}
 	if (p->owner == GTM_OWNER_EXITED)
 		fprintf(out, "           exited (PID %u); the driver still lists its %sPID %u\n", p->exited_pid,

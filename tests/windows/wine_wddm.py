@@ -90,7 +90,7 @@ def adapters():
     return [
         ["GPU Local Adapter Memory", "Local Usage", f"luid_{LUID_N}_phys_0_part_0", 6 * GIB],
         ["GPU Non Local Adapter Memory", "Non Local Usage", f"luid_{LUID_N}_phys_0_part_0", 512 * MIB],
-        ["GPU Adapter Memory", "Dedicated Usage", f"luid_{LUID_N}_phys_0", 9 * GIB],
+        ["GPU Adapter Memory", "Dedicated Usage", f"luid_{LUID_N}_phys_0", 6 * GIB + 256 * MIB],
         ["GPU Adapter Memory", "Dedicated Usage", f"luid_{LUID_I}_phys_0", 300 * MIB],
         ["GPU Adapter Memory", "Shared Usage", f"luid_{LUID_I}_phys_0", 100 * MIB],
     ]
@@ -139,8 +139,11 @@ def case_snapshot(llama, dwm, csrss, model):
     if not (n and i):
         return
     check(n["luid"] == LUID_N and n["source"] == "wddm" and LUID_N in n["name"], f"adapter named by its LUID: {n['name']}")
-    check(n["memory"]["used_bytes"] == 6 * GIB and n["memory"]["shared_used_bytes"] == 512 * MIB,
-          f"adapter use from Local/Non Local Adapter Memory ({n['memory']})")
+    check(n["memory"]["used_bytes"] == 6 * GIB + 256 * MIB and n["memory"]["local_usage_bytes"] == 6 * GIB
+          and n["memory"]["nonlocal_usage_bytes"] == 512 * MIB,
+          f"adapter use: Dedicated Usage, Task Manager's figure; Local Usage beside it ({n['memory']})")
+    check(n["memory"]["shared_used_bytes"] == 512 * MIB and "no Shared Usage" in (n["memory"]["note"] or ""),
+          f"no Shared Usage: Non Local Usage stands in, said ({n['memory']})")
     check(n["memory"]["total_bytes"] is None, "no DXGI: total N/A, not 0")
     check(i["memory"]["used_bytes"] == 300 * MIB, "an adapter without Local Adapter Memory: Dedicated Usage")
     check(any("LUID" in x for x in snap["notes"]), f"the fallback is noted ({snap['notes']})")

@@ -88,12 +88,13 @@ static void set_args(struct wsl_cmd *c, int first, unsigned interval_ms)
 	c->argv[first + 3] = NULL;
 }
 
-static int powershell_command(struct wsl_cmd *c, unsigned interval_ms, char *why, size_t cap)
+/* exe_why: why the helper exe is not the one started (its step and reason). */
+static int powershell_command(struct wsl_cmd *c, unsigned interval_ms, const char *exe_why, char *why, size_t cap)
 {
 	char *script;
 
 	if (access(POWERSHELL, X_OK) != 0) {
-		snprintf(why, cap, "no helper: %s not installed beside gputaskman, and no %s", HELPER_NAME, POWERSHELL);
+		snprintf(why, cap, "%s; and no PowerShell at %s (%s)", exe_why, POWERSHELL, strerror(errno));
 		return -1;
 	}
 	script = wsl_ps_script(interval_ms);
@@ -111,9 +112,11 @@ static int powershell_command(struct wsl_cmd *c, unsigned interval_ms, char *why
 	return 0;
 }
 
-int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, char *why, size_t cap)
+int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, const char *exe_failed, char *why, size_t cap)
 {
 	const char *run = getenv("GPUTASKMAN_WSL_RUN"), *cache = getenv("GPUTASKMAN_WSL_CACHE");
+	const char *dir = cache && cache[0] ? cache : DEFAULT_CACHE;
+	char exe_why[PATH_MAX + 160];
 
 	memset(c, 0, sizeof *c);
 	if (wsl_helper_source(c->store[1], sizeof c->store[1]) != 0)
@@ -126,9 +129,16 @@ int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, c
 		str_copy(c->what, "GPUTASKMAN_WSL_RUN", sizeof c->what);
 		return 0;
 	}
-	if (!fallback && c->store[1][0] && access(c->store[1], R_OK) == 0 &&
-	    wsl_helper_place(c->store[1], cache && cache[0] ? cache : DEFAULT_CACHE, HELPER_NAME, c->store[2],
-			     sizeof c->store[2]) == 0) {
+	/* each step that fails says so, with why: the message names the one that did */
+	if (exe_failed)
+		snprintf(exe_why, sizeof exe_why, "%s ran and gave no line, twice (%s)", HELPER_NAME, exe_failed);
+	else if (!c->store[1][0])
+		snprintf(exe_why, sizeof exe_why, "%s: the path beside gputaskman is unknown", HELPER_NAME);
+	else if (access(c->store[1], R_OK) != 0)
+		snprintf(exe_why, sizeof exe_why, "no %s at %s (%s)", HELPER_NAME, c->store[1], strerror(errno));
+	else if (wsl_helper_place(c->store[1], dir, HELPER_NAME, c->store[2], sizeof c->store[2]) != 0)
+		snprintf(exe_why, sizeof exe_why, "%s could not be copied to %s (%s)", HELPER_NAME, dir, strerror(errno));
+	else {
 		c->argv[0] = c->store[2];
 		set_args(c, 1, interval_ms);
 		str_copy(c->cwd, c->store[2], sizeof c->cwd);
@@ -136,7 +146,7 @@ int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, c
 		str_copy(c->what, HELPER_NAME, sizeof c->what);
 		return 0;
 	}
-	return powershell_command(c, interval_ms, why, cap);
+	return powershell_command(c, interval_ms, exe_why, why, cap);
 }
 
 void wsl_helper_command_free(struct wsl_cmd *c)

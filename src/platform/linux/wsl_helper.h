@@ -23,9 +23,11 @@ struct wsl_cmd {
  * beside this binary (GPUTASKMAN_WSL_HELPER names another), copied into the
  * Windows-side cache (GPUTASKMAN_WSL_CACHE, default /mnt/c/ProgramData/
  * gputaskman) and started there through interop; else, or when the exe
- * failed twice in a row (fallback), powershell.exe with the embedded script.
- * Returns 0, or -1 with why set. */
-int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, bool fallback, char *why, size_t cap);
+ * failed twice in a row (exe_failed: why it did the last time; NULL when it
+ * did not), powershell.exe with the embedded script. Returns 0, or -1 with
+ * why set: the step that failed for each (the exe: found, copied, ran; then
+ * PowerShell's full path) and the reason. */
+int wsl_helper_command(struct wsl_cmd *c, unsigned interval_ms, const char *exe_failed, char *why, size_t cap);
 void wsl_helper_command_free(struct wsl_cmd *c);
 
 /* The helper exe: GPUTASKMAN_WSL_HELPER, else gputaskman.exe beside this

@@ -67,6 +67,13 @@ static void set_state(struct wsl_stream *s, const char *state, const char *why)
 	set_state_retry(s, state, why, 0);
 }
 
+/* Under mu. */
+static void count_bad(struct wsl_stream *s, const char *why)
+{
+	s->st.bad_lines++;
+	str_copy(s->st.last_bad, why, sizeof s->st.last_bad);
+}
+
 static void on_line(void *arg, const char *line, size_t len)
 {
 	struct wsl_stream *s = arg;
@@ -75,6 +82,8 @@ static void on_line(void *arg, const char *line, size_t len)
 
 	pthread_mutex_lock(&s->mu);
 	s->st.lines++;
+	if (rc == 0 && s->scratch.n_refused)
+		count_bad(s, s->scratch.refused_why); /* the rest of the line is read */
 	if (rc == 0) {
 		s->sample = s->scratch;
 		s->have = s->fresh = s->settled = true;
@@ -84,7 +93,7 @@ static void on_line(void *arg, const char *line, size_t len)
 		str_copy(s->st.why, s->sample.why, sizeof s->st.why);
 		pthread_cond_broadcast(&s->cond);
 	} else {
-		s->st.bad_lines++; /* garbage or truncated: skipped, counted */
+		count_bad(s, err); /* garbage or truncated: skipped, counted */
 	}
 	pthread_mutex_unlock(&s->mu);
 	s->got_line = true;
@@ -176,8 +185,8 @@ static void end_child(struct wsl_stream *s, char *why, size_t cap)
 	close_fd(&s->out_fd);
 	close_fd(&s->err_fd);
 	if (why && !why[0])
-		snprintf(why, cap, "helper exited (status %d)%s%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-			 s->err_tail[0] ? ": " : "", s->err_tail);
+		snprintf(why, cap, "%s exited (status %d)%s%s", s->st.helper[0] ? s->st.helper : "helper",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, s->err_tail[0] ? ": " : "", s->err_tail);
 	s->child = 0;
 }
 
@@ -201,6 +210,23 @@ static void read_err(struct wsl_stream *s)
 	str_copy(s->err_tail, last ? last + 1 : buf, sizeof s->err_tail);
 }
 
+/* The helper is given up on while a line is under way (bytes and no newline,
+ * or an over-long line still being dropped): that is a bad line, said. */
+static void unfinished_line(struct wsl_stream *s)
+{
+	char why[64];
+
+	if (!s->lines.len && !s->lines.skipping)
+		return;
+	if (s->lines.skipping)
+		snprintf(why, sizeof why, "no newline after 65536 bytes");
+	else
+		snprintf(why, sizeof why, "no newline after %zu bytes", s->lines.len);
+	pthread_mutex_lock(&s->mu);
+	count_bad(s, why);
+	pthread_mutex_unlock(&s->mu);
+}
+
 /* Reads the helper until EOF, silence or stop. Returns why it ended in why. */
 static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 {
@@ -216,6 +242,7 @@ static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 		if (since >= limit) {
 			snprintf(why, cap, s->got_line ? "helper silent for 3 intervals" : "helper never answered (%llu s)",
 				 (unsigned long long)(limit / 1000000000ull));
+			unfinished_line(s);
 			return;
 		}
 		struct pollfd p[3] = {{s->out_fd, POLLIN, 0}, {s->err_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
@@ -235,7 +262,10 @@ static void read_helper(struct wsl_stream *s, char *why, size_t cap)
 			}
 			wsl_linebuf_feed(&s->lines, buf, (size_t)n, on_line, s);
 			pthread_mutex_lock(&s->mu);
-			s->st.bad_lines += s->lines.too_long;
+			if (s->lines.too_long) {
+				s->st.bad_lines += s->lines.too_long - 1;
+				count_bad(s, "a line over 65536 bytes");
+			}
 			s->lines.too_long = 0;
 			pthread_mutex_unlock(&s->mu);
 		}
@@ -256,12 +286,13 @@ static void *stream_main(void *arg)
 	uint64_t backoff = BACKOFF_MIN_NS;
 	int quick_failures = 0;
 	bool first = true;
+	char exe_failed[256] = ""; /* why the helper exe's last run ended without a line */
 
 	while (!s->stop) {
 		struct wsl_cmd c;
-		char why[160] = "";
-		if (wsl_helper_command(&c, (unsigned)(s->interval_ns / 1000000ull), quick_failures >= 2, why,
-				       sizeof why) != 0 ||
+		char why[512] = "";
+		if (wsl_helper_command(&c, (unsigned)(s->interval_ns / 1000000ull), quick_failures >= 2 ? exe_failed : NULL,
+				       why, sizeof why) != 0 ||
 		    spawn(s, &c) != 0) {
 			if (!why[0])
 				snprintf(why, sizeof why, "cannot start the helper: %s", strerror(errno));
@@ -291,6 +322,8 @@ static void *stream_main(void *arg)
 		/* the exe that never answered is tried again, then the fallback: a
 		 * one-shot wait is not over while that is due */
 		bool fallback_ahead = !answered && !strcmp(c.what, WSL_HELPER_EXE_WHAT);
+		if (fallback_ahead)
+			str_copy(exe_failed, why, sizeof exe_failed);
 		set_state_retry(s, s->have ? "stale" : "failed", why, fallback_ahead ? now_monotonic_ns() + backoff : 0);
 		nap(s, backoff);
 	}

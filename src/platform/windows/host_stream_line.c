@@ -119,6 +119,10 @@ static void write_header(struct host_stream *hs, const struct hs_plan *p)
 	if (p->too_many_contexts)
 		snprintf(why + strlen(why), sizeof why - strlen(why), "%smore than %d vmwp.exe contexts: the oldest left out",
 			 why[0] ? "; " : "", WSL_MAX_CTX);
+	size_t listed, cut = pdh_reader_cut(hs->src.pdh, &listed);
+	if (cut)
+		snprintf(why + strlen(why), sizeof why - strlen(why), "%s%llu of %llu PDH instances left out (the smallest)",
+			 why[0] ? "; " : "", (unsigned long long)cut, (unsigned long long)listed);
 	wsl_line_header(&hs->line, hs->seq, hs->vmwp, hs_names_count(&hs->names, HS_VMWP_IMAGE),
 			why[0] ? WSL_HELPER_PARTIAL : WSL_HELPER_OK, why);
 }

@@ -43,6 +43,9 @@ struct pdh_reader {
 	struct counter c[PDH_COUNTER_N];
 	char missing[160];
 	size_t unparsed;
+	size_t listed, cut;       /* the last collect's instances over all counters, and those left out */
+	void *scratch;            /* the cut's */
+	size_t scratch_cap;
 	struct wddm_mem_rows rows;
 };
 
@@ -177,7 +180,7 @@ int pdh_reader_collect(struct pdh_reader *r, char *why, size_t cap)
 		return -1;
 	}
 	GetSystemTimeAsFileTime(&ft);
-	r->unparsed = 0;
+	r->unparsed = r->listed = r->cut = 0;
 	for (int i = 0; i < PDH_COUNTER_N; i++) {
 		struct counter *c = &r->c[i];
 		DWORD n = 0;
@@ -192,8 +195,16 @@ int pdh_reader_collect(struct pdh_reader *r, char *why, size_t cap)
 			return -1;
 		}
 		take_items(r, c, counter_table[i].raw, n, filetime_u64(ft));
+		r->listed += c->items.n;
+		r->cut += wddm_items_keep_biggest(&c->items, WDDM_MAX_INSTANCES, &r->scratch, &r->scratch_cap);
 	}
 	return 0;
+}
+
+size_t pdh_reader_cut(const struct pdh_reader *r, size_t *listed)
+{
+	*listed = r->listed;
+	return r->cut;
 }
 
 const struct wddm_items *pdh_reader_items(const struct pdh_reader *r, enum pdh_counter_id c)
@@ -232,5 +243,6 @@ void pdh_reader_close(struct pdh_reader *r)
 		free(r->c[i].items.v);
 	}
 	wddm_mem_rows_free(&r->rows);
+	free(r->scratch);
 	free(r);
 }

@@ -35,6 +35,9 @@ const struct wddm_items *pdh_reader_items(const struct pdh_reader *r, enum pdh_c
 /* The counters that could not be added, as a short list for the sources
  * line ("" when every one was). */
 const char *pdh_reader_missing(const struct pdh_reader *r);
+/* Instances the last collect left out (past WDDM_MAX_INSTANCES of one
+ * counter: the smallest), and in *listed how many were listed in all. */
+size_t pdh_reader_cut(const struct pdh_reader *r, size_t *listed);
 /* Instances of the last collect whose names are outside the grammar. */
 size_t pdh_reader_unparsed(const struct pdh_reader *r);
 void pdh_reader_close(struct pdh_reader *r);

@@ -61,18 +61,39 @@ static void adapters_from_luids(struct wddm_source *s)
 	s->n_adapters = n;
 }
 
-/* Local Usage per adapter (every part) when listed, else Dedicated Usage:
- * the same split as the per-process rows. */
-static gtm_u64 adapter_use(const struct wddm_source *s, enum pdh_counter_id preferred, enum pdh_counter_id fallback,
-			   uint64_t luid)
+/* An adapter set's sum over the adapter's parts; *listed: the set names it. */
+static gtm_u64 adapter_sum(const struct wddm_source *s, enum pdh_counter_id set, uint64_t luid, bool *listed)
 {
-	gtm_u64 v = wddm_items_sum_luid(pdh_reader_items(s->pdh, preferred), luid);
-	bool listed = false;
-	const struct wddm_items *p = pdh_reader_items(s->pdh, preferred);
+	const struct wddm_items *p = pdh_reader_items(s->pdh, set);
 
-	for (size_t i = 0; i < p->n && !listed; i++)
-		listed = p->v[i].id.luid == luid;
-	return listed ? v : wddm_items_sum_luid(pdh_reader_items(s->pdh, fallback), luid);
+	*listed = false;
+	for (size_t i = 0; i < p->n && !*listed; i++)
+		*listed = p->v[i].id.luid == luid;
+	return wddm_items_sum_luid(p, luid);
+}
+
+/* Used memory as Task Manager shows it: GPU Adapter Memory's Dedicated
+ * Usage ("Dedicated GPU memory") and Shared Usage ("Shared GPU memory"); the
+ * Local / Non Local Adapter Memory sets beside them, and in their place (said
+ * in mem_note) when the adapter set does not list the adapter. */
+static void adapter_memory(const struct wddm_source *s, uint64_t luid, struct gtm_device *d)
+{
+	bool ded, sh, loc, nl;
+
+	d->mem_used = adapter_sum(s, PDH_ADAPTER_DEDICATED, luid, &ded);
+	d->shared_used = adapter_sum(s, PDH_ADAPTER_SHARED, luid, &sh);
+	d->local_used = adapter_sum(s, PDH_ADAPTER_LOCAL, luid, &loc);
+	d->nonlocal_used = adapter_sum(s, PDH_ADAPTER_NONLOCAL, luid, &nl);
+	if (!ded && loc)
+		d->mem_used = d->local_used;
+	if (!sh && nl)
+		d->shared_used = d->nonlocal_used;
+	if ((!ded && loc) || (!sh && nl))
+		str_copy(d->mem_note,
+			 !ded && loc && !sh && nl ? "used from Local/Non Local Adapter Memory: no Dedicated/Shared Usage"
+			 : !ded && loc            ? "used from Local Adapter Memory: no Dedicated Usage"
+						  : "shared from Non Local Adapter Memory: no Shared Usage",
+			 sizeof d->mem_note);
 }
 
 static void fill_device(struct wddm_source *s, const struct wddm_adapter *a, struct gtm_device *d)
@@ -85,8 +106,7 @@ static void fill_device(struct wddm_source *s, const struct wddm_adapter *a, str
 		d->mem_total = gtm_u64_of(a->dedicated_video, GTM_MEASURED);
 		d->shared_total = gtm_u64_of(a->shared_system, GTM_MEASURED);
 	}
-	d->mem_used = adapter_use(s, PDH_ADAPTER_LOCAL, PDH_ADAPTER_DEDICATED, a->luid);
-	d->shared_used = adapter_use(s, PDH_ADAPTER_NONLOCAL, PDH_ADAPTER_SHARED, a->luid);
+	adapter_memory(s, a->luid, d);
 	if (gtm_u64_ok(d->mem_total) && gtm_u64_ok(d->mem_used))
 		d->mem_free = gtm_u64_of(d->mem_total.v > d->mem_used.v ? d->mem_total.v - d->mem_used.v : 0, GTM_MEASURED);
 	const struct wddm_load *l = wddm_engine_loads_adapter(&s->loads, a->luid);

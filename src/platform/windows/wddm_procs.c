@@ -185,7 +185,10 @@ uint64_t wddm_pid_start_time(struct wddm_source *s, uint32_t pid)
 
 void wddm_engines_update(struct wddm_source *s)
 {
-	const struct wddm_items *c = pdh_reader_items(s->pdh, PDH_ENGINE_RUNNING);
+	/* an instance listed twice is one engine: its Running Times summed before the delta */
+	wddm_items_fold_repeats(pdh_reader_items(s->pdh, PDH_ENGINE_RUNNING), &s->engines, &s->fold_scratch,
+				&s->fold_scratch_cap);
+	const struct wddm_items *c = &s->engines;
 
 	look_up_starts(s);
 	s->n_samples = 0;

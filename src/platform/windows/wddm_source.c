@@ -40,6 +40,8 @@ static void wddm_close(void *priv)
 	wddm_engine_tracker_free(s->tracker);
 	wddm_engine_loads_free(&s->loads);
 	free(s->samples);
+	wddm_items_free(&s->engines);
+	free(s->fold_scratch);
 	wddm_procs_release(s);
 	free(s);
 }
@@ -190,6 +192,11 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	telemetry_notes(s, snap, base);
 	gone_notes(s, snap, base);
 	wddm_procs_add(s, snap, base, uses);
+	size_t listed, cut = pdh_reader_cut(s->pdh, &listed);
+	if (cut)
+		snapshot_add_note(snap, "wddm: the process list was cut: PDH listed %llu counter instances, the %llu "
+				  "smallest left out (at most %d a counter, the largest kept)", (unsigned long long)listed,
+				  (unsigned long long)cut, WDDM_MAX_INSTANCES);
 	describe(s, st);
 	return 0;
 }

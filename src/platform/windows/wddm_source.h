@@ -53,6 +53,9 @@ struct wddm_source {
 	struct wddm_engine_sample *samples;
 	size_t n_samples, cap_samples;
 	struct wddm_engine_loads loads;
+	struct wddm_items engines;     /* this collect's Running Time items, repeated names folded */
+	void *fold_scratch;
+	size_t fold_scratch_cap;
 	struct wddm_pid_start *starts; /* by pid */
 	size_t n_starts, cap_starts;
 	struct wddm_held *held, *held_next; /* by pid, the last refresh's and this one's */

@@ -42,6 +42,24 @@ struct wddm_items {
  * counter lists none of it or any of its items has no valid sample. */
 gtm_u64 wddm_items_sum_luid(const struct wddm_items *c, uint64_t luid);
 
+/* Task Manager sums a GPU Engine instance that one collect lists twice (the
+ * same name: one process's two engine handles): out gets c's items in PDH
+ * order with every repeated name folded into its first, values summed (a raw
+ * Running Time summed before any delta), no sample (an invalid CStatus) if
+ * any of them has none. out's array is the caller's, kept between calls;
+ * scratch too. Returns how many items were folded away. */
+size_t wddm_items_fold_repeats(const struct wddm_items *c, struct wddm_items *out, void **scratch, size_t *scratch_cap);
+void wddm_items_free(struct wddm_items *c);
+
+/* The bound on one counter's instances in one collect: a machine listing
+ * more (100,000 took 25 s and a gigabyte under Wine) keeps the largest. */
+#define WDDM_MAX_INSTANCES 16384
+
+/* Keeps the cap items of c with the largest values (bytes, or Running Time:
+ * the busiest), in PDH order; equal values keep the earlier. Returns how many
+ * were left out. scratch as for wddm_items_fold_repeats. */
+size_t wddm_items_keep_biggest(struct wddm_items *c, size_t cap, void **scratch, size_t *scratch_cap);
+
 /* Appends the LUIDs c lists that luids lacks, in PDH order, up to cap.
  * Returns the new count. */
 int wddm_items_luids(const struct wddm_items *c, uint64_t *luids, int n, int cap);

@@ -54,11 +54,12 @@ gtm --once >"$t/once" 2>"$t/e"
 expect "header: mode and stream state" "wsl, host: on (GPUTASKMAN_WSL_RUN)" "$t/once"
 expect "the VM row" "W:4242 *vmwp.exe" "$t/once"
 expect "a Windows app row" "W:9000 *chrome.exe" "$t/once"
-expect "the CUDA process matched" "\*$cuda " "$t/once"
+# running before gputaskman: start order is no evidence, so a guess
+expect "the CUDA process guessed" "?$cuda " "$t/once"
 [ "$(helpers_alive)" = 0 ] && ok "no helper left after --once" || bad "a helper outlived gputaskman"
 gtm --json >"$t/j" 2>"$t/e"
 jq_ok "json: host_stream on" "j['host_stream']['state'] == 'on' and j['host_stream']['seq'] >= 1" "$t/j"
-jq_ok "json: matched row says how" "any(p['pid'] == $cuda and p['owner'] == 'matched' and p['vram_inferred_by'] == 'wsl-context-match' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
+jq_ok "json: guessed row says how" "any(p['pid'] == $cuda and p['owner'] == 'guessed' and p['vram_inferred_by'] == 'wsl-context-match' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
 jq_ok "json: W: rows are Windows PIDs, never local" "all(p['pid'] is None for p in j['processes'] if p['label'].startswith('W:'))" "$t/j"
 jq_ok "json: a measured row carries no inference" "all(p['vram_inferred_by'] is None for p in j['processes'] if p['owner'] in ('local', 'host'))" "$t/j"
 
@@ -104,6 +105,16 @@ printf 'enabled\ninterpreter /init\n' >"$root/proc/sys/fs/binfmt_misc/WSLInterop
 # --- garbage lines are skipped and counted
 GTM_WSL_MODE=garbage gtm --json -i 0.2 >"$t/j" 2>"$t/e"
 jq_ok "garbage: counted, the good line used" "j['host_stream']['bad_lines'] >= 1 and j['host_stream']['state'] == 'on'" "$t/j"
+
+# --- a V record without Non Local Usage: that record refused, the rest kept and the reason said
+echo "$vm;V luid=$L local=2147483648$app" >"$t/lines"
+gtm --once >"$t/once" 2>"$t/e"
+expect "a refused record: the header says so" "host: on (GPUTASKMAN_WSL_RUN), [0-9]* bad lines* (last: V record without Non Local Usage)" "$t/once"
+expect "a refused record: the W: rows stay" "W:9000 *chrome.exe" "$t/once"
+expect "a refused record: the note" "a vmwp.exe context came without its sizes" "$t/once"
+gtm --json >"$t/j" 2>"$t/e"
+jq_ok "a refused record: json bad_lines and last_bad" "j['host_stream']['bad_lines'] >= 1 and j['host_stream']['last_bad'] == 'V record without Non Local Usage' and j['host_stream']['state'] == 'on'" "$t/j"
+echo "$vm$ctx$app" >"$t/lines"
 
 # --- a helper that never answers: --once keeps its 5 s bound and says why
 s0=$(date +%s%N)

@@ -5,7 +5,7 @@
 # binary as make install places it, with the pdh.dll test double beside the
 # exe (WINEDLLOVERRIDES=pdh=n). Copies of gpu_client.exe named vmwp.exe and
 # Paint.exe are the processes the double's instances name. Checks --once and
-# --json show the VM row, a W: row and the matched CUDA stand-in from the
+# --json show the VM row, a W: row and the guessed CUDA stand-in from the
 # helper's own lines with "host: on", no helper left after, --version finding
 # the helper, and Wine's own pdh.dll giving "host: failed" with the reason.
 # $1 gputaskman, $2 fake NVML folder, $3 cuda_standin, $4 fake libcuda.so.1;
@@ -96,13 +96,14 @@ expect "header: the real helper's stream is on" "wsl, host: on (GPUTASKMAN_WSL_R
 # the prefix may be shared: another test's vmwp.exe makes the row "VM worker"
 expect "the VM row from the helper's V record" "W:$vm *\(vmwp.exe\|VM worker\)" "$t/once"
 expect "a Windows app from its P record, named by Toolhelp" "W:$app *Paint.exe" "$t/once"
-expect "the CUDA stand-in matched to vmwp.exe's context" "\*$cuda " "$t/once"
+# running before gputaskman: a guess, never '*'
+expect "the CUDA stand-in guessed to own vmwp.exe's context" "?$cuda " "$t/once"
 [ "$(helpers_alive)" = 0 ] && ok "no helper left after --once" || bad "a helper outlived gputaskman --once"
 gtm --json >"$t/j" 2>"$t/e"
 jq_ok "json: host_stream on, from GPUTASKMAN_WSL_RUN" "j['host_stream']['state'] == 'on' and j['host_stream']['helper'] == 'GPUTASKMAN_WSL_RUN' and j['host_stream']['seq'] >= 1 and j['host_stream']['bad_lines'] == 0" "$t/j"
 jq_ok "json: the VM row holds vmwp.exe's context" "any(p['label'] == 'W:$vm' and p['gpus'][0]['vram_bytes'] == 2147483648 and p['gpus'][0]['spill_bytes'] == 1048576 for p in j['processes'])" "$t/j"
 jq_ok "json: the W: app row's VRAM, spill and paged" "any(p['label'] == 'W:$app' and p['gpus'][0]['vram_bytes'] == 104857600 and p['gpus'][0]['spill_bytes'] == 0 and p['gpus'][0]['paged_bytes'] == 20971520 for p in j['processes'])" "$t/j"
-jq_ok "json: the CUDA stand-in matched with the context's size" "any(p['pid'] == $cuda and p['owner'] == 'matched' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
+jq_ok "json: the CUDA stand-in guessed with the context's size" "any(p['pid'] == $cuda and p['owner'] == 'guessed' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
 [ "$(helpers_alive)" = 0 ] && ok "no helper left after --json" || bad "a helper outlived gputaskman --json"
 # Wine's own pdh.dll (builtin): no GPU counters, said through the stream
 WINEDLLOVERRIDES="mscoree,mshtml=;pdh=b" gtm --once >"$t/once" 2>"$t/e"

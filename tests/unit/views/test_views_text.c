@@ -430,6 +430,43 @@ static void test_text_unattributed_label_alone(void **state)
 	snapshot_free(s);
 }
 
+/* Windows: a row's VRAM from Dedicated Usage (no Local Usage instance) and a
+ * device's used memory from Local Adapter Memory are said in the text, not
+ * only in the JSON's memory_note. */
+static void test_text_memory_fallback_said(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snapshot_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	d->index = 0;
+	d->mem_used = gtm_u64_of(1u << 30, GTM_MEASURED);
+	str_copy(d->mem_note, "used from Local Adapter Memory: no Dedicated Usage", sizeof d->mem_note);
+	struct gtm_process *p = snapshot_add_process(s);
+	p->pid = 42;
+	p->rss = GTM_U64_NA;
+	str_copy(p->label, "W:42", sizeof p->label);
+	str_copy(p->name, "game.exe", sizeof p->name);
+	struct gtm_gpu_use *u = process_add_use(p);
+	u->vram = gtm_u64_of(64u << 20, GTM_MEASURED);
+	str_copy(u->mem_note, "VRAM from Dedicated Usage: no Local Usage instance (counts shared surfaces)",
+		 sizeof u->mem_note);
+	s->n_gpu_processes = 1;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = tu_memstream(&text, &len);
+	text_print_snapshot(out, s, false);
+	tu_memclose(out);
+	assert_non_null(strstr(text, "  memory    used from Local Adapter Memory: no Dedicated Usage\n"));
+	const char *row = strstr(text, "\nW:42");
+	assert_non_null(row);
+	const char *end = strchr(row + 1, '\n');
+	const char *note = strstr(row, "memory: VRAM from Dedicated Usage");
+	assert_non_null(note);
+	assert_true(end && note < end);
+	free(text);
+	snapshot_free(s);
+}
+
 /* text_print_snapshot or json_print_snapshot into a string (freed by the caller). */
 static char *print_snapshot(int (*print)(FILE *, const struct gtm_snapshot *, bool), const struct gtm_snapshot *s)
 {
@@ -566,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_explain_endpoint_status_only_when_answered),
 		cmocka_unit_test(test_explain_history_time),
 		cmocka_unit_test(test_text_unattributed_label_alone),
+		cmocka_unit_test(test_text_memory_fallback_said),
 		cmocka_unit_test(test_inspect_text_escapes_header),
 		cmocka_unit_test(test_exited_row),
 	};

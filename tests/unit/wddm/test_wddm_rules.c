@@ -9,9 +9,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sources/wddm/wddm_engine_agg.h"
+#include "sources/wddm/wddm_item.h"
 #include "sources/wddm/wddm_engine_track.h"
 #include "sources/wddm/wddm_memory.h"
 #include "sources/wddm/wddm_use.h"
@@ -297,6 +299,101 @@ static void test_adapter_sums(void **state)
 	assert_int_equal(wddm_items_luids(&c, luids, 0, 4), 0);
 }
 
+/* An engine instance listed twice in one collect (one process's two handles
+ * on the engine): Task Manager sums the raw Running Times before the delta.
+ * Two collects one second apart, the repeated instance's two counters moving
+ * by 0.2 s and 0.1 s: 30 %, not twice the first one's 20 %. */
+static void test_repeated_engine_instance(void **state)
+{
+	(void)state;
+	static const char *const names[] = {"pid_40_luid_0x00000000_0x0000A18D_phys_0_eng_0_engtype_3D",
+					    "pid_41_luid_0x00000000_0x0000A18D_phys_0_eng_0_engtype_3D",
+					    "pid_40_luid_0x00000000_0x0000A18D_phys_0_eng_0_engtype_3D"};
+	struct wddm_item v[3];
+	struct wddm_items c = {0}, folded = {0};
+	struct wddm_engine_tracker *t = wddm_engine_tracker_new();
+	struct wddm_engine_sample smp[3];
+	struct wddm_engine_loads loads = {0};
+	void *scratch = NULL;
+	size_t scratch_cap = 0, n = 0;
+	const uint64_t run[2][3] = {{1000000, 500000, 300000}, {3000000, 1000000, 1300000}};
+
+	for (int k = 0; k < 2; k++) {
+		put(&c, v, 3, names, run[k], (const uint32_t[]){0, 0, 0});
+		for (int i = 0; i < 3; i++) {
+			v[i].name_len = (uint16_t)strlen(names[i]);
+			memcpy(v[i].name, names[i], v[i].name_len + 1);
+			v[i].stamp = 10000000ull * (uint64_t)(k + 1);
+		}
+		assert_int_equal(wddm_items_fold_repeats(&c, &folded, &scratch, &scratch_cap), 1);
+		assert_int_equal(folded.n, 2);
+		assert_true(folded.v[0].id.pid == 40 && folded.v[1].id.pid == 41); /* PDH order kept */
+		assert_true(folded.v[0].value == run[k][0] + run[k][2]);
+		wddm_engine_tracker_begin(t);
+		n = 0;
+		for (size_t i = 0; i < folded.n; i++) {
+			const struct wddm_item *it = &folded.v[i];
+			smp[n] = (struct wddm_engine_sample){.pid = it->id.pid, .luid = it->id.luid, .phys = it->id.phys,
+							     .eng = it->id.eng};
+			snprintf(smp[n].type, sizeof smp[n].type, "%s", it->id.engtype);
+			smp[n].ok = wddm_engine_tracker_update(t, it->name, it->name_len, 0, it->value, it->stamp, &smp[n].pct);
+			n++;
+		}
+		wddm_engine_tracker_end(t);
+	}
+	wddm_engine_aggregate(smp, n, &loads);
+	const struct wddm_load *p40 = wddm_engine_loads_proc(&loads, 40, 0, 0xA18D);
+	assert_non_null(p40);
+	assert_true(p40->ok);
+	assert_float_equal(p40->busiest_pct, 30.0, 1e-9);
+	assert_float_equal(wddm_engine_loads_proc(&loads, 41, 0, 0xA18D)->busiest_pct, 5.0, 1e-9);
+	/* a repeat without a sample makes the folded one N/A, never a partial sum */
+	put(&c, v, 3, names, run[1], (const uint32_t[]){0, 0, 0xC0000BBA});
+	for (int i = 0; i < 3; i++) {
+		v[i].name_len = (uint16_t)strlen(names[i]);
+		memcpy(v[i].name, names[i], v[i].name_len + 1);
+	}
+	wddm_items_fold_repeats(&c, &folded, &scratch, &scratch_cap);
+	assert_false(wddm_cstatus_valid(folded.v[0].cstatus));
+	wddm_engine_loads_free(&loads);
+	wddm_engine_tracker_free(t);
+	wddm_items_free(&folded);
+	free(scratch);
+}
+
+/* Past the bound, one counter's instances keep the largest, in PDH order. */
+static void test_instances_cut(void **state)
+{
+	(void)state;
+	enum { N = WDDM_MAX_INSTANCES + 3 };
+	struct wddm_items c = {.added = true};
+	void *scratch = NULL;
+	size_t scratch_cap = 0;
+
+	c.v = calloc(N, sizeof *c.v);
+	c.n = c.cap = N;
+	for (size_t i = 0; i < N; i++) {
+		c.v[i].id.pid = (uint32_t)i;
+		c.v[i].name_len = 1;
+		c.v[i].value = 1000 + i % 7; /* three of the 1000s go */
+	}
+	c.v[5].value = c.v[9].value = 1; /* and these two, the smallest */
+	assert_int_equal(wddm_items_keep_biggest(&c, WDDM_MAX_INSTANCES, &scratch, &scratch_cap), 3);
+	assert_int_equal(c.n, WDDM_MAX_INSTANCES);
+	for (size_t i = 0; i < c.n; i++) {
+		assert_true(c.v[i].value > 1);
+		assert_true(i == 0 || c.v[i].id.pid > c.v[i - 1].id.pid); /* PDH order */
+	}
+	size_t left_1000 = 0;
+	for (size_t i = 0; i < c.n; i++)
+		left_1000 += c.v[i].value == 1000;
+	assert_int_equal(left_1000, (N + 6) / 7 - 1); /* the last 1000 went: equal values keep the earlier */
+	assert_true(c.v[0].id.pid == 0 && c.v[5].id.pid == 6 && c.v[8].id.pid == 10);
+	assert_int_equal(wddm_items_keep_biggest(&c, WDDM_MAX_INSTANCES, &scratch, &scratch_cap), 0);
+	free(c.v);
+	free(scratch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +403,8 @@ int main(void)
 		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_memory_repeated_names),
 		cmocka_unit_test(test_adapter_sums),
+		cmocka_unit_test(test_repeated_engine_instance),
+		cmocka_unit_test(test_instances_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -82,7 +82,7 @@ static void command_run(void **state)
 	char why[160];
 	setenv("GPUTASKMAN_WSL_RUN", "/usr/lib/wine/wine64", 1);
 	setenv("GPUTASKMAN_WSL_HELPER", "/opt/gtm/gputaskman.exe", 1);
-	assert_int_equal(wsl_helper_command(&c, 250, false, why, sizeof why), 0);
+	assert_int_equal(wsl_helper_command(&c, 250, NULL, why, sizeof why), 0);
 	assert_string_equal(c.argv[0], "/usr/lib/wine/wine64");
 	assert_string_equal(c.argv[1], "/opt/gtm/gputaskman.exe");
 	assert_string_equal(c.argv[2], "--host-stream");
@@ -105,7 +105,7 @@ static void command_placed(void **state)
 	put("/mnt/c/ProgramData/.keep", "");
 	setenv("GPUTASKMAN_WSL_HELPER", src, 1);
 	setenv("GPUTASKMAN_WSL_CACHE", cache, 1);
-	assert_int_equal(wsl_helper_command(&c, 1000, false, why, sizeof why), 0);
+	assert_int_equal(wsl_helper_command(&c, 1000, NULL, why, sizeof why), 0);
 	snprintf(placed, sizeof placed, "%s/gputaskman.exe", cache);
 	assert_string_equal(c.argv[0], placed); /* the copy runs, from its Windows folder */
 	assert_string_equal(c.cwd, cache);
@@ -129,9 +129,25 @@ static void command_placed(void **state)
 	/* a cache that cannot be made: the PowerShell fallback, absent here: a reason */
 	setenv("GPUTASKMAN_WSL_CACHE", "/proc/no/such/dir", 1);
 	if (access("/mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe", X_OK) != 0) {
-		assert_int_equal(wsl_helper_command(&c, 1000, false, why, sizeof why), -1);
-		assert_non_null(strstr(why, "powershell.exe"));
+		char msg[1024];
+		const char *ps = "and no PowerShell at /mnt/c/Windows/System32/WindowsPowerShell/v1.0/powershell.exe (";
+		/* each step that failed is named, with why, and PowerShell's whole path */
+		assert_int_equal(wsl_helper_command(&c, 1000, NULL, msg, sizeof msg), -1);
+		assert_non_null(strstr(msg, "gputaskman.exe could not be copied to /proc/no/such/dir ("));
+		assert_non_null(strstr(msg, ps));
 		wsl_helper_command_free(&c);
+		assert_int_equal(wsl_helper_command(&c, 1000, "gputaskman.exe exited (status 1): no PDH", msg, sizeof msg), -1);
+		assert_non_null(strstr(msg, "gputaskman.exe ran and gave no line, twice (gputaskman.exe exited (status 1): no PDH)"));
+		assert_null(strstr(msg, "not installed"));
+		assert_non_null(strstr(msg, ps));
+		wsl_helper_command_free(&c);
+		setenv("GPUTASKMAN_WSL_HELPER", "/no/such/gputaskman.exe", 1);
+		assert_int_equal(wsl_helper_command(&c, 1000, NULL, msg, sizeof msg), -1);
+		assert_non_null(strstr(msg, "no gputaskman.exe at /no/such/gputaskman.exe (No such file or directory)"));
+		wsl_helper_command_free(&c);
+		/* the header's field holds it whole */
+		struct gtm_host_stream hs;
+		assert_true(strlen(msg) < sizeof hs.why);
 	}
 	unsetenv("GPUTASKMAN_WSL_CACHE");
 	unsetenv("GPUTASKMAN_WSL_HELPER");

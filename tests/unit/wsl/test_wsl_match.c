@@ -10,6 +10,7 @@
 #include "wsl_tick.h"
 
 #define CTX(...) ((const long[]){__VA_ARGS__, -1})
+#define NONE ((const long[]){-1})
 #define SELF 100
 
 struct fx {
@@ -41,6 +42,15 @@ static void tick(struct fx *f, const long *mib)
 	wsl_match_tick(f->m, &f->k.t, &f->r);
 }
 
+/* The monitor's first tick sees nothing; then its own NVML context appears
+ * with it (a new process and a new context pin each other): '*'. */
+static void monitor_start(struct fx *f)
+{
+	tick(f, NONE);
+	tk_proc(&f->k, SELF, 3, true);
+	tick(f, CTX(0));
+}
+
 static void expect(const struct fx *f, uint32_t pid, enum wsl_owner o, bool matched, int ctx)
 {
 	const struct wsl_row *r = row_of(&f->r, pid, 0);
@@ -50,23 +60,30 @@ static void expect(const struct fx *f, uint32_t pid, enum wsl_owner o, bool matc
 	assert_int_equal(r->ctx, ctx);
 }
 
-/* 1. The monitor alone: its own 0-byte context, '*', nothing foreign. */
+/* 1. The monitor alone: its own 0-byte context, '*', nothing foreign. Seen
+ * already there at start-up, the same context is only a guess ('?'): another
+ * NVML-only process may have made it. */
 static void monitor_alone(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 30, true);
+	tk_proc(&f->k, SELF, 3, true);
 	tick(f, CTX(0));
+	expect(f, SELF, WSL_OWNER_PROC, false, 0);
+	assert_true(f->r.reset);
+	wsl_matcher_free(f->m);
+	f->m = wsl_matcher_new();
+	tk_drop(&f->k, SELF);
+	monitor_start(f);
 	expect(f, SELF, WSL_OWNER_PROC, true, 0);
 	assert_int_equal(count_owner(&f->r, WSL_OWNER_FOREIGN), 0);
-	assert_true(f->r.reset);
+	assert_false(f->r.reset);
 }
 
 /* 2. One new CUDA process and one new head context pin each other; growth keeps it. */
 static void one_new_process(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 30, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 200, 50, false);
 	tick(f, CTX(300, 0));
 	expect(f, 200, WSL_OWNER_PROC, true, 0);
@@ -77,21 +94,55 @@ static void one_new_process(void **state)
 	expect(f, SELF, WSL_OWNER_PROC, true, 1);
 }
 
-/* 3. Processes running before the monitor: start order is context order. */
+/* 3. Processes running before the monitor: start order is only a guess of
+ * context order (a job may open the GPU long after it starts): the guess is
+ * shown, '?', and stays '?' while nothing happens. */
 static void preexisting_in_order(void **state)
 {
 	struct fx *f = *state;
 	tk_proc(&f->k, 11, 1, false);
 	tk_proc(&f->k, 12, 2, false);
 	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0, 500, 1024));
-	expect(f, 11, WSL_OWNER_PROC, true, 2);
-	expect(f, 12, WSL_OWNER_PROC, true, 1);
-	expect(f, SELF, WSL_OWNER_PROC, true, 0);
+	for (int i = 0; i < 5; i++) {
+		tick(f, CTX(0, 500, 1024));
+		expect(f, 11, WSL_OWNER_PROC, false, 2);
+		expect(f, 12, WSL_OWNER_PROC, false, 1);
+		expect(f, SELF, WSL_OWNER_PROC, false, 0);
+	}
 }
 
-/* 3b. The same with a foreign context interleaved: A and B could each be
- * several, so '?'; the monitor's 0-byte context is settled by rule (c). */
+/* 3a. Three jobs whose contexts were made in another order than they
+ * started (12, then 13, then 11): the start-order guess is wrong and says
+ * '?'. 12 exits and the oldest context vanishes with it: that was 12's, so 12
+ * is shown on nothing else; 13 exits, the 50 GiB one goes: 11 is left with
+ * the one context it can own, its own. */
+static void startup_out_of_order(void **state)
+{
+	struct fx *f = *state;
+	tk_proc(&f->k, 11, 1, false);
+	tk_proc(&f->k, 12, 2, false);
+	tk_proc(&f->k, 13, 3, false);
+	tick(f, CTX(2048, 51200, 26624)); /* newest first: 11's, 13's, 12's */
+	for (int i = 0; i < f->r.n_rows; i++)
+		assert_false(f->r.rows[i].matched);
+	expect(f, 11, WSL_OWNER_PROC, false, 2); /* the guess: wrong */
+	tk_drop(&f->k, 12);
+	tick(f, CTX(2048, 51200, 26624));
+	for (int i = 0; i < f->r.n_rows; i++)
+		assert_false(f->r.rows[i].matched);
+	tick(f, CTX(2048, 51200));
+	for (int i = 0; i < f->r.n_rows; i++)
+		assert_false(f->r.rows[i].matched && f->r.rows[i].pid == 11 && f->r.rows[i].ctx != 0);
+	assert_null(row_of(&f->r, 12, 0));
+	tick(f, CTX(2048, 51200));
+	tk_drop(&f->k, 13);
+	tick(f, CTX(2048, 51200));
+	tick(f, CTX(2048));
+	assert_null(row_of(&f->r, 13, 0));
+	expect(f, 11, WSL_OWNER_PROC, false, 0); /* right now; '?': it may be foreign and 11 still to come */
+}
+
+/* 3b. The same with a foreign context interleaved: all '?'. */
 static void preexisting_with_foreign(void **state)
 {
 	struct fx *f = *state;
@@ -99,7 +150,7 @@ static void preexisting_with_foreign(void **state)
 	tk_proc(&f->k, 12, 2, false);
 	tk_proc(&f->k, SELF, 3, true);
 	tick(f, CTX(0, 200, 500, 1024));
-	expect(f, SELF, WSL_OWNER_PROC, true, 0);
+	expect(f, SELF, WSL_OWNER_PROC, false, 0);
 	assert_false(row_of(&f->r, 11, 0)->matched);
 	assert_false(row_of(&f->r, 12, 0)->matched);
 	assert_int_equal(count_owner(&f->r, WSL_OWNER_FOREIGN), 1);
@@ -109,16 +160,16 @@ static void preexisting_with_foreign(void **state)
 static void exit_and_start(void **state)
 {
 	struct fx *f = *state;
+	monitor_start(f);
 	tk_proc(&f->k, 11, 1, false);
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0, 1024));
-	tick(f, CTX(0, 1024));
+	tick(f, CTX(1024, 0));
+	tick(f, CTX(1024, 0));
 	tk_drop(&f->k, 11);
 	tk_proc(&f->k, 13, 90, false);
-	tick(f, CTX(300, 0, 1024));
-	expect(f, 11, WSL_OWNER_EXITED, true, 2);
+	tick(f, CTX(300, 1024, 0));
+	expect(f, 11, WSL_OWNER_EXITED, true, 1);
 	expect(f, 13, WSL_OWNER_PROC, true, 0);
-	expect(f, SELF, WSL_OWNER_PROC, true, 1);
+	expect(f, SELF, WSL_OWNER_PROC, true, 2);
 	tick(f, CTX(500, 0));
 	assert_null(row_of(&f->r, 11, 0));
 	expect(f, 13, WSL_OWNER_PROC, true, 0);
@@ -132,8 +183,7 @@ static void foreign_hinted(void **state)
 	struct fx *f = *state;
 	const uint64_t *h;
 	const char *boot;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tick(f, CTX(128, 0));
 	assert_int_equal(count_owner(&f->r, WSL_OWNER_FOREIGN), 1);
 	assert_int_equal(wsl_hints(f->m, &h, &boot), 1);
@@ -151,8 +201,7 @@ static void foreign_hinted(void **state)
 static void same_size(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 21, 80, false);
 	tk_proc(&f->k, 22, 81, false);
 	tick(f, CTX(0, 0, 0));
@@ -173,8 +222,7 @@ static void same_size(void **state)
 static void weights_upload(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 30, 90, false);
 	tick(f, CTX(300, 0));
 	tick(f, CTX(300, 0));
@@ -189,8 +237,7 @@ static void weights_upload(void **state)
 static void pending_then_context(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 40, 90, false);
 	tick(f, CTX(0));
 	expect(f, 40, WSL_OWNER_PENDING, false, -1);
@@ -204,8 +251,7 @@ static void pending_then_context(void **state)
 static void pending_nvml_only(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 40, 90, true);
 	tick(f, CTX(0));
 	tick(f, CTX(500, 0));
@@ -220,8 +266,7 @@ static void vm_restart(void **state)
 	struct fx *f = *state;
 	const uint64_t *h;
 	const char *boot;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tick(f, CTX(64, 0));
 	assert_int_equal(wsl_hints(f->m, &h, &boot), 1);
 	tk_init(&f->k, 5151, "boot-b");
@@ -231,8 +276,8 @@ static void vm_restart(void **state)
 	assert_true(f->r.reset);
 	assert_int_equal(wsl_hints(f->m, &h, &boot), 0);
 	assert_string_equal(boot, "boot-b");
-	expect(f, 50, WSL_OWNER_PROC, true, 1);
-	expect(f, SELF, WSL_OWNER_PROC, true, 0);
+	expect(f, 50, WSL_OWNER_PROC, false, 1); /* a start-up tick again: guesses */
+	expect(f, SELF, WSL_OWNER_PROC, false, 0);
 }
 
 /* Cached hints of another boot are not used. */
@@ -243,8 +288,7 @@ static void hints_other_boot(void **state)
 	const char *boot;
 	uint64_t old[] = {128 * MB};
 	wsl_hints_load(f->m, "boot-z", old, 1);
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	assert_int_equal(wsl_hints(f->m, &h, &boot), 0);
 	wsl_hints_load(f->m, "boot-a", old, 1);
 	tick(f, CTX(0));
@@ -255,18 +299,18 @@ static void hints_other_boot(void **state)
 static void pid_reuse(void **state)
 {
 	struct fx *f = *state;
+	monitor_start(f);
 	tk_proc(&f->k, 60, 10, false);
-	tk_proc(&f->k, SELF, 20, true);
-	tick(f, CTX(0, 800));
-	tick(f, CTX(0, 800));
+	tick(f, CTX(800, 0));
+	tick(f, CTX(800, 0));
 	tk_drop(&f->k, 60);
 	tk_proc(&f->k, 60, 99, false);
-	tick(f, CTX(200, 0, 800));
+	tick(f, CTX(200, 800, 0));
 	const struct wsl_row *old = row_of(&f->r, 60, 10), *now = row_of(&f->r, 60, 99);
 	assert_non_null(old);
 	assert_non_null(now);
 	assert_int_equal(old->owner, WSL_OWNER_EXITED);
-	assert_int_equal(old->ctx, 2);
+	assert_int_equal(old->ctx, 1);
 	assert_int_equal(now->owner, WSL_OWNER_PROC);
 	assert_true(now->matched);
 	assert_int_equal(now->ctx, 0);
@@ -276,8 +320,7 @@ static void pid_reuse(void **state)
 static void context_vanishes_owner_lives(void **state)
 {
 	struct fx *f = *state;
-	tk_proc(&f->k, SELF, 3, true);
-	tick(f, CTX(0));
+	monitor_start(f);
 	tk_proc(&f->k, 70, 90, false);
 	tick(f, CTX(400, 0));
 	tick(f, CTX(0));
@@ -290,6 +333,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(monitor_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(one_new_process, setup, teardown),
 		cmocka_unit_test_setup_teardown(preexisting_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(startup_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(preexisting_with_foreign, setup, teardown),
 		cmocka_unit_test_setup_teardown(exit_and_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_hinted, setup, teardown),

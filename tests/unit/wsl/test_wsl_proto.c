@@ -76,8 +76,7 @@ static void refused(void **state)
 		"GTMH1 seq=1 vmwp=4294967296",
 		"GTMH1 seq=1 vmwp=1 state=sleepy",
 		"GTMH1 seq=1 vmwp=1;V luid=0x0_0x1 local=0 nonlocal=0",  /* short LUID */
-		"GTMH1 seq=1 vmwp=1;V luid=" LUID " local=- nonlocal=0", /* N/A context */
-		"GTMH1 seq=1 vmwp=1;V luid=" LUID " local=12",          /* truncated */
+		"GTMH1 seq=1 vmwp=1;V luid=" LUID " local=x nonlocal=0", /* not a number */
 		"GTMH1 seq=1 vmwp=1;P pid=0 name=x",
 		"GTMH1 seq=1 vmwp=1;P pid=5 name=%4",
 		"GTMH1 seq=1 vmwp=1;P pid=5 name=a%01b",
@@ -91,6 +90,33 @@ static void refused(void **state)
 			fail_msg("accepted: %s", bad[i]);
 		assert_true(err[0] != '\0');
 	}
+}
+
+/* A V record without one of its sizes is refused alone: the header, the
+ * adapter, the other contexts and the Windows processes stay; the adapter's
+ * list is marked incomplete and the reason kept. */
+static void one_record_refused(void **state)
+{
+	(void)state;
+	assert_int_equal(parse("GTMH1 seq=4 vmwp=7;A luid=" LUID " ded=100 shared=0 committed=200;V luid=" LUID
+			       " local=5 nonlocal=0;V luid=" LUID " local=9;V luid=" LUID
+			       " local=6 nonlocal=1;P pid=9 name=a.exe luid=" LUID " local=3"),
+			 0);
+	assert_int_equal(s->seq, 4);
+	assert_int_equal(s->n_adapters, 1);
+	assert_int_equal(s->adapters[0].dedicated.v, 100);
+	assert_int_equal(s->adapters[0].vm.n, 2);
+	assert_true(s->adapters[0].vm_incomplete);
+	assert_int_equal(s->n_procs, 1);
+	assert_int_equal(s->n_refused, 1);
+	assert_string_equal(s->refused_why, "V record without Non Local Usage");
+	assert_int_equal(parse("GTMH1 seq=5 vmwp=7;V luid=" LUID " local=- nonlocal=0"), 0);
+	assert_string_equal(s->refused_why, "V record without Local Usage");
+	assert_int_equal(s->adapters[0].vm.n, 0);
+	assert_int_equal(parse("GTMH1 seq=6 vmwp=7;V luid=" LUID " local=5 nonlocal=0"), 0);
+	assert_int_equal(s->n_refused, 0); /* nothing carried over from the line before */
+	assert_false(s->adapters[0].vm_incomplete);
+	assert_string_equal(s->refused_why, "");
 }
 
 /* A context's Total Committed '-' stays unavailable (not a 0). */
@@ -171,7 +197,7 @@ int main(void)
 {
 	s = calloc(1, sizeof *s);
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(good_line), cmocka_unit_test(helper_states), cmocka_unit_test(refused),
+		cmocka_unit_test(good_line), cmocka_unit_test(helper_states), cmocka_unit_test(refused), cmocka_unit_test(one_record_refused),
 		cmocka_unit_test(too_many_contexts), cmocka_unit_test(splitter), cmocka_unit_test(committed_dash),
 		cmocka_unit_test(bytes_capped),
 	};
