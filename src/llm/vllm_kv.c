@@ -15,6 +15,16 @@ static const struct {
 	{"fp8_ds_mla", 0},
 };
 
+bool vllm_kv_dtype_known(const char *name)
+{
+	if (!strcmp(name, "auto"))
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(kv_dtypes); i++)
+		if (!strcmp(name, kv_dtypes[i].name))
+			return true;
+	return false;
+}
+
 static uint64_t cdiv(uint64_t a, uint64_t b)
 {
 	return a / b + (a % b != 0);

@@ -47,6 +47,8 @@ struct vllm_kv {
 	uint64_t max_num_batched_tokens;
 };
 
+/* Whether name is one of vLLM's --kv-cache-dtype values ("auto" included). */
+bool vllm_kv_dtype_known(const char *name);
 /* false with err set when the config lacks what the formula needs (layers,
  * heads, head size) or the dtype is not one of vLLM's. */
 bool vllm_kv_estimate(const struct hf_config *c, const struct vllm_kv_opts *o, struct vllm_kv *out, char *err,
