@@ -86,6 +86,9 @@ static void vllm_join(struct gtm_explain *e, const struct gtm_process *p, const 
 		ex_add_note(e, "vLLM log: no worker line names PID %u (%d workers logged)", p->pid, lg->n_workers);
 	}
 	uint64_t tokens;
+	if (lg->have_usage)
+		ex_add_note(e, "vLLM log: GPU KV cache usage %.1f%% in its last stats line (of the whole engine's pool)",
+			    lg->kv_usage_pct);
 	if (vllm_log_kv_tokens(lg, &tokens))
 		ex_add_note(e, "vLLM log: GPU KV cache size %llu tokens (all workers of the engine)", (unsigned long long)tokens);
 	free(lg);
@@ -122,6 +125,8 @@ static void sglang_join(struct gtm_explain *e, const struct gtm_process *p, cons
 		seg(e, EX_SEG_KV, gpu, r->have_kv, r->kv_bytes, note);
 		seg(e, EX_SEG_COMPUTE, gpu, r->have_graph, r->graph_bytes, "SGLang: graph capture, mem usage");
 	}
+	if (lg->have_usage)
+		ex_add_note(e, "SGLang log: token usage %.2f of the KV pool in its last batch line", lg->token_usage);
 	free(lg);
 }
 

@@ -26,7 +26,8 @@ v0=$last
 start v1 --comm VLLM::Worker_TP1 --log "$t/vllm.log" \
 	--line '(Worker_TP1 pid=@PID@) INFO 12-11 00:06:50 [default_loader.py:267] Model loading took 7.25 GiB memory and 3.3 seconds' \
 	--line '(Worker_TP1 pid=@PID@) INFO [gpu_worker.py:789] Free memory on device (79.0/80.0 GiB) on startup. Actual usage is 7.25 GiB for weight, 1.5 GiB for peak activation, 0.25 GiB for non-torch memory, and 0.5 GiB for CUDAGraph memory. Current kv cache memory in use is 50.0 GiB.' \
-	--line '(EngineCore_DP0 pid=1) INFO 12-11 00:06:53 [kv_cache_utils.py:1286] GPU KV cache size: 686,320 tokens'
+	--line '(EngineCore_DP0 pid=1) INFO 12-11 00:06:53 [kv_cache_utils.py:1286] GPU KV cache size: 686,320 tokens' \
+	--line '(APIServer pid=1) INFO 03-09 02:05:27 [v1/metrics/loggers.py:259] Engine 000: Avg prompt throughput: 2356.1 tokens/s, Avg generation throughput: 11.5 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 45.7%, Prefix cache hit rate: 0.0%'
 v1=$last
 start s1 --comm sglang::schedul --log "$t/sglang.log" \
 	--line '[2026-03-11 13:53:21 TP0] Load weight end. elapsed=23.18 s, type=Glm4MoeLiteForCausalLM, avail mem=32.02 GB, mem usage=28.75 GB.' \
@@ -65,6 +66,7 @@ has "vLLM TP1 weights from the split" "$t/w1" weights log 1 $((GiB * 29 / 4))
 has "vLLM TP1 KV in use" "$t/w1" kv_cache log 1 $((GiB * 50))
 has "vLLM TP1 activation + graphs + non-torch" "$t/w1" compute log 1 $((GiB * 9 / 4))
 if grep -q '686320 tokens' "$t/w1"; then echo "ok   engine tokens noted"; else echo "FAIL engine tokens"; fail=1; fi
+if grep -q 'GPU KV cache usage 45.7%' "$t/w1"; then echo "ok   KV usage noted"; else echo "FAIL KV usage"; fail=1; fi
 run sg "$s1"
 has "SGLang weights" "$t/sg" weights log 1 $((GiB * 115 / 4))
 has "SGLang MLA KV" "$t/sg" kv_cache log 1 $((GiB * 77 / 4))
