@@ -9,6 +9,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "portable.h"
 
 bool hf_shard_of(const char *name, unsigned *shard, unsigned *n_shards)
 {
