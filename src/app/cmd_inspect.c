@@ -12,6 +12,7 @@
 #include "core/util.h"
 #include "views/json_util.h"
 
+#include "app/cmd_inspect_st.h"
 #include "app/inspect_pid.h"
 
 static cmd_inspect_gpu_query_fn gpu_query;
@@ -106,6 +107,8 @@ static const char usage_text[] =
 	"               ignored and listed as ignored. A flag this program does not know takes the\n"
 	"               next word as its value unless that word is a flag or (before --) a .gguf file\n"
 	"  PID          everything known about one process, with the plan from its own flags\n"
+	"  DIR|MODEL.safetensors|ORG/NAME  a safetensors model and its KV cache by vLLM's rules\n"
+	"               (inspect DIR --help lists the vLLM flags read)\n"
 	"  --json       one JSON object instead of text\n"
 	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
 	"  -h, --help   this help\n";
@@ -203,6 +206,8 @@ static int print_model(const char *path, const struct llama_flags *f, bool json)
 
 int cmd_inspect(int argc, char **argv)
 {
+	if (cmd_inspect_st_wants(argc, argv))
+		return cmd_inspect_st(argc, argv, gpu_query ? gpu_query : cmd_inspect_collector_gpu);
 	struct inspect_args a = {.words = xcalloc((size_t)argc + 1, sizeof(char *))};
 	const char *operand = NULL;
 	struct llama_flags f;

@@ -430,3 +430,8 @@ void breakdown_build(struct gtm_explain *e, const struct bd_input *in)
 		ex_add_note(e, "%d models in one process: per-model KV accounting inside one process is not known",
 			    e->n_models);
 }
+
+int breakdown_single_gpu(const struct gtm_process *p)
+{
+	return single_gpu(p);
+}

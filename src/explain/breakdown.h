@@ -25,6 +25,9 @@ void breakdown_build(struct gtm_explain *e, const struct bd_input *in);
 int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
 			 const struct llog_load *load, const char *device);
 
+/* The one GPU the process uses (snapshot device index), or -1 (none, several). */
+int breakdown_single_gpu(const struct gtm_process *p);
+
 /* Whether two figures differ by more than max(1 MiB, 2 %). */
 bool breakdown_disagree(uint64_t a, uint64_t b);
 

@@ -203,7 +203,9 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 	const struct llog_load *load = NULL;
 	if (strcmp(e->runtime, "stable-diffusion.cpp") != 0)
 		load = ex_logs_explain(c, snap, p, e);
-	else
+	if (!load)
+		ex_pyserve_explain(p, e);
+	if (!strcmp(e->runtime, "stable-diffusion.cpp"))
 		ex_add_note(e, "stable-diffusion.cpp: diffusion, text-encoder and VAE files from its flags; no LLM breakdown");
 	struct estimate *est = xmalloc(sizeof *est);
 	bool have_est = strcmp(e->runtime, "stable-diffusion.cpp") != 0 && estimate_for(p, est);

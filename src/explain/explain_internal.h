@@ -54,6 +54,9 @@ int64_t ex_process_start_s(struct explain_ctx *c, const struct gtm_process *p);
 const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_snapshot *snap,
 					const struct gtm_process *p, struct gtm_explain *e);
 /* explain_probe.c: server facts for the process (cached, budgeted). */
+/* vLLM/SGLang: the startup lines of the process's redirected stdout/stderr
+ * as reported segments of its own worker (explain_pyserve.c). */
+void ex_pyserve_explain(const struct gtm_process *p, struct gtm_explain *e);
 void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
 		       struct gtm_explain *e);
 /* Whether p is an Ollama runner (a child of `ollama serve` running a model). */

@@ -65,6 +65,9 @@ enum model_evidence {
 
 enum model_store { MODEL_STORE_NONE = 0, MODEL_STORE_OLLAMA, MODEL_STORE_LMSTUDIO, MODEL_STORE_HF };
 
+/* The file's format, by magic. */
+enum model_format { MODEL_FORMAT_GGUF = 0, MODEL_FORMAT_SAFETENSORS };
+
 enum model_role {
 	MODEL_ROLE_MODEL = 0, MODEL_ROLE_DRAFT, MODEL_ROLE_MMPROJ, MODEL_ROLE_LORA,
 	MODEL_ROLE_DIFFUSION, MODEL_ROLE_VAE, MODEL_ROLE_CLIP_L, MODEL_ROLE_T5XXL,
@@ -84,6 +87,18 @@ struct ident_model {
 	bool have_info;            /* the GGUF header was parsed: info is valid */
 	struct gguf_model_info info;
 	char *error;               /* why the header could not be read, or NULL */
+	enum model_format format;
+	/* In the Hugging Face cache (identify/hf_cache.h): "org/name@main", the
+	 * file inside the snapshot, its shard number; "" and 0 when not. */
+	char hf_label[96];
+	char hf_file[160];
+	unsigned hf_shard, hf_shards;
+	/* A safetensors header was read: its tensors' parameters and bytes and
+	 * the dtype holding most bytes ("BF16"). */
+	bool have_st;
+	uint64_t st_params, st_tensor_bytes;
+	char st_dtype[16];
+	bool st_incomplete;        /* missing or extra bytes: the reference reader refuses it */
 };
 
 struct gtm_ident {

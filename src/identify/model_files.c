@@ -15,10 +15,12 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "portable.h"
+#include "identify/hf_cache.h"
 #include "identify/ident_internal.h"
 #include "identify/runtimes.h"
 #include "identify/stores.h"
 #include "llm/gguf.h"
+#include "llm/safetensors.h"
 
 enum flag_kind {
 	MF_PATH,      /* one path */
@@ -67,6 +69,48 @@ struct cmdline_scan {
 	bool no_mmproj;
 };
 
+/* A file of the Hugging Face cache: which repo, revision, file and shard. */
+static void describe_hf(struct ident_model *m)
+{
+	struct hf_cache_file f;
+	if (m->hf_label[0] || !path_find(m->path, "/models--") || !hf_cache_identify(m->path, &f))
+		return;
+	hf_cache_label(&f, m->hf_label, sizeof m->hf_label);
+	str_copy(m->hf_file, f.file, sizeof m->hf_file);
+	m->hf_shard = f.shard;
+	m->hf_shards = f.n_shards;
+}
+
+/* A safetensors header's summary: parameters, bytes, the main dtype. */
+static void describe_safetensors(struct ident_model *m)
+{
+	struct st_header *h;
+	char err[256];
+	if (st_read_file(m->path, true, &h, err, sizeof err) != ST_OK) {
+		free(m->error);
+		m->error = xstrdup(err);
+		return;
+	}
+	m->have_st = true;
+	m->st_params = h->n_params;
+	m->st_tensor_bytes = h->data_len;
+	m->st_incomplete = !st_header_complete(h);
+	uint64_t best = 0;
+	for (int d = 0; d < ST_DTYPE_COUNT; d++)
+		if (h->by_dtype[d].bytes > best) {
+			best = h->by_dtype[d].bytes;
+			str_copy(m->st_dtype, st_dtype_name((enum st_dtype)d), sizeof m->st_dtype);
+		}
+	st_header_free(h);
+}
+
+/* A mapped file worth sniffing for the safetensors magic: by name, or a
+ * nameless blob of the Hugging Face cache. */
+static bool may_be_safetensors(const char *path)
+{
+	return str_ends(path, ".safetensors") || (path_find(path, "/models--") && path_find(path, "/blobs/"));
+}
+
 void model_file_describe(struct ident_model *m, bool read_header)
 {
 	struct stat st;
@@ -89,8 +133,13 @@ void model_file_describe(struct ident_model *m, bool read_header)
 		if (m->role == MODEL_ROLE_MODEL)
 			m->role = role;
 	}
-	if (!read_header || m->have_info || !m->have_file_id)
+	describe_hf(m);
+	if (!read_header || m->have_info || m->have_st || !m->have_file_id)
 		return;
+	if (m->format == MODEL_FORMAT_SAFETENSORS) {
+		describe_safetensors(m);
+		return;
+	}
 	struct gguf_header *h = gguf_cache_get_observed(m->path, err, sizeof err);
 	if (!h) {
 		free(m->error);
@@ -282,12 +331,19 @@ static void scan_maps(struct magic_cache *mc, const struct gtm_proc_detail *d, s
 		if (gguf_runtime && os_path_absolute(path) && str_ends(path, " (deleted)") &&
 		    !runtimes_is_shared_object(path_base(path)))
 			scan_deleted_map(path, id);
-		if (!map_may_be_model(d, path) || !magic_cache_is_gguf(mc, path, &st))
+		if (!map_may_be_model(d, path))
 			continue;
+		enum model_format fmt = MODEL_FORMAT_GGUF;
+		if (!magic_cache_is_gguf(mc, path, &st)) {
+			if (!may_be_safetensors(path) || sysroot_stat(&st, "%s", path) != 0 || !st_file_is_safetensors(path, true))
+				continue;
+			fmt = MODEL_FORMAT_SAFETENSORS;
+		}
 		struct ident_model *m = ident_find_model(id, path, &st);
 		if (!m) {
 			m = ident_new_model(id);
 			m->path = xstrdup(path);
+			m->format = fmt;
 			model_file_describe(m, true);
 		}
 		ident_model_set_evidence(m, MODEL_EV_MAPPED, NULL);

@@ -60,6 +60,30 @@ static const char *model_status(const struct ident_model *m)
 	return ident_model_unproven(m) ? "not proven loaded" : "single source";
 }
 
+/* "format", "hf" (the Hugging Face cache entry) and "safetensors" (the
+ * header's summary), null where unknown. */
+static void ident_json_hf_st(json_t *j, const struct ident_model *m)
+{
+	json_put(j, "format", json_string(m->format == MODEL_FORMAT_SAFETENSORS ? "safetensors" : "gguf"));
+	json_t *hf = json_null(), *st = json_null();
+	if (m->hf_label[0]) {
+		hf = json_object();
+		json_put(hf, "repo_revision", json_of_str(m->hf_label));
+		json_put(hf, "file", json_of_str(m->hf_file));
+		json_put(hf, "shard", m->hf_shards ? json_integer(m->hf_shard) : json_null());
+		json_put(hf, "shards", m->hf_shards ? json_integer(m->hf_shards) : json_null());
+	}
+	if (m->have_st) {
+		st = json_object();
+		json_put(st, "params", json_of_u64(gtm_u64_of(m->st_params, GTM_MEASURED)));
+		json_put(st, "tensor_bytes", json_of_u64(gtm_u64_of(m->st_tensor_bytes, GTM_MEASURED)));
+		json_put(st, "main_dtype", json_of_str(m->st_dtype[0] ? m->st_dtype : NULL));
+		json_put(st, "incomplete", json_boolean(m->st_incomplete));
+	}
+	json_put(j, "hf", hf);
+	json_put(j, "safetensors", st);
+}
+
 json_t *ident_json_model(const struct ident_model *m, const char *alias)
 {
 	json_t *j = json_object(), *ev = json_array(), *detail = json_object();
@@ -81,6 +105,7 @@ json_t *ident_json_model(const struct ident_model *m, const char *alias)
 	json_put(j, "status", json_string(model_status(m)));
 	json_put(j, "file_size_bytes", json_of_u64(m->file_size));
 	json_put(j, "gguf", m->have_info ? ident_json_gguf_info(&m->info) : json_null());
+	ident_json_hf_st(j, m);
 	json_put(j, "error", json_of_str(m->error));
 	return j;
 }

@@ -111,6 +111,23 @@ char *ident_text_incomplete(const struct gguf_model_info *m, char *buf, size_t n
 	return buf;
 }
 
+/* The Hugging Face cache entry and the safetensors summary of a model:
+ * "  Qwen/Qwen3-8B@main model-00001-of-00005.safetensors (shard 1 of 5)
+ * safetensors 1.99 G params BF16". */
+static void ident_text_hf_st(FILE *out, const struct ident_model *m)
+{
+	char a[SAFE_N], b[SAFE_N];
+	if (m->hf_label[0])
+		fprintf(out, "  %s %s", fmt_safe(a, sizeof a, m->hf_label), fmt_safe(b, sizeof b, m->hf_file));
+	if (m->hf_shards)
+		fprintf(out, " (shard %u of %u)", m->hf_shard, m->hf_shards);
+	if (m->have_st)
+		fprintf(out, "  safetensors %.2f M params %s%s", (double)m->st_params / 1e6, fmt_safe(a, sizeof a, m->st_dtype),
+			m->st_incomplete ? ", incomplete file" : "");
+	else if (m->format == MODEL_FORMAT_SAFETENSORS)
+		fprintf(out, "  safetensors");
+}
+
 static void print_model_line(FILE *out, const struct gtm_ident *id, const struct ident_model *m, const char *indent)
 {
 	char ev[96], sum[256], size[32], nm[SAFE_N], al[SAFE_N];
@@ -121,6 +138,7 @@ static void print_model_line(FILE *out, const struct gtm_ident *id, const struct
 		ident_text_evidence(m, ev, sizeof ev));
 	if (m->have_info)
 		fprintf(out, "  %s", ident_text_gguf_summary(&m->info, sum, sizeof sum));
+	ident_text_hf_st(out, m);
 	if (gtm_u64_ok(m->file_size))
 		fprintf(out, "  %s", fmt_bytes(size, sizeof size, m->file_size));
 	if (m->error)
