@@ -74,7 +74,8 @@ static void *collect_main(void *arg)
 	struct latest *l = arg;
 	struct collector *c = collector_new(&l->o->collect);
 	struct prom_out out;
-	struct prom_opts po = {l->o->max_processes, -1, GTM_VERSION, "linux"};
+	struct prom_opts po = {.max_processes = l->o->max_processes, .collect_seconds = -1, .version = GTM_VERSION,
+			       .os = "linux", .memory = prom_memory_new()};
 
 	prom_out_init(&out);
 	pthread_mutex_lock(&l->mu);
@@ -98,6 +99,7 @@ static void *collect_main(void *arg)
 	}
 	pthread_mutex_unlock(&l->mu);
 	prom_out_free(&out);
+	prom_memory_free(po.memory);
 	collector_free(c);
 	pthread_mutex_lock(&l->mu);
 	l->done = true;
