@@ -133,6 +133,17 @@ static int u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* bsearch wants a base even for no elements. */
+static bool has_key(const uint64_t *v, size_t n, uint64_t key)
+{
+	return n && bsearch(&key, v, n, sizeof *v, u64_cmp);
+}
+
+static bool has_pid(const uint32_t *v, size_t n, uint32_t pid)
+{
+	return n && bsearch(&pid, v, n, sizeof *v, u32_cmp);
+}
+
 /* FNV-1a of the PID label and the start time: a process across collections. */
 static uint64_t proc_key(const struct prom_proc *pp)
 {
@@ -160,8 +171,7 @@ static bool folded_always(const struct prom_proc *pp, const struct prom_memory *
 	uint32_t hp = host_pid_of(pp->p);
 	if (pp->p->owner == GTM_OWNER_EXITED)
 		return true;
-	return m && pp->p->owner == GTM_OWNER_HOST && !pp->p->windows_row && hp &&
-	       bsearch(&hp, m->paired, m->n_paired, sizeof *m->paired, u32_cmp);
+	return m && pp->p->owner == GTM_OWNER_HOST && !pp->p->windows_row && hp && has_pid(m->paired, m->n_paired, hp);
 }
 
 /* One process's place in one GPU's ranking. */
@@ -200,7 +210,7 @@ static void keep_per_gpu(const struct gtm_snapshot *s, struct prom_selection *se
 				sl->pid = pp->pid;
 				sl->tier = !gtm_u64_ok(u->vram) ? 0 : u->inferred ? 1 : u->vram.prov == GTM_MEASURED ? 2 : 0;
 				sl->score = sl->tier ? u->vram.v : 0;
-				if (m && bsearch(&pp->key, m->kept, m->n_kept, sizeof *m->kept, u64_cmp)) {
+				if (m && has_key(m->kept, m->n_kept, pp->key)) {
 					uint64_t slack = sl->score / 4 > SLACK_MIN ? sl->score / 4 : SLACK_MIN;
 					sl->score = sl->score > UINT64_MAX - slack ? UINT64_MAX : sl->score + slack;
 				}
@@ -259,7 +269,7 @@ static void remember(const struct prom_selection *sel, struct prom_memory *m)
 		const struct gtm_process *p = sel->procs[i].p;
 		uint32_t hp = host_pid_of(p);
 		if (hp && (paired_owner(p->owner) ||
-			   (p->owner == GTM_OWNER_HOST && bsearch(&hp, m->paired, m->n_paired, sizeof *m->paired, u32_cmp))))
+			   (p->owner == GTM_OWNER_HOST && has_pid(m->paired, m->n_paired, hp))))
 			paired[n_paired++] = hp;
 	}
 	qsort(paired, n_paired, sizeof *paired, u32_cmp);
