@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "serve/containers.h"
 #include "serve/http.h"
 #include "serve/serve_gzip.h"
 #include "serve/serve_signal.h"
@@ -81,6 +82,7 @@ static void *collect_main(void *arg)
 {
 	struct latest *l = arg;
 	struct collector *c = collector_new(&l->o->collect);
+	struct containers *ct = containers_new();
 	struct prom_out out;
 	struct prom_opts po = {.max_processes = l->o->max_processes, .collect_seconds = -1, .version = GTM_VERSION,
 			       .os = "linux", .memory = prom_memory_new()};
@@ -92,6 +94,7 @@ static void *collect_main(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		struct gtm_snapshot *s = collector_refresh(c);
 		po.collect_seconds = (double)(now_monotonic_ns() - started) / 1e9;
+		po.containers = containers_update(ct, s, &po.n_containers);
 		prom_out_reset(&out);
 		prom_render(s, &po, &out);
 		if (l->o->on_snapshot)
@@ -113,6 +116,7 @@ static void *collect_main(void *arg)
 	pthread_mutex_unlock(&l->mu);
 	prom_out_free(&out);
 	prom_memory_free(po.memory);
+	containers_free(ct);
 	collector_free(c);
 	pthread_mutex_lock(&l->mu);
 	l->done = true;
