@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	struct collector_opts o = {.gpu_filter = -1, .no_probe = true};
 	struct collector *c = collector_new(&o);
 	struct prom_out out;
-	struct prom_opts po = {PROM_MAX_PROCESSES_DEFAULT, 0.001, "bench", "linux"};
+	struct prom_opts po = {.max_processes = PROM_MAX_PROCESSES_DEFAULT, .collect_seconds = 0.001, .version = "bench", .os = "linux"};
 	size_t bytes = 0;
 	int rows = 0;
 	prom_out_init(&out);

@@ -2,10 +2,16 @@
 libnvidia-ml.so.1; gputaskman serve -i 1 scraped over loopback. Figures:
 scrape latency seen by the client (an upper bound of the server's time),
 the collection thread's CPU per interval against the live view's refresh
-(bench/snapshot's bench_refresh), serve's RSS, and the libraries --once maps."""
+(bench/snapshot's bench_refresh), serve's RSS, and the libraries --once maps.
+Then the CPU a scrape costs the server (/proc/PID/schedstat, ns), plain and
+with Accept-Encoding: gzip as Prometheus sends it, over 2000 scrapes each,
+the idle CPU of as long subtracted; with a second build folder (BASE), the
+same for its binary in the same run, side by side.
+  measure.py BUILD [BASE]"""
 import os, socket, statistics, subprocess, sys, tempfile, time
 
 build = sys.argv[1]
+base = sys.argv[2] if len(sys.argv) > 2 else None
 NPROC = int(os.environ.get("NPROC", "500"))
 binary = os.path.join(build, "src", "gputaskman")
 fake = os.path.join(build, "tests", "fakes", "nvml")
@@ -18,6 +24,70 @@ def status(pid, key):
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1])
+
+
+def cpu_ns(pid):
+    """CPU time of every thread of pid, ns (the HTTP thread is not the main one)."""
+    total = 0
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/schedstat" % (pid, tid)) as f:
+                total += int(f.read().split()[0])
+        except OSError:
+            pass
+    return total
+
+
+def start_serve(binary, env, tmp, name):
+    err = open(os.path.join(tmp, name + ".err"), "w+")
+    p = subprocess.Popen([binary, "serve", "--listen", "127.0.0.1:0", "-i", "1", "--no-probe"], env=env, stderr=err)
+    for _ in range(100):
+        err.seek(0)
+        t = err.read()
+        if "/metrics" in t:
+            return p, int(t.split("127.0.0.1:")[1].split("/")[0])
+        time.sleep(0.05)
+    p.kill()
+    sys.exit("bench: %s serve did not start: %s" % (binary, t))
+
+
+def get(port, gzip):
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" +
+              (b"Accept-Encoding: gzip\r\n" if gzip else b"") + b"\r\n")
+    n = 0
+    while True:
+        b = s.recv(1 << 20)
+        if not b:
+            break
+        n += len(b)
+    s.close()
+    return n
+
+
+def scrape_cost(binary, env, tmp, name, n=2000):
+    """Server CPU per scrape in µs, plain and gzip: (plain, gzip, plain bytes, gzip bytes)."""
+    p, port = start_serve(binary, env, tmp, name)
+    try:
+        for _ in range(100):
+            if get(port, False) > 1000:
+                break
+            time.sleep(0.1)
+        out = []
+        for gz in (False, True):
+            c0, t0 = cpu_ns(p.pid), time.monotonic()
+            size = 0
+            for _ in range(n):
+                size = get(port, gz)
+            busy, secs = cpu_ns(p.pid) - c0, time.monotonic() - t0
+            c1 = cpu_ns(p.pid)
+            time.sleep(secs)
+            idle = cpu_ns(p.pid) - c1
+            out.append(((busy - idle) / n / 1e3, size))
+        return out[0][0], out[1][0], out[0][1], out[1][1]
+    finally:
+        p.kill()
+        p.wait()
 
 
 def cpu_s(pid):
@@ -98,6 +168,12 @@ try:
     r = subprocess.run([os.path.join(build, "bench", "snapshot", "bench_refresh"), "30"], env=env,
                        capture_output=True, text=True)
     print("live view's refresh (bench_refresh):", r.stdout.strip().replace("\n", "; "))
+    for b, label in ((binary, build),) + (((os.path.join(base, "src", "gputaskman"), base),) if base else ()):
+        costs = [scrape_cost(b, env, tmp, "cost%d" % k) for k in range(3)]
+        med = lambda i: statistics.median(c[i] for c in costs)
+        print("%s: server CPU per scrape (median of 3 x 2000): plain %.1f us (%d bytes), gzip %.1f us (%d bytes%s)" % (
+            label, med(0), costs[0][2], med(1), costs[0][3],
+            "" if costs[0][3] < costs[0][2] else ": not compressed"))
     libs = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     print("--once maps %d shared objects (ldd); libmicrohttpd among them: %s" % (
         len(libs.strip().splitlines()), "yes" if "microhttpd" in libs else "no"))

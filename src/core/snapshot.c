@@ -135,6 +135,8 @@ struct gtm_device *snapshot_add_device(struct gtm_snapshot *s)
 	struct gtm_device *d = &s->devices[s->n_devices];
 	memset(d, 0, sizeof *d);
 	d->index = s->n_devices++;
+	d->driver_index = -1;
+	d->energy_mj = d->pcie_replays = d->ecc_corrected = d->ecc_uncorrected = d->throttle_reasons = GTM_U64_NA;
 	return d;
 }
 

@@ -56,6 +56,23 @@ struct gtm_device {
 	int n_processes_seen;    /* processes the driver lists on this device; -1: no list available */
 	char driver[24];         /* kernel driver name ("amdgpu", "i915", "xe"); "" unknown */
 	char luid[24];           /* Windows adapter LUID as PDH prints it ("0x00000000_0x0000A18D"); "" elsewhere */
+
+	/* The driver's own number for the card, stable whatever gputaskman's
+	 * display order: the NVML index, the DRM card minor; -1 unknown. */
+	int driver_index;
+	/* Why the device did not answer in this refresh: the failing call and
+	 * the driver's error ("nvmlDeviceGetHandleByIndex", "GPU is lost");
+	 * both "" when it answered. name_unread: name is a placeholder (the
+	 * card could not be asked its own). */
+	char fault_call[48];
+	char fault_reason[48];
+	bool name_unread;
+
+	/* Counters the driver keeps (never derived from sampled gauges). */
+	gtm_u64 energy_mj;       /* NVML total energy since the driver loaded, millijoules */
+	gtm_u64 pcie_replays;    /* PCIe replay counter */
+	gtm_u64 ecc_corrected, ecc_uncorrected; /* volatile ECC error counts (since the driver loaded) */
+	gtm_u64 throttle_reasons; /* NVML clock throttle reasons bitmask (a state, not a counter) */
 };
 
 /* How the owner of a GPU row was established. */
@@ -96,6 +113,10 @@ struct gtm_gpu_use {
 	int n_engines;
 	gtm_f64 busy_pct;
 	char mem_note[96];
+	/* NVML under MIG: the GPU and compute instance the process runs in,
+	 * when every record of it names the same pair (mig false otherwise). */
+	bool mig;
+	unsigned gpu_instance_id, compute_instance_id;
 };
 
 /* A process's environment: NUL-separated entries, len bytes (bounded),

@@ -11,19 +11,27 @@
 
 #include "serve/serve_net.h"
 
+/* Query parameters a request may carry (none is used): more get 400. */
+#define HTTP_MAX_PARAMS 64
+
 /* The library the server loads, NULL-terminated (--version looks for it too). */
 extern const char *const http_libs[];
 
 struct http_reply {
 	int status;
 	const char *content_type;
+	const char *content_encoding; /* "gzip" or NULL */
 	char *body;        /* malloc'd; the server frees it */
 	size_t len;
 };
 
-/* Fills r for path (GET or HEAD; a HEAD reply's body is not sent). Runs on
- * the server's thread: it must not block. */
-typedef void (*http_handler)(void *arg, const char *path, struct http_reply *r);
+/* Fills r for path (GET or HEAD; a HEAD reply's body is not sent); gzip: the
+ * client takes a gzip body. Runs on the server's thread: it must not block. */
+typedef void (*http_handler)(void *arg, const char *path, bool gzip, struct http_reply *r);
+
+/* Whether an Accept-Encoding value (NULL: none) takes gzip: a "gzip" or "*"
+ * coding whose q is not 0 (RFC 9110, 12.5.3). Pure, bounded by the string. */
+bool http_accepts_gzip(const char *accept_encoding);
 
 struct http_config {
 	struct serve_addr addr;
@@ -32,6 +40,8 @@ struct http_config {
 	unsigned request_deadline_s; /* a request must arrive whole this long after the connection
 	                              * opened or its previous reply: slow clients are cut off */
 	size_t request_bytes;        /* memory per connection: bounds the request line and headers */
+	unsigned per_client;         /* connections one client address may hold */
+	unsigned reserve;            /* the last slots: only for a client holding none */
 	http_handler handler;
 	void *arg;
 };

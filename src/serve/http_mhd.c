@@ -1,7 +1,9 @@
 /* libmicrohttpd (Debian libmicrohttpd12) through a small dlsym table,
  * compiled against the Debian <microhttpd.h> types, as explain/probe.c does
- * for libcurl: commands other than serve never load it. One internal epoll
- * thread serves every connection (microhttpd.h, MHD_USE_EPOLL_INTERNAL_THREAD);
+ * for libcurl: commands other than serve never load it. One internal poll
+ * thread serves every connection (microhttpd.h, MHD_USE_POLL_INTERNAL_THREAD:
+ * unlike its epoll mode, a connection the library gives up on, out of memory
+ * for a request's parameters, is closed at once, not left silent);
  * a reply is a copy of text prepared elsewhere, so no request ever waits on
  * collection. */
 #include "serve/http.h"
@@ -27,6 +29,8 @@ static struct {
 	void (*destroy_response)(struct MHD_Response *);
 	const union MHD_ConnectionInfo *(*get_connection_info)(struct MHD_Connection *, enum MHD_ConnectionInfoType, ...);
 	const union MHD_DaemonInfo *(*get_daemon_info)(struct MHD_Daemon *, enum MHD_DaemonInfoType, ...);
+	int (*get_connection_values)(struct MHD_Connection *, enum MHD_ValueKind, MHD_KeyValueIterator, void *);
+	const char *(*lookup_connection_value)(struct MHD_Connection *, enum MHD_ValueKind, const char *);
 	bool ok;
 	char why[200];
 } mhd;
@@ -45,6 +49,8 @@ static void mhd_load(void)
 		{"MHD_destroy_response", offsetof(__typeof__(mhd), destroy_response)},
 		{"MHD_get_connection_info", offsetof(__typeof__(mhd), get_connection_info)},
 		{"MHD_get_daemon_info", offsetof(__typeof__(mhd), get_daemon_info)},
+		{"MHD_get_connection_values", offsetof(__typeof__(mhd), get_connection_values)},
+		{"MHD_lookup_connection_value", offsetof(__typeof__(mhd), lookup_connection_value)},
 	};
 	mhd.lib = dlopen(http_libs[0], RTLD_NOW | RTLD_LOCAL);
 	if (!mhd.lib) {
@@ -71,10 +77,12 @@ bool http_available(char *message, size_t n)
 	return mhd.ok;
 }
 
-/* One open connection: its socket and when its current request began. */
+/* One open connection: its socket, its client's address and when its
+ * current request began. */
 struct conn {
 	int fd;
 	uint64_t since_ns;
+	unsigned char client[16];
 	bool used;
 };
 
@@ -86,6 +94,32 @@ struct http_server {
 	unsigned n_conns, cap_conns;
 };
 
+/* Connections the client at key holds now; called with mu held. */
+static unsigned held_by(const struct http_server *s, const unsigned char key[16])
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < s->cap_conns; i++)
+		n += s->conns[i].used && !memcmp(s->conns[i].client, key, 16);
+	return n;
+}
+
+/* Before a connection is set up (microhttpd.h, MHD_AcceptPolicyCallback):
+ * a client holding its share is refused (closed at once), and the last
+ * slots are a reserve only a client holding none may take, so connections
+ * from a few addresses cannot lock the others out. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t len)
+{
+	struct http_server *s = cls;
+	unsigned char key[16];
+	if (!serve_client_key(addr, (size_t)len, key))
+		return MHD_YES;
+	pthread_mutex_lock(&s->mu);
+	unsigned held = held_by(s, key);
+	bool ok = held < s->cfg.per_client && (held == 0 || s->n_conns + s->cfg.reserve < s->cap_conns);
+	pthread_mutex_unlock(&s->mu);
+	return ok ? MHD_YES : MHD_NO;
+}
+
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
 			  enum MHD_ConnectionNotificationCode toe)
 {
@@ -93,10 +127,13 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	pthread_mutex_lock(&s->mu);
 	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
 		const union MHD_ConnectionInfo *ci = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ca = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 		*socket_context = NULL;
 		for (unsigned i = 0; ci && i < s->cap_conns; i++)
 			if (!s->conns[i].used) {
-				s->conns[i] = (struct conn){ci->connect_fd, now_monotonic_ns(), true};
+				s->conns[i] = (struct conn){.fd = ci->connect_fd, .since_ns = now_monotonic_ns(), .used = true};
+				if (ca && ca->client_addr)
+					serve_client_key(ca->client_addr, sizeof(struct sockaddr_storage), s->conns[i].client);
 				s->n_conns++;
 				*socket_context = &s->conns[i];
 				break;
@@ -128,6 +165,15 @@ static enum MHD_Result reply(struct MHD_Connection *c, struct http_reply *r, boo
 		return MHD_NO;
 	}
 	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, r->content_type);
+	if (r->content_encoding) {
+		mhd.add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, r->content_encoding);
+		mhd.add_response_header(resp, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	}
+	/* One reply per connection: libmicrohttpd 0.9.75 parks a request
+	 * pipelined behind another until the client sends more, so a
+	 * pipelining client would wait on silence; closed after each reply it
+	 * resends the rest on a new connection (RFC 9112, 9.3.2). */
+	mhd.add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	if (allow_header)
 		mhd.add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	enum MHD_Result rc = mhd.queue_response(c, (unsigned)r->status, resp);
@@ -151,15 +197,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)version;
 	(void)upload_data;
 	(void)upload_data_size;
-	if (*req) /* a body is being uploaded after the reply was queued: ignored */
+	/* The reply is queued on the second call, once the whole request (and
+	 * any body, discarded) has arrived: queued on the first, libmicrohttpd
+	 * cannot tell what follows and closes the connection after the reply,
+	 * dropping requests pipelined behind it. */
+	if (!*req) {
+		*req = s;
+		request_arrived(s, c);
 		return MHD_YES;
-	*req = s;
-	request_arrived(s, c);
+	}
+	if (*upload_data_size) {
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0) {
 		reply_text(&r, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 		return reply(c, &r, true);
 	}
-	s->cfg.handler(s->cfg.arg, url, &r);
+	/* no path here takes parameters; a query of many is a client to refuse, clearly */
+	if (mhd.get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > HTTP_MAX_PARAMS) {
+		reply_text(&r, MHD_HTTP_BAD_REQUEST, "too many query parameters\n");
+		return reply(c, &r, false);
+	}
+	const char *ae = mhd.lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+	s->cfg.handler(s->cfg.arg, url, http_accepts_gzip(ae), &r);
 	if (!r.body)
 		reply_text(&r, MHD_HTTP_INTERNAL_SERVER_ERROR, "no reply\n");
 	return reply(c, &r, false);
@@ -174,9 +235,9 @@ struct http_server *http_start(const struct http_config *cfg, char *why, size_t 
 	s->cap_conns = cfg->max_connections;
 	s->conns = xcalloc(s->cap_conns ? s->cap_conns : 1, sizeof *s->conns);
 	pthread_mutex_init(&s->mu, NULL);
-	unsigned flags = MHD_USE_EPOLL_INTERNAL_THREAD | (cfg->addr.ipv6 ? MHD_USE_IPv6 : 0);
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD | (cfg->addr.ipv6 ? MHD_USE_IPv6 : 0);
 	errno = 0;
-	s->d = mhd.start_daemon(flags, serve_addr_port(&cfg->addr), NULL, NULL, on_request, s,
+	s->d = mhd.start_daemon(flags, serve_addr_port(&cfg->addr), accept_policy, s, on_request, s,
 				MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)cfg->addr.storage,
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,

@@ -8,20 +8,26 @@
 #include <time.h>
 
 #include "core/util.h"
+#include "serve/containers.h"
 #include "serve/http.h"
+#include "serve/serve_gzip.h"
 #include "serve/serve_signal.h"
 #include "views/prom/prom_render.h"
 
 /* Tunables; the environment overrides them for tests. */
 #define SERVE_MAX_CONNECTIONS 1024   /* GTM_SERVE_MAX_CONNECTIONS */
 #define SERVE_TIMEOUT_S 10           /* GTM_SERVE_TIMEOUT_S: idle and request deadline */
-#define SERVE_REQUEST_BYTES 16384    /* request line and headers of one connection */
+#define SERVE_REQUEST_BYTES 32768    /* request line, headers and query parameters of one connection */
+#define SERVE_PER_CLIENT 32          /* GTM_SERVE_PER_CLIENT: connections one address may hold */
+#define SERVE_RESERVE_SHARE 8        /* 1/8 of the slots are kept for clients holding none */
 
 struct latest {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	char *text;                  /* the latest finished metrics; NULL before the first */
 	size_t len;
+	char *gz;                    /* the same, gzip-compressed; NULL when zlib is absent */
+	size_t gz_len;
 	bool quit, done;
 	const struct serve_opts *o;
 };
@@ -32,17 +38,20 @@ static const char index_html[] =
 	"<p>GPU memory by process, model and memory segment, in the Prometheus text format.</p>\n"
 	"<p><a href=\"/metrics\">/metrics</a></p>\n</body></html>\n";
 
-static void handle(void *arg, const char *path, struct http_reply *r)
+static void handle(void *arg, const char *path, bool gzip, struct http_reply *r)
 {
 	struct latest *l = arg;
 	if (!strcmp(path, "/metrics")) {
 		pthread_mutex_lock(&l->mu);
 		if (l->text) {
+			bool z = gzip && l->gz;
 			r->status = 200;
 			r->content_type = PROM_CONTENT_TYPE;
-			r->body = xmalloc(l->len + 1);
-			memcpy(r->body, l->text, l->len + 1);
-			r->len = l->len;
+			r->content_encoding = z ? "gzip" : NULL;
+			r->len = z ? l->gz_len : l->len;
+			r->body = xmalloc(r->len + 1);
+			memcpy(r->body, z ? l->gz : l->text, r->len);
+			r->body[r->len] = '\0';
 		}
 		pthread_mutex_unlock(&l->mu);
 		if (!r->body) {
@@ -73,8 +82,10 @@ static void *collect_main(void *arg)
 {
 	struct latest *l = arg;
 	struct collector *c = collector_new(&l->o->collect);
+	struct containers *ct = containers_new();
 	struct prom_out out;
-	struct prom_opts po = {l->o->max_processes, -1, GTM_VERSION, "linux"};
+	struct prom_opts po = {.max_processes = l->o->max_processes, .collect_seconds = -1, .version = GTM_VERSION,
+			       .os = "linux", .memory = prom_memory_new()};
 
 	prom_out_init(&out);
 	pthread_mutex_lock(&l->mu);
@@ -83,21 +94,29 @@ static void *collect_main(void *arg)
 		pthread_mutex_unlock(&l->mu);
 		struct gtm_snapshot *s = collector_refresh(c);
 		po.collect_seconds = (double)(now_monotonic_ns() - started) / 1e9;
+		po.containers = containers_update(ct, s, &po.n_containers);
 		prom_out_reset(&out);
 		prom_render(s, &po, &out);
 		if (l->o->on_snapshot)
 			l->o->on_snapshot(l->o->ctx, s);
 		snapshot_free(s);
-		char *text = xmalloc(out.text.len + 1);
+		char *text = xmalloc(out.text.len + 1), *gz = NULL;
+		size_t gz_len = 0;
 		memcpy(text, out.text.p ? out.text.p : "", out.text.len + 1);
+		serve_gzip(text, out.text.len, &gz, &gz_len); /* once per collection, never per scrape */
 		pthread_mutex_lock(&l->mu);
 		free(l->text);
+		free(l->gz);
 		l->text = text;
 		l->len = out.text.len;
+		l->gz = gz;
+		l->gz_len = gz_len;
 		wait_due(l, started);
 	}
 	pthread_mutex_unlock(&l->mu);
 	prom_out_free(&out);
+	prom_memory_free(po.memory);
+	containers_free(ct);
 	collector_free(c);
 	pthread_mutex_lock(&l->mu);
 	l->done = true;
@@ -164,6 +183,10 @@ int serve_run(const struct serve_opts *o, bool *joined_out)
 	hc.max_connections = fds > want + 64 ? want : fds > 128 ? fds - 64 : 64;
 	hc.idle_timeout_s = hc.request_deadline_s = env_unsigned("GTM_SERVE_TIMEOUT_S", SERVE_TIMEOUT_S, 1, 3600);
 	hc.request_bytes = SERVE_REQUEST_BYTES;
+	hc.per_client = env_unsigned("GTM_SERVE_PER_CLIENT", SERVE_PER_CLIENT, 1, 65536);
+	hc.reserve = hc.max_connections / SERVE_RESERVE_SHARE;
+	if (!serve_gzip_available(why, sizeof why))
+		fprintf(stderr, "gputaskman serve: no gzip replies: %s\n", why);
 
 	pthread_mutex_init(&l->mu, NULL);
 	pthread_condattr_init(&ca);
@@ -202,6 +225,7 @@ int serve_run(const struct serve_opts *o, bool *joined_out)
 	serve_signals_release();
 	if (joined) {
 		free(l->text);
+		free(l->gz);
 		pthread_cond_destroy(&l->cv);
 		pthread_mutex_destroy(&l->mu);
 		free(l);

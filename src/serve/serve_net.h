@@ -27,6 +27,10 @@ uint16_t serve_addr_port(const struct serve_addr *a);
 /* Raises the open-file limit towards `want` descriptors; returns how many
  * the process may hold. */
 unsigned serve_raise_fd_limit(unsigned want);
+/* A client's address as 16 bytes (IPv4 as ::ffff:a.b.c.d), the key of the
+ * per-client connection cap; false for another family. len bounds what may
+ * be read; only the family's own struct is. */
+bool serve_client_key(const void *sockaddr, size_t len, unsigned char key[16]);
 /* Ends every transfer on a connected socket (the server closes it next). */
 void serve_socket_abort(int fd);
 

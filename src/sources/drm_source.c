@@ -125,6 +125,7 @@ static int add_devices(struct drm_source *s, struct gtm_snapshot *snap)
 		bool awake = !drm_runtime_suspended(node);
 
 		device_identity(dv, d);
+		d->driver_index = dv->card_minor; /* cardN: the driver's number, whatever the display order */
 		str_copy(cx->driver, dv->driver, sizeof cx->driver);
 		cx->vcn_unified = false;
 		if (strcmp(dv->driver, "amdgpu") == 0)

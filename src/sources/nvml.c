@@ -78,16 +78,23 @@ static struct nvml_fault sample_device(struct nvml_state *s, unsigned i, struct 
 	/* A device that fails keeps its place, all N/A: "GPU 1" stays the same card. */
 	struct gtm_device *d = snapshot_add_device(snap);
 	nvml_device_blank(d);
+	d->driver_index = (int)i;
 	str_copy(d->driver_version, s->driver, sizeof d->driver_version);
 	str_copy(d->cuda_version, s->cuda, sizeof d->cuda_version);
 	if (!nvml_check(&f, fn(i, &h), "nvmlDeviceGetHandleByIndex")) {
 		/* the row stays, every reading N/A, named so it is not taken for a card */
 		snprintf(d->name, sizeof d->name, "NVML device %d: %s", i, nvml_error_name(f.code));
-		return f;
+		d->name_unread = true;
+	} else {
+		nvml_read_device(&s->lib, h, d, &f);
+		if (f.code == NVML_SUCCESS)
+			d->n_processes_seen = nvml_read_processes(&s->lib, h, d->index, &s->devs[i], &s->scratch, uses, &f);
 	}
-	nvml_read_device(&s->lib, h, d, &f);
-	if (f.code == NVML_SUCCESS)
-		d->n_processes_seen = nvml_read_processes(&s->lib, h, d->index, &s->devs[i], &s->scratch, uses, &f);
+	if (f.code != NVML_SUCCESS) {
+		/* the device's own fault, beside the source's message (the exporter's gpu_up) */
+		str_copy(d->fault_call, f.call ? f.call : "", sizeof d->fault_call);
+		str_copy(d->fault_reason, nvml_error_name(f.code), sizeof d->fault_reason);
+	}
 	return f;
 }
 

@@ -125,6 +125,11 @@ typedef enum { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 } nvmlPc
  * Windows). WDM is the deprecated TCC model. */
 typedef enum { NVML_DRIVER_WDDM = 0, NVML_DRIVER_WDM = 1, NVML_DRIVER_MCDM = 2 } nvmlDriverModel_t;
 
+/* nvmlMemoryErrorType_t and nvmlEccCounterType_t (nvml.h): volatile counts
+ * since the driver loaded, aggregate ones over the board's life. */
+typedef enum { NVML_MEMORY_ERROR_TYPE_CORRECTED = 0, NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1 } nvmlMemoryErrorType_t;
+typedef enum { NVML_VOLATILE_ECC = 0, NVML_AGGREGATE_ECC = 1 } nvmlEccCounterType_t;
+
 /* Entry-point signatures (the names are the exported symbols). */
 typedef nvmlReturn_t (*nvml_init_fn)(void);
 typedef nvmlReturn_t (*nvml_shutdown_fn)(void);
@@ -142,6 +147,9 @@ typedef nvmlReturn_t (*nvml_util_fn)(nvmlDevice_t dev, nvmlUtilization_t *u);
 typedef nvmlReturn_t (*nvml_temp_fn)(nvmlDevice_t dev, nvmlTemperatureSensors_t s, unsigned int *t);
 typedef nvmlReturn_t (*nvml_clock_fn)(nvmlDevice_t dev, nvmlClockType_t type, unsigned int *mhz);
 typedef nvmlReturn_t (*nvml_pcie_tput_fn)(nvmlDevice_t dev, nvmlPcieUtilCounter_t c, unsigned int *kbps);
+typedef nvmlReturn_t (*nvml_dev_u64_fn)(nvmlDevice_t dev, unsigned long long *v);
+typedef nvmlReturn_t (*nvml_ecc_fn)(nvmlDevice_t dev, nvmlMemoryErrorType_t type, nvmlEccCounterType_t counter,
+				    unsigned long long *count);
 typedef nvmlReturn_t (*nvml_driver_model_fn)(nvmlDevice_t dev, nvmlDriverModel_t *current, nvmlDriverModel_t *pending);
 /* infos points at nvmlProcessInfo_v1_t (original) or nvmlProcessInfo_t (_v2, _v3). */
 typedef nvmlReturn_t (*nvml_procs_fn)(nvmlDevice_t dev, unsigned int *count, void *infos);

@@ -157,6 +157,33 @@ static void read_activity(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm
 		d->dec_pct = gtm_f64_of(v, GTM_MEASURED);
 }
 
+/* The driver's own counters: total energy (mJ since the driver loaded,
+ * Volta and later), PCIe replays, volatile ECC errors; and the clock
+ * throttle reasons bitmask (nvmlClocksEventReasons in 12.x, the older name
+ * otherwise). Never derived from a sampled gauge. */
+static void read_counters(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm_device *d, struct nvml_fault *f)
+{
+	unsigned long long v;
+	unsigned u;
+	nvml_dev_u64_fn reasons = lib->event_reasons ? lib->event_reasons : lib->throttle_reasons;
+
+	if (lib->energy && !SKIP(f) && nvml_check(f, lib->energy(h, &v), "nvmlDeviceGetTotalEnergyConsumption"))
+		d->energy_mj = gtm_u64_of(v, GTM_MEASURED);
+	if (reasons && !SKIP(f) && nvml_check(f, reasons(h, &v), "nvmlDeviceGetCurrentClocksEventReasons"))
+		d->throttle_reasons = gtm_u64_of(v, GTM_MEASURED);
+	if (lib->pcie_replay && !SKIP(f) && nvml_check(f, lib->pcie_replay(h, &u), "nvmlDeviceGetPcieReplayCounter"))
+		d->pcie_replays = gtm_u64_of(u, GTM_MEASURED);
+	static const struct { nvmlMemoryErrorType_t type; size_t off; } ecc[] = {
+		{NVML_MEMORY_ERROR_TYPE_CORRECTED, offsetof(struct gtm_device, ecc_corrected)},
+		{NVML_MEMORY_ERROR_TYPE_UNCORRECTED, offsetof(struct gtm_device, ecc_uncorrected)},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(ecc) && lib->ecc_total && !SKIP(f); i++)
+		if (nvml_check(f, lib->ecc_total(h, ecc[i].type, NVML_VOLATILE_ECC, &v), "nvmlDeviceGetTotalEccErrors")) {
+			gtm_u64 r = gtm_u64_of(v, GTM_MEASURED);
+			memcpy((char *)d + ecc[i].off, &r, sizeof r);
+		}
+}
+
 /* What NVML can plausibly report; anything outside (0xFFFFFFFF is NVML's own
  * "not available", a power limit of 0 W, a link of width 0) is unavailable,
  * never a number. Fan speed may exceed 100 % (NVML reference: "may exceed
@@ -191,6 +218,8 @@ void nvml_device_blank(struct gtm_device *d)
 	str_copy(d->source, "nvml", sizeof d->source);
 	d->mem_total = d->mem_used = d->mem_free = d->mem_reserved = GTM_U64_NA;
 	d->shared_total = d->shared_used = GTM_U64_NA;
+	d->energy_mj = d->pcie_replays = d->ecc_corrected = d->ecc_uncorrected = d->throttle_reasons = GTM_U64_NA;
+	d->n_processes_seen = -1; /* no list read yet: unavailable, not none */
 	gtm_f64 *fs[] = {&d->util_gpu_pct, &d->util_mem_pct, &d->temp_c, &d->power_w, &d->power_limit_w,
 			 &d->fan_pct, &d->clock_sm_mhz, &d->clock_mem_mhz, &d->clock_video_mhz,
 			 &d->clock_sm_max_mhz, &d->clock_mem_max_mhz, &d->pcie_tx_bps, &d->pcie_rx_bps,
@@ -206,5 +235,6 @@ void nvml_read_device(const struct nvml_lib *lib, nvmlDevice_t h, struct gtm_dev
 		read_memory(lib, h, d, f);
 	read_activity(lib, h, d, f);
 	read_uint_readings(lib, h, d, f);
+	read_counters(lib, h, d, f);
 	drop_implausible(d);
 }

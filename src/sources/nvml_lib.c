@@ -59,6 +59,11 @@ static const struct sym syms[] = {
 	SYM("nvmlDeviceGetProcessUtilization", proc_util, OPTIONAL),
 	SYM("nvmlDeviceGetDriverModel_v2", driver_model_v2, OPTIONAL),
 	SYM("nvmlDeviceGetDriverModel", driver_model, OPTIONAL),
+	SYM("nvmlDeviceGetTotalEnergyConsumption", energy, OPTIONAL),
+	SYM("nvmlDeviceGetCurrentClocksEventReasons", event_reasons, OPTIONAL),
+	SYM("nvmlDeviceGetCurrentClocksThrottleReasons", throttle_reasons, OPTIONAL),
+	SYM("nvmlDeviceGetPcieReplayCounter", pcie_replay, OPTIONAL),
+	SYM("nvmlDeviceGetTotalEccErrors", ecc_total, OPTIONAL),
 };
 
 static const char *const need_what[] = {

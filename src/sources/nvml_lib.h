@@ -36,6 +36,10 @@ struct nvml_lib {
 	nvml_procs_fn compute[NVML_PROCS_N], graphics[NVML_PROCS_N];
 	nvml_proc_util_fn proc_util;
 	nvml_driver_model_fn driver_model_v2, driver_model; /* Windows: WDDM, TCC, MCDM */
+	nvml_dev_u64_fn energy;                   /* nvmlDeviceGetTotalEnergyConsumption (mJ) */
+	nvml_dev_u64_fn event_reasons, throttle_reasons; /* ClocksEventReasons (12.x), ClocksThrottleReasons */
+	nvml_dev_uint_fn pcie_replay;
+	nvml_ecc_fn ecc_total;
 };
 
 /* dlopen + resolve + nvmlInit (Linux: nvml_load.c). Returns 0, or -1 with a one-line reason in msg

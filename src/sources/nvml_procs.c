@@ -20,7 +20,12 @@ struct nvml_proc_rec {
 	unsigned pid;
 	int list;
 	unsigned long long mem;
+	unsigned gi, ci; /* MIG GPU and compute instance; NVML_NO_INSTANCE outside MIG */
 };
+
+/* nvmlProcessInfo_t's instance ids outside MIG (NVML reference: "set to
+ * 0xFFFFFFFF otherwise"); the original record has none. */
+#define NVML_NO_INSTANCE 0xFFFFFFFFu
 
 void nvml_scratch_free(struct nvml_scratch *s)
 {
@@ -74,10 +79,10 @@ static nvmlReturn_t fetch_list(nvml_procs_fn fn, size_t stride, nvmlDevice_t h, 
 	return NVML_ERROR_INSUFFICIENT_SIZE;
 }
 
-static void add_rec(struct nvml_scratch *sc, unsigned pid, int list, unsigned long long mem)
+static void add_rec(struct nvml_scratch *sc, unsigned pid, int list, unsigned long long mem, unsigned gi, unsigned ci)
 {
 	sc->recs = grow_array(sc->recs, sizeof *sc->recs, &sc->cap_recs, sc->n_recs);
-	sc->recs[sc->n_recs++] = (struct nvml_proc_rec){pid, list, mem};
+	sc->recs[sc->n_recs++] = (struct nvml_proc_rec){pid, list, mem, gi, ci};
 }
 
 /* Reads one list through the newest entry point that answers; an entry point
@@ -114,11 +119,11 @@ static bool read_list(nvml_procs_fn const fns[NVML_PROCS_N], int *ver, int list,
 		if (*ver == NVML_PROCS_V1) {
 			nvmlProcessInfo_v1_t p;
 			memcpy(&p, rec, sizeof p);
-			add_rec(sc, p.pid, list, p.usedGpuMemory);
+			add_rec(sc, p.pid, list, p.usedGpuMemory, NVML_NO_INSTANCE, NVML_NO_INSTANCE);
 		} else {
 			nvmlProcessInfo_t p;
 			memcpy(&p, rec, sizeof p);
-			add_rec(sc, p.pid, list, p.usedGpuMemory);
+			add_rec(sc, p.pid, list, p.usedGpuMemory, p.gpuInstanceId, p.computeInstanceId);
 		}
 	}
 	return true;
@@ -152,16 +157,24 @@ static void emit_merged(struct nvml_scratch *sc, int dev_index, struct gtm_raw_u
 		u->pid = pid;
 		u->use.dev_index = dev_index;
 		u->use.source_pid = pid;
+		unsigned gi = sc->recs[i].gi, ci = sc->recs[i].ci;
+		bool one_instance = gi != NVML_NO_INSTANCE && ci != NVML_NO_INSTANCE;
 		while (i < sc->n_recs && sc->recs[i].pid == pid) {
 			int list = sc->recs[i].list;
 			unsigned long long sum = NVML_VALUE_NOT_AVAILABLE;
-			for (; i < sc->n_recs && sc->recs[i].pid == pid && sc->recs[i].list == list; i++)
+			for (; i < sc->n_recs && sc->recs[i].pid == pid && sc->recs[i].list == list; i++) {
 				sum = mem_add(sum, sc->recs[i].mem);
+				one_instance &= sc->recs[i].gi == gi && sc->recs[i].ci == ci;
+			}
 			u->use.compute |= list == LIST_COMPUTE;
 			u->use.graphics |= list == LIST_GRAPHICS;
 			if (sum != NVML_VALUE_NOT_AVAILABLE && (best == NVML_VALUE_NOT_AVAILABLE || sum > best))
 				best = sum;
 		}
+		/* a process in several MIG instances has no one pair to name */
+		u->use.mig = one_instance;
+		u->use.gpu_instance_id = one_instance ? gi : 0;
+		u->use.compute_instance_id = one_instance ? ci : 0;
 		if (best != NVML_VALUE_NOT_AVAILABLE)
 			u->use.vram = gtm_u64_of(best, GTM_MEASURED);
 		else

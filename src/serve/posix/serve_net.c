@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,28 @@ unsigned serve_raise_fd_limit(unsigned want)
 			rl.rlim_cur = target;
 	}
 	return rl.rlim_cur > 1u << 20 ? 1u << 20 : (unsigned)rl.rlim_cur;
+}
+
+bool serve_client_key(const void *sa, size_t len, unsigned char key[16])
+{
+	struct sockaddr_storage ss;
+	sa_family_t family;
+	memset(key, 0, 16);
+	if (!sa || len < sizeof family)
+		return false;
+	memcpy(&family, (const char *)sa + offsetof(struct sockaddr, sa_family), sizeof family);
+	/* only the bytes of the family's own struct: len may be an upper bound */
+	size_t need = family == AF_INET ? sizeof(struct sockaddr_in) : family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+	if (!need || len < need)
+		return false;
+	memcpy(&ss, sa, need);
+	if (family == AF_INET) {
+		key[10] = key[11] = 0xff;
+		memcpy(key + 12, &((const struct sockaddr_in *)&ss)->sin_addr, 4);
+	} else {
+		memcpy(key, &((const struct sockaddr_in6 *)&ss)->sin6_addr, 16);
+	}
+	return true;
 }
 
 void serve_socket_abort(int fd)

@@ -1,13 +1,59 @@
 /* Device families: identity, memory by pool, load, sensors, clocks, PCIe. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "views/prom/prom_internal.h"
+
+int prom_gpu_number(const struct gtm_device *d)
+{
+	return d->driver_index >= 0 ? d->driver_index : d->index;
+}
+
+const struct gtm_device *prom_device_at(const struct gtm_snapshot *s, int index)
+{
+	if (index >= 0 && index < s->n_devices && s->devices[index].index == index)
+		return &s->devices[index];
+	for (int i = 0; i < s->n_devices; i++)
+		if (s->devices[i].index == index)
+			return &s->devices[i];
+	return NULL;
+}
+
+/* dcgm-exporter's pci_bus_id is NVML's busId: an 8-digit domain, upper-case
+ * hex ("00000000:1A:00.0"); the snapshot keeps "0000:1a:00.0". */
+static void dcgm_bus_id(const char *in, char *out, size_t n)
+{
+	unsigned dom, bus, dev, fn;
+	int used = 0;
+	out[0] = '\0';
+	if (sscanf(in, "%8x:%2x:%2x.%1x%n", &dom, &bus, &dev, &fn, &used) == 4 && in[used] == '\0')
+		snprintf(out, n, "%08X:%02X:%02X.%X", dom, bus, dev, fn);
+}
+
+static void identity_labels(struct prom_out *o, const struct gtm_device *d)
+{
+	char bus[32];
+	prom_add_label(o, "uuid", d->uuid);
+	dcgm_bus_id(d->pci_bus_id, bus, sizeof bus);
+	prom_add_label(o, "pci_bus_id", bus);
+}
 
 void prom_device_labels(struct prom_out *o, const struct gtm_device *d)
 {
-	prom_add_label_int(o, "gpu", d->index);
-	prom_add_label(o, "uuid", d->uuid);
+	prom_add_label_int(o, "gpu", prom_gpu_number(d));
+	identity_labels(o, d);
+}
+
+void prom_use_identity(struct prom_out *o, const struct prom_use *u)
+{
+	if (u->dev)
+		identity_labels(o, u->dev);
+	if (u->first && u->first->mig) {
+		prom_add_label_int(o, "gpu_instance_id", u->first->gpu_instance_id);
+		prom_add_label_int(o, "compute_instance_id", u->first->compute_instance_id);
+	}
 }
 
 static const struct prom_family f_info = {"gputaskman_gpu_info", "gauge",
@@ -43,6 +89,19 @@ static const struct prom_family f_pcie_gen = {"gputaskman_gpu_pcie_link_generati
 	"Current PCIe link generation."};
 static const struct prom_family f_pcie_width = {"gputaskman_gpu_pcie_link_width_lanes", "gauge",
 	"Current PCIe link width."};
+static const struct prom_family f_up = {"gputaskman_gpu_up", "gauge",
+	"Whether the GPU answered its driver in the last collection (1) or failed (0: the reason is in gputaskman_gpu_error_info)."};
+static const struct prom_family f_error = {"gputaskman_gpu_error_info", "gauge",
+	"Why a GPU did not answer (value 1): the driver call that failed and its error."};
+static const struct prom_family f_energy = {"gputaskman_gpu_energy_joules_total", "counter",
+	"Energy the GPU used since the driver loaded, from the driver's own counter (NVML total energy)."};
+static const struct prom_family f_replays = {"gputaskman_gpu_pcie_replays_total", "counter",
+	"PCIe replays (link-level retransmissions) the driver counted."};
+static const struct prom_family f_ecc = {"gputaskman_gpu_ecc_errors_total", "counter",
+	"ECC memory errors since the driver loaded, by error = corrected | uncorrected (the driver's volatile counters)."};
+static const struct prom_family f_throttle = {"gputaskman_gpu_clock_throttle_reasons_info", "gauge",
+	"Why the clocks are held below their maximum now (value 1): the driver's bitmask (mask, hex) and its bits by name "
+	"(reasons, comma-separated; none when nothing throttles)."};
 static const struct prom_family f_listed = {"gputaskman_gpu_driver_processes", "gauge",
 	"Processes the driver lists on the GPU (absent when the driver gives no process list)."};
 
@@ -86,6 +145,13 @@ static const struct dev_row rows_sensors[] = {
 	F64(f_pcie_gen, pcie_gen, 1.0, NULL, NULL),
 	F64(f_pcie_width, pcie_width, 1.0, NULL, NULL),
 };
+/* The driver's counters: written as they are, never integrated from a gauge. */
+static const struct dev_row rows_counters[] = {
+	{&f_energy, offsetof(struct gtm_device, energy_mj), true, 1e-3, NULL, NULL},
+	U64(f_replays, pcie_replays, NULL, NULL),
+	U64(f_ecc, ecc_corrected, "error", "corrected"),
+	U64(f_ecc, ecc_uncorrected, "error", "uncorrected"),
+};
 
 static void write_row(struct prom_out *o, const struct gtm_device *d, const struct dev_row *r)
 {
@@ -97,7 +163,10 @@ static void write_row(struct prom_out *o, const struct gtm_device *d, const stru
 			return;
 		prom_device_labels(o, d);
 		prom_add_label(o, r->key, r->value);
-		prom_write_u64(o, v.v);
+		if (r->scale != 1.0)
+			prom_write(o, (double)v.v * r->scale);
+		else
+			prom_write_u64(o, v.v);
 	} else {
 		gtm_f64 v;
 		memcpy(&v, field, sizeof v);
@@ -129,9 +198,9 @@ static void write_info(const struct gtm_snapshot *s, struct prom_out *o)
 	for (int k = 0; k < s->n_devices; k++) {
 		const struct gtm_device *d = &s->devices[k];
 		prom_device_labels(o, d);
-		prom_add_label(o, "name", d->name);
+		if (!d->name_unread) /* a placeholder naming the error is not the card's name */
+			prom_add_label(o, "name", d->name);
 		prom_add_label(o, "vendor", gtm_vendor_name(d->vendor));
-		prom_add_label(o, "pci_bus_id", d->pci_bus_id);
 		prom_add_label(o, "driver", d->driver);
 		prom_add_label(o, "driver_version", d->driver_version);
 		prom_add_label(o, "backend", d->source);
@@ -164,12 +233,69 @@ static void write_engines(const struct gtm_snapshot *s, struct prom_out *o)
 	}
 }
 
+/* nvmlClocksEventReasons bits (nvml.h: nvmlClocksThrottleReason*), one table. */
+static const struct { uint64_t bit; const char *name; } throttle_bits[] = {
+	{0x1, "gpu_idle"}, {0x2, "applications_clocks_setting"}, {0x4, "sw_power_cap"},
+	{0x8, "hw_slowdown"}, {0x10, "sync_boost"}, {0x20, "sw_thermal_slowdown"},
+	{0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"},
+};
+
+static void write_throttle(const struct gtm_snapshot *s, struct prom_out *o)
+{
+	prom_family(o, &f_throttle);
+	for (int k = 0; k < s->n_devices; k++) {
+		const struct gtm_device *d = &s->devices[k];
+		char mask[24], names[256] = "";
+		if (!gtm_u64_ok(d->throttle_reasons))
+			continue;
+		uint64_t rest = d->throttle_reasons.v;
+		for (size_t b = 0; b < ARRAY_LEN(throttle_bits); b++)
+			if (rest & throttle_bits[b].bit) {
+				size_t len = strlen(names);
+				snprintf(names + len, sizeof names - len, "%s%s", len ? "," : "", throttle_bits[b].name);
+				rest &= ~throttle_bits[b].bit;
+			}
+		if (rest) { /* bits this table does not name yet */
+			size_t len = strlen(names);
+			snprintf(names + len, sizeof names - len, "%sother", len ? "," : "");
+		}
+		snprintf(mask, sizeof mask, "0x%016llx", (unsigned long long)d->throttle_reasons.v);
+		prom_device_labels(o, d);
+		prom_add_label(o, "mask", mask);
+		prom_add_label(o, "reasons", names[0] ? names : "none");
+		prom_write(o, 1);
+	}
+}
+
+/* Per device: up or not, and why not; the others' series are unchanged. */
+static void write_health(const struct gtm_snapshot *s, struct prom_out *o)
+{
+	prom_family(o, &f_up);
+	for (int k = 0; k < s->n_devices; k++) {
+		prom_device_labels(o, &s->devices[k]);
+		prom_write(o, s->devices[k].fault_reason[0] ? 0 : 1);
+	}
+	prom_family(o, &f_error);
+	for (int k = 0; k < s->n_devices; k++) {
+		const struct gtm_device *d = &s->devices[k];
+		if (!d->fault_reason[0])
+			continue;
+		prom_device_labels(o, d);
+		prom_add_label(o, "call", d->fault_call);
+		prom_add_label(o, "reason", d->fault_reason);
+		prom_write(o, 1);
+	}
+}
+
 void prom_render_devices(const struct gtm_snapshot *s, struct prom_out *o)
 {
 	write_info(s, o);
+	write_health(s, o);
 	write_rows(s, o, rows_memory, sizeof rows_memory / sizeof rows_memory[0]);
 	write_engines(s, o);
 	write_rows(s, o, rows_sensors, sizeof rows_sensors / sizeof rows_sensors[0]);
+	write_rows(s, o, rows_counters, sizeof rows_counters / sizeof rows_counters[0]);
+	write_throttle(s, o);
 	prom_family(o, &f_listed);
 	for (int k = 0; k < s->n_devices; k++) {
 		if (s->devices[k].n_processes_seen < 0)

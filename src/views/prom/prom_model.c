@@ -127,11 +127,13 @@ static void write_segments(const struct prom_proc *pp, struct prom_out *o)
 			}
 			if (!any)
 				continue;
-			prom_add_label_int(o, "gpu", gpu);
+			const struct prom_use *u = &pp->uses[k];
+			prom_add_label_int(o, "gpu", u->dev ? prom_gpu_number(u->dev) : gpu);
 			prom_add_label(o, "pid", pp->pid);
 			prom_add_label(o, "model", model);
 			prom_add_label(o, "segment", segments[n]);
 			prom_add_label(o, "source", ex_src_name(best));
+			prom_use_identity(o, u);
 			prom_write_u64(o, sum);
 		}
 	}

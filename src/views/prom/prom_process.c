@@ -34,14 +34,25 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-static void proc_labels(struct prom_out *o, const struct prom_proc *pp, int gpu)
+/* A process's labels; with u, the GPU's too (its driver index first, its
+ * uuid, PCI address and MIG instance after the process's). */
+static void proc_labels(struct prom_out *o, const struct prom_proc *pp, const struct prom_use *u)
 {
-	if (gpu >= 0)
-		prom_add_label_int(o, "gpu", gpu);
+	const struct prom_container *c = pp->container;
+	if (u)
+		prom_add_label_int(o, "gpu", u->dev ? prom_gpu_number(u->dev) : u->gpu);
 	prom_add_label(o, "pid", pp->pid);
 	prom_add_label(o, "process", pp->p->name);
 	prom_add_label(o, "runtime", pp->runtime);
 	prom_add_label(o, "owner", pp->owner);
+	if (c) {
+		prom_add_label(o, "container_id", c->container_id);
+		prom_add_label(o, "pod", c->pod);
+		prom_add_label(o, "namespace", c->ns);
+		prom_add_label(o, "container", c->container);
+	}
+	if (u)
+		prom_use_identity(o, u);
 }
 
 static void write_info(const struct prom_selection *sel, struct prom_out *o)
@@ -49,7 +60,7 @@ static void write_info(const struct prom_selection *sel, struct prom_out *o)
 	prom_family(o, &f_info);
 	for (int i = 0; i < sel->kept; i++) {
 		const struct prom_proc *pp = &sel->procs[i];
-		proc_labels(o, pp, -1);
+		proc_labels(o, pp, NULL);
 		if (pp->p->ident)
 			prom_add_label(o, "category", ident_category_name(pp->p->ident->category));
 		prom_write(o, 1);
@@ -69,7 +80,7 @@ static void write_kept_memory(const struct prom_selection *sel, struct prom_out 
 			for (int j = 0; j < 2; j++) {
 				if (!gtm_u64_ok(v[j]))
 					continue;
-				proc_labels(o, pp, pp->uses[k].gpu);
+				proc_labels(o, pp, &pp->uses[k]);
 				prom_add_label(o, "pool", pool[j]);
 				if (inferred)
 					prom_add_label(o, "provenance", gtm_prov_name(v[j].prov));
@@ -100,10 +111,11 @@ static void write_memory(const struct gtm_snapshot *s, const struct prom_selecti
 		for (int j = 0; j < 2; j++) {
 			if (!gtm_u64_ok(sum[j]))
 				continue;
-			prom_add_label_int(o, "gpu", gpu);
+			prom_add_label_int(o, "gpu", prom_gpu_number(&s->devices[d]));
 			prom_add_label(o, "pid", "other");
 			prom_add_label(o, "process", "other");
 			prom_add_label(o, "pool", pool[j]);
+			prom_use_identity(o, &(struct prom_use){.gpu = gpu, .dev = &s->devices[d]});
 			prom_write_u64(o, sum[j].v);
 		}
 	}
@@ -118,7 +130,7 @@ static void write_paged(const struct prom_selection *sel, struct prom_out *o)
 		for (int k = 0; k < sel->procs[i].n_uses; k++) {
 			if (!gtm_u64_ok(sel->procs[i].uses[k].paged) || sel->procs[i].uses[k].inferred)
 				continue;
-			proc_labels(o, &sel->procs[i], sel->procs[i].uses[k].gpu);
+			proc_labels(o, &sel->procs[i], &sel->procs[i].uses[k]);
 			prom_write_u64(o, sel->procs[i].uses[k].paged.v);
 		}
 }
@@ -136,7 +148,7 @@ static void write_engines(const struct prom_selection *sel, struct prom_out *o)
 			for (size_t j = 0; j < sizeof e / sizeof e[0]; j++) {
 				if (!gtm_f64_ok(e[j].v))
 					continue;
-				proc_labels(o, &sel->procs[i], u->dev_index);
+				proc_labels(o, &sel->procs[i], &sel->procs[i].uses[k]);
 				prom_add_label(o, "engine", e[j].name);
 				prom_write(o, e[j].v.v / 100.0);
 			}

@@ -48,6 +48,10 @@ case $(field Suggests) in *libmicrohttpd12*) ;; *) fail "Suggests: '$(field Sugg
 # every linked library's package is in Depends (ldd: this machine's copy;
 # dpkg -S knows each under /lib or /usr/lib, whichever the package ships)
 dpkg-deb -x "$deb" "$tmp/x"
+# the exporter's unit where systemd looks for a package's, running the packaged binary
+u=$tmp/x/usr/lib/systemd/system/gputaskman-exporter.service
+[ -f "$u" ] || fail "no usr/lib/systemd/system/gputaskman-exporter.service in the package"
+grep -q '^ExecStart=/usr/bin/gputaskman serve' "$u" || fail "the unit's ExecStart is not /usr/bin/gputaskman: $(grep ExecStart "$u")"
 ldd "$tmp/x/usr/bin/gputaskman" >"$tmp/ldd" || fail "ldd failed"
 grep -q 'not found' "$tmp/ldd" && fail "a linked library is missing: $(cat "$tmp/ldd")"
 n=0

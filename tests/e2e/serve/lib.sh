@@ -40,3 +40,49 @@ scrape_until() {
 	done
 	return 1
 }
+# start_prometheus PORT: a real Prometheus on loopback scraping 127.0.0.1:PORT
+# every second (never the system service); sets $prom (PID) and $pport.
+start_prometheus() {
+	pport=$(free_port)
+	cat >"$t/prometheus.yml" <<YML
+global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: gputaskman
+    static_configs: [{targets: ['127.0.0.1:$1']}]
+YML
+	promtool check config "$t/prometheus.yml" >/dev/null 2>&1 || { bad "promtool check config"; exit 1; }
+	prometheus --config.file="$t/prometheus.yml" --storage.tsdb.path="$t/tsdb" --web.listen-address="127.0.0.1:$pport" \
+		--log.level=warn >"$t/prom.log" 2>&1 &
+	prom=$!
+}
+# query PROMQL: prints "labels value" per series of the instant query's result
+query() {
+	python3 - "$pport" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url = "http://127.0.0.1:%s/api/v1/query?%s" % (sys.argv[1], urllib.parse.urlencode({"query": sys.argv[2]}))
+try:
+    d = json.load(urllib.request.urlopen(url, timeout=2))
+except Exception:
+    sys.exit(1)
+for r in d["data"]["result"]:
+    print(json.dumps(r["metric"], sort_keys=True), r["value"][1])
+PY
+}
+# expect NAME PROMQL VALUE: polls (bounded, 30 s) until the query gives one series of VALUE
+expect() {
+	for _ in $(seq 60); do
+		out=$(query "$2")
+		if [ "$(printf '%s\n' "$out" | grep -c .)" = 1 ] && [ "${out##* }" = "$3" ]; then ok "$1 ($out)"; return; fi
+		sleep 0.5
+	done
+	bad "$1: $2 gave '${out:-nothing}', expected one series of $3"
+	cat "$t/prom.log"
+}
+# expect_none NAME PROMQL: polls (bounded) until the query answers with no series
+expect_none() {
+	for _ in $(seq 60); do
+		out=$(query "$2") && [ -z "$out" ] && { ok "$1"; return; }
+		sleep 0.5
+	done
+	bad "$1: $2 gave '$out', expected nothing"
+}

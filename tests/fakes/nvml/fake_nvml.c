@@ -277,8 +277,9 @@ __attribute__((unused)) static nvmlReturn_t do_mem_v2(const char *fn, nvmlDevice
 EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t h, nvmlMemory_v2_t *m) { LOCKED(do_mem_v2(__func__, h, m)); }
 #endif
 
-/* One numeric key; NOT_SUPPORTED when the scenario leaves it out. */
-static nvmlReturn_t do_key(const char *fn, nvmlDevice_t h, enum fake_key k, unsigned *v)
+/* One numeric key; NOT_SUPPORTED when the scenario leaves it out. The
+ * driver's counters and the throttle reasons are 64-bit answers. */
+static nvmlReturn_t do_key64(const char *fn, nvmlDevice_t h, enum fake_key k, unsigned long long *v)
 {
 	struct fake_device *d;
 	unsigned i;
@@ -287,8 +288,17 @@ static nvmlReturn_t do_key(const char *fn, nvmlDevice_t h, enum fake_key k, unsi
 		return r;
 	if (!d->has[k])
 		return NVML_ERROR_NOT_SUPPORTED;
-	*v = (unsigned)d->v[k];
+	*v = d->v[k];
 	return NVML_SUCCESS;
+}
+
+static nvmlReturn_t do_key(const char *fn, nvmlDevice_t h, enum fake_key k, unsigned *v)
+{
+	unsigned long long x;
+	nvmlReturn_t r = do_key64(fn, h, k, &x);
+	if (r == NVML_SUCCESS)
+		*v = (unsigned)x;
+	return r;
 }
 
 static nvmlReturn_t do_util(const char *fn, nvmlDevice_t h, nvmlUtilization_t *u)
@@ -309,6 +319,23 @@ EXPORT nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t h, unsigned *v)
 EXPORT nvmlReturn_t nvmlDeviceGetFanSpeed(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_FAN, v)); }
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_PCIE_GEN, v)); }
 EXPORT nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_PCIE_WIDTH, v)); }
+
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t h, unsigned long long *v) { LOCKED(do_key64(__func__, h, K_ENERGY_MJ, v)); }
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t h, unsigned long long *v) { LOCKED(do_key64(__func__, h, K_THROTTLE, v)); }
+#ifndef FAKE_NVML_OLD
+EXPORT nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t h, unsigned long long *v) { LOCKED(do_key64(__func__, h, K_THROTTLE, v)); }
+#endif
+EXPORT nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t h, unsigned *v) { LOCKED(do_key(__func__, h, K_PCIE_REPLAY, v)); }
+/* Volatile counts only (the aggregate ones answer NOT_SUPPORTED). */
+static nvmlReturn_t do_ecc(const char *fn, nvmlDevice_t h, nvmlMemoryErrorType_t t, nvmlEccCounterType_t c,
+			   unsigned long long *v)
+{
+	if (c != NVML_VOLATILE_ECC)
+		return NVML_ERROR_NOT_SUPPORTED;
+	return do_key64(fn, h, t == NVML_MEMORY_ERROR_TYPE_CORRECTED ? K_ECC_CORRECTED : K_ECC_UNCORRECTED, v);
+}
+EXPORT nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t h, nvmlMemoryErrorType_t t, nvmlEccCounterType_t c,
+						unsigned long long *v) { LOCKED(do_ecc(__func__, h, t, c, v)); }
 
 /* The Windows driver model (nvmlDriverModel_t: WDDM 0, WDM/TCC 1, MCDM 2);
  * NOT_SUPPORTED without driver_model, as on Linux. */
@@ -400,7 +427,8 @@ static nvmlReturn_t do_running(const char *fn, nvmlDevice_t h, int list, int min
 		if (p->dev != dev || !(p->lists & list) || (query && p->late))
 			continue;
 		if (!query && n < *count) {
-			nvmlProcessInfo_t rec = {.pid = p->pid, .usedGpuMemory = p->mem_na ? NVML_VALUE_NOT_AVAILABLE : p->mem};
+			nvmlProcessInfo_t rec = {.pid = p->pid, .usedGpuMemory = p->mem_na ? NVML_VALUE_NOT_AVAILABLE : p->mem,
+						 .gpuInstanceId = p->gi, .computeInstanceId = p->ci};
 			memcpy((char *)infos + (size_t)n * stride, &rec, stride); /* v1 records are the first 16 bytes */
 		}
 		n++;

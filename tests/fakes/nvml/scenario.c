@@ -16,6 +16,8 @@ static const char *const key_names[K_N] = {
 	[K_PCIE_TX_KBS] = "pcie_tx_kbs", [K_PCIE_RX_KBS] = "pcie_rx_kbs", [K_PCIE_GEN] = "pcie_gen",
 	[K_PCIE_WIDTH] = "pcie_width", [K_ENC] = "enc", [K_DEC] = "dec",
 	[K_PCI_DEVICE_ID] = "pci_device_id", [K_DRIVER_MODEL] = "driver_model",
+	[K_ENERGY_MJ] = "energy_mj", [K_THROTTLE] = "throttle", [K_PCIE_REPLAY] = "pcie_replay",
+	[K_ECC_CORRECTED] = "ecc_corrected", [K_ECC_UNCORRECTED] = "ecc_uncorrected",
 };
 
 void fake_scenario_clear(struct fake_scenario *s)
@@ -72,7 +74,7 @@ static void parse_device(struct fake_scenario *s, const char *p, int line)
 static void parse_process(struct fake_scenario *s, const char *p, int line)
 {
 	char key[64], val[128];
-	struct fake_process pr = {.lists = FAKE_COMPUTE};
+	struct fake_process pr = {.lists = FAKE_COMPUTE, .gi = 0xFFFFFFFFu, .ci = 0xFFFFFFFFu};
 
 	while (scenario_next_word(&p, key, sizeof key, val, sizeof val)) {
 		if (strcmp(key, "dev") == 0)
@@ -93,6 +95,8 @@ static void parse_process(struct fake_scenario *s, const char *p, int line)
 			*(key[0] == 's' ? &pr.sm : key[0] == 'e' ? &pr.enc : key[0] == 'd' ? &pr.dec : &pr.mem_util) = v;
 		} else if (strcmp(key, "late") == 0)
 			pr.late = true;
+		else if (strcmp(key, "gi") == 0 || strcmp(key, "ci") == 0)
+			*(key[0] == 'g' ? &pr.gi : &pr.ci) = (unsigned)strtoul(val, NULL, 0);
 		else
 			fprintf(stderr, "fake-nvml: line %d: unknown process key '%s'\n", line, key);
 	}

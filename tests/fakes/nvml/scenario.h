@@ -15,6 +15,7 @@ enum fake_key {
 	K_CLOCK_SM, K_CLOCK_MEM, K_CLOCK_VIDEO, K_CLOCK_SM_MAX, K_CLOCK_MEM_MAX,
 	K_PCIE_TX_KBS, K_PCIE_RX_KBS, K_PCIE_GEN, K_PCIE_WIDTH, K_ENC, K_DEC,
 	K_PCI_DEVICE_ID, K_DRIVER_MODEL,
+	K_ENERGY_MJ, K_THROTTLE, K_PCIE_REPLAY, K_ECC_CORRECTED, K_ECC_UNCORRECTED,
 	K_N
 };
 
@@ -35,6 +36,7 @@ struct fake_process {
 	bool has_load;
 	unsigned sm, mem_util, enc, dec;
 	bool late;               /* absent from the size query, present when filled */
+	unsigned gi, ci;         /* MIG instance ids; 0xFFFFFFFF (NVML's "not MIG") by default */
 };
 
 struct fake_scenario {

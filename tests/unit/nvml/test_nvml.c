@@ -295,6 +295,49 @@ static void test_no_process_lists(void **state)
 	nvml_source_ops.close(priv);
 }
 
+/* The driver's counters and the throttle bitmask, exactly; absent where the
+ * driver does not offer them; MIG instance ids on a process's use. */
+static void test_counters_and_mig(void **state)
+{
+	(void)state;
+	nt_write_scenario("device name=a uuid=GPU-a mem_total=1000 energy_mj=123456789012 throttle=0x44 pcie_replay=7 "
+			  "ecc_corrected=3 ecc_uncorrected=0\n"
+			  "device name=b uuid=GPU-b mem_total=1000\n"
+			  "process dev=0 pid=51 mem=100 gi=2 ci=0\n"
+			  "process dev=0 pid=52 mem=100 gi=1 ci=0\n"
+			  "process dev=0 pid=52 mem=100 gi=3 ci=0\n"
+			  "process dev=1 pid=53 mem=100\n");
+	void *priv = open_ok();
+	struct nt_sample s;
+	nt_sample(priv, &s);
+	const struct gtm_device *a = &s.snap->devices[0], *b = &s.snap->devices[1];
+	assert_true(gtm_u64_ok(a->energy_mj) && a->energy_mj.v == 123456789012ull);
+	assert_true(gtm_u64_ok(a->throttle_reasons) && a->throttle_reasons.v == 0x44);
+	assert_true(gtm_u64_ok(a->pcie_replays) && a->pcie_replays.v == 7);
+	assert_true(gtm_u64_ok(a->ecc_corrected) && a->ecc_corrected.v == 3);
+	assert_true(gtm_u64_ok(a->ecc_uncorrected) && a->ecc_uncorrected.v == 0); /* a measured zero */
+	assert_false(gtm_u64_ok(b->energy_mj));
+	assert_false(gtm_u64_ok(b->throttle_reasons));
+	assert_false(gtm_u64_ok(b->ecc_corrected));
+	const struct gtm_raw_use *r = nt_find_use(&s, 51, 0);
+	assert_non_null(r);
+	const struct gtm_gpu_use *u = &r->use;
+	assert_true(u->mig);
+	assert_int_equal(u->gpu_instance_id, 2);
+	assert_int_equal(u->compute_instance_id, 0);
+	r = nt_find_use(&s, 52, 0); /* in two instances: no one pair */
+	assert_non_null(r);
+	u = &r->use;
+	assert_false(u->mig);
+	assert_int_equal(u->vram.v, 200);
+	r = nt_find_use(&s, 53, 1); /* not MIG: 0xFFFFFFFF from the driver */
+	assert_non_null(r);
+	u = &r->use;
+	assert_false(u->mig);
+	nt_sample_free(&s);
+	nvml_source_ops.close(priv);
+}
+
 static void test_init_failure(void **state)
 {
 	(void)state;
@@ -324,8 +367,15 @@ static void test_error_mid_run(void **state)
 	assert_string_equal(s.st.message, "NVML error on NVML device 0: nvmlDeviceGetHandleByIndex: GPU is lost");
 	assert_int_equal(s.snap->n_devices, 2); /* GPU 0 keeps its place, all N/A; GPU 1 was read */
 	assert_string_equal(s.snap->devices[0].name, "NVML device 0: GPU is lost");
+	assert_true(s.snap->devices[0].name_unread);
+	assert_string_equal(s.snap->devices[0].fault_call, "nvmlDeviceGetHandleByIndex");
+	assert_string_equal(s.snap->devices[0].fault_reason, "GPU is lost");
+	assert_int_equal(s.snap->devices[0].n_processes_seen, -1); /* no list: unavailable, not 0 */
+	assert_int_equal(s.snap->devices[0].driver_index, 0);
 	assert_int_equal(s.snap->devices[0].mem_total.prov, GTM_UNAVAILABLE);
 	assert_string_equal(s.snap->devices[1].name, "NVIDIA RTX A4000");
+	assert_string_equal(s.snap->devices[1].fault_reason, "");
+	assert_int_equal(s.snap->devices[1].driver_index, 1);
 	assert_non_null(nt_find_use(&s, 4242, 1));
 	assert_null(nt_find_use(&s, 4243, 0));
 	nt_sample_free(&s);
@@ -454,6 +504,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_process_api_versions),   cmocka_unit_test(test_withheld_memory),
 		cmocka_unit_test(test_list_grows_between_calls), cmocka_unit_test(test_process_load),
 		cmocka_unit_test(test_missing_entry_points),   cmocka_unit_test(test_init_failure),
+		cmocka_unit_test(test_counters_and_mig),
 		cmocka_unit_test(test_no_process_lists),
 		cmocka_unit_test(test_implausible_values),
 		cmocka_unit_test(test_error_mid_run),          cmocka_unit_test(test_scenario_changes),

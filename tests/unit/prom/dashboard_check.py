@@ -45,6 +45,13 @@ for e in exprs:
             if not any(l.startswith(m.group(1) + "{") and (label + '="') in l for l in series):
                 bad("dashboard selects %s on %s, which no golden series carries" % (label, m.group(1)))
 print("ok   %d dashboard queries over %d metrics, all exported" % (len(exprs), len(queried)))
+# a panel's title promises what its queries show: temperature needs a celsius query
+for p in dash["panels"]:
+    ex = " ".join(t["expr"] for t in p.get("targets", []))
+    if "temperature" in p["title"].lower() and "_celsius" not in ex:
+        bad("panel '%s' promises temperature and queries none" % p["title"])
+if not any(re.search(r"by \([^)]*\bpod\b", t["expr"]) for p in dash["panels"] for t in p.get("targets", [])):
+    bad("no panel shows a per-pod view (sum by pod)")
 
 doc = open(doc_path).read()
 for name in sorted(defined):

@@ -247,6 +247,12 @@ static struct gtm_snapshot *golden_snapshot(void)
 	d->pcie_width = gtm_f64_of(16, GTM_MEASURED);
 	d->enc_pct = gtm_f64_of(0, GTM_MEASURED);
 	d->n_processes_seen = 6;
+	d->driver_index = 0;
+	d->energy_mj = gtm_u64_of(987654321, GTM_MEASURED);
+	d->pcie_replays = gtm_u64_of(0, GTM_MEASURED);
+	d->ecc_corrected = gtm_u64_of(2, GTM_MEASURED);
+	d->ecc_uncorrected = gtm_u64_of(0, GTM_MEASURED);
+	d->throttle_reasons = gtm_u64_of(0x4, GTM_MEASURED);
 
 	d = snapshot_add_device(s);
 	d->vendor = GTM_VENDOR_AMD;
@@ -340,18 +346,23 @@ static struct gtm_snapshot *golden_snapshot(void)
 	return s;
 }
 
-static char *render(const struct gtm_snapshot *s, int max_processes, int *duplicates)
+static char *render_opts(const struct gtm_snapshot *s, const struct prom_opts *opts, int *duplicates)
 {
 	struct prom_out o;
-	struct prom_opts opts = {max_processes, 0.0125, "0.1.0", "linux"};
 	prom_out_init(&o);
-	prom_render(s, &opts, &o);
+	prom_render(s, opts, &o);
 	char *text = xstrdup(o.text.p ? o.text.p : "");
 	if (duplicates)
 		*duplicates = o.duplicates;
 	prom_out_free(&o);
 	check_exposition(text);
 	return text;
+}
+
+static char *render(const struct gtm_snapshot *s, int max_processes, int *duplicates)
+{
+	struct prom_opts opts = {.max_processes = max_processes, .collect_seconds = 0.0125, .version = "0.1.0", .os = "linux"};
+	return render_opts(s, &opts, duplicates);
 }
 
 static void test_golden(void **state)
@@ -391,9 +402,10 @@ static void test_golden_rules(void **state)
 	assert_null(strstr(t, "remainder"));
 	assert_null(strstr(t, "segment=\"overhead\""));
 	assert_true(value_of(t, "gputaskman_model_memory_bytes{gpu=\"0\",pid=\"4242\",model=\"Qwen3-8B-Q4_K_M.gguf\","
-				"segment=\"kv_cache\",source=\"log\"}") == 1073741824.0 + 268435456.0);
+				"segment=\"kv_cache\",source=\"log\",uuid=\"GPU-1111\",pci_bus_id=\"00000000:1A:00.0\"}") ==
+	       1073741824.0 + 268435456.0);
 	/* the API's one figure is "other"; the estimate-only process keeps its estimate but not the planned KV */
-	assert_int_equal(count_lines(t, "gputaskman_model_memory_bytes{gpu=\"0\",pid=\"5151\",model=\"qwen3:14b\",segment=\"other\",source=\"api\"} 6000000000"), 1);
+	assert_int_equal(count_lines(t, "gputaskman_model_memory_bytes{gpu=\"0\",pid=\"5151\",model=\"qwen3:14b\",segment=\"other\",source=\"api\",uuid=\"GPU-1111\",pci_bus_id=\"00000000:1A:00.0\"} 6000000000"), 1);
 	assert_int_equal(count_lines(t, "gputaskman_model_memory_bytes{gpu=\"1\",pid=\"6000\","), 2);
 	assert_null(strstr(t, "pid=\"6000\",segment=\"kv_cache\""));
 	/* installed-only models prove nothing: no info series */
@@ -454,8 +466,8 @@ static void test_escape(void **state)
 	assert_true(strtod(prom_format_double(num, sizeof num, 0.1 + 0.2), NULL) == 0.1 + 0.2);
 }
 
-/* 2 GPUs x 500 processes, cap 32: 32 kept, the largest; the rest summed per
- * GPU into pid="other" and counted. */
+/* 2 GPUs x 500 processes, cap 32: 32 kept on each GPU, its largest; the rest
+ * summed per GPU into pid="other" and counted. */
 static void test_cap(void **state)
 {
 	(void)state;
@@ -470,17 +482,18 @@ static void test_cap(void **state)
 		int64_t vram = (int64_t)(i + 1) << 20;
 		add_use(p, i % 2, vram);
 		total[i % 2] += (uint64_t)vram;
-		if (i >= 1000 - 32)
+		if (i >= 1000 - 64)
 			kept[i % 2] += (uint64_t)vram;
 	}
 	int dups;
 	char *t = render(s, 32, &dups);
 	assert_int_equal(dups, 0);
-	assert_int_equal(count_lines(t, "gputaskman_process_info{"), 32);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{"), 64);
 	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"1999\""), 1); /* the largest */
-	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"1967\""), 0); /* the 33rd */
-	assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"0\"}") == 484);
-	assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"1\"}") == 484);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"1936\""), 1); /* GPU 0's 32nd */
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"1935\""), 0); /* GPU 1's 33rd */
+	assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"0\"}") == 468);
+	assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"1\"}") == 468);
 	for (int g = 0; g < 2; g++) {
 		char prefix[128];
 		snprintf(prefix, sizeof prefix, "gputaskman_process_gpu_memory_bytes{gpu=\"%d\",pid=\"other\"", g);
@@ -615,6 +628,220 @@ static void test_no_series_twice(void **state)
 	snapshot_free(s);
 }
 
+
+/* Stable identity: gpu is the driver's index whatever the display order,
+ * pci_bus_id in dcgm-exporter's form, MIG instances on process series. */
+static void test_identity(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snap_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	str_copy(d->source, "nvml", sizeof d->source);
+	str_copy(d->uuid, "GPU-bbbb", sizeof d->uuid);
+	str_copy(d->pci_bus_id, "0000:42:00.0", sizeof d->pci_bus_id);
+	d->driver_index = 1; /* shown first, NVML's device 1 */
+	d->mem_total = gtm_u64_of(1 << 30, GTM_MEASURED);
+	d = snapshot_add_device(s);
+	str_copy(d->source, "nvml", sizeof d->source);
+	str_copy(d->uuid, "GPU-aaaa", sizeof d->uuid);
+	d->driver_index = 0;
+	struct gtm_process *p = add_proc(s, 100, "train", GTM_OWNER_LOCAL);
+	struct gtm_gpu_use *u = add_use(p, 0, 1 << 20);
+	u->mig = true;
+	u->gpu_instance_id = 2;
+	u->compute_instance_id = 0;
+	char *t = render(s, 32, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_memory_total_bytes{gpu=\"1\",uuid=\"GPU-bbbb\",pci_bus_id=\"00000000:42:00.0\",pool=\"device\"} 1073741824"), 1);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_info{gpu=\"0\",uuid=\"GPU-aaaa\""), 1);
+	assert_int_equal(count_lines(t, "gputaskman_process_gpu_memory_bytes{gpu=\"1\",pid=\"100\",process=\"train\",owner=\"local\","
+					"uuid=\"GPU-bbbb\",pci_bus_id=\"00000000:42:00.0\",gpu_instance_id=\"2\",compute_instance_id=\"0\",pool=\"device\"} 1048576"), 1);
+	free(t);
+	snapshot_free(s);
+}
+
+/* A lost GPU: gpu_up 0 and the reason in its own series, no name taken
+ * from the error, no process count; the other card and the source are up. */
+static void test_lost_gpu(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snap_new();
+	struct gtm_source_status *st = snapshot_add_source(s, "nvml");
+	st->available = true;
+	st->failed = true; /* one device failed: the source's message names it */
+	for (int i = 0; i < 2; i++) {
+		struct gtm_device *d = snapshot_add_device(s);
+		str_copy(d->source, "nvml", sizeof d->source);
+		d->driver_index = i;
+		d->n_processes_seen = i ? -1 : 0;
+		if (i) {
+			str_copy(d->name, "NVML device 1: GPU is lost", sizeof d->name);
+			d->name_unread = true;
+			str_copy(d->fault_call, "nvmlDeviceGetHandleByIndex", sizeof d->fault_call);
+			str_copy(d->fault_reason, "GPU is lost", sizeof d->fault_reason);
+		} else {
+			str_copy(d->name, "Card A", sizeof d->name);
+			str_copy(d->uuid, "GPU-a", sizeof d->uuid);
+		}
+	}
+	char *t = render(s, 32, NULL);
+	assert_true(value_of(t, "gputaskman_source_up{source=\"nvml\"}") == 1);
+	assert_true(value_of(t, "gputaskman_gpu_up{gpu=\"0\",uuid=\"GPU-a\"}") == 1);
+	assert_true(value_of(t, "gputaskman_gpu_up{gpu=\"1\"}") == 0);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_error_info{gpu=\"1\",call=\"nvmlDeviceGetHandleByIndex\",reason=\"GPU is lost\"} 1"), 1);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_error_info{"), 1);
+	assert_null(strstr(t, "GPU is lost\",vendor"));
+	assert_null(strstr(t, "name=\"NVML device"));
+	assert_int_equal(count_lines(t, "gputaskman_gpu_driver_processes{gpu=\"1\""), 0);
+	assert_true(value_of(t, "gputaskman_gpu_driver_processes{gpu=\"0\"") == 0);
+	free(t);
+	/* every device failed: the source is down */
+	str_copy(s->devices[0].fault_reason, "GPU is lost", sizeof s->devices[0].fault_reason);
+	t = render(s, 32, NULL);
+	assert_true(value_of(t, "gputaskman_source_up{source=\"nvml\"}") == 0);
+	free(t);
+	snapshot_free(s);
+}
+
+/* The driver's counters as counters; the throttle bitmask by name. */
+static void test_counters(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snap_new();
+	struct gtm_device *d = snapshot_add_device(s);
+	d->energy_mj = gtm_u64_of(123456789, GTM_MEASURED);
+	d->pcie_replays = gtm_u64_of(7, GTM_MEASURED);
+	d->ecc_corrected = gtm_u64_of(3, GTM_MEASURED);
+	d->throttle_reasons = gtm_u64_of(0x44 | 0x10000, GTM_MEASURED);
+	d->power_w = gtm_f64_of(300, GTM_MEASURED);
+	d = snapshot_add_device(s); /* nothing: no counter series */
+	d->throttle_reasons = gtm_u64_of(0, GTM_MEASURED);
+	char *t = render(s, 32, NULL);
+	assert_int_equal(count_lines(t, "# TYPE gputaskman_gpu_energy_joules_total counter"), 1);
+	assert_true(value_of(t, "gputaskman_gpu_energy_joules_total{gpu=\"0\"}") == 123456.789);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_energy_joules_total{"), 1);
+	assert_true(value_of(t, "gputaskman_gpu_pcie_replays_total{gpu=\"0\"}") == 7);
+	assert_true(value_of(t, "gputaskman_gpu_ecc_errors_total{gpu=\"0\",error=\"corrected\"}") == 3);
+	assert_null(strstr(t, "error=\"uncorrected\""));
+	assert_int_equal(count_lines(t, "gputaskman_gpu_clock_throttle_reasons_info{gpu=\"0\",mask=\"0x0000000000010044\","
+					"reasons=\"sw_power_cap,hw_thermal_slowdown,other\"} 1"), 1);
+	assert_int_equal(count_lines(t, "gputaskman_gpu_clock_throttle_reasons_info{gpu=\"1\",mask=\"0x0000000000000000\",reasons=\"none\"} 1"), 1);
+	free(t);
+	snapshot_free(s);
+}
+
+static char *render_with(const struct gtm_snapshot *s, int max_processes, struct prom_memory *m)
+{
+	struct prom_opts opts = {.max_processes = max_processes, .version = "0.1.0", .os = "linux", .memory = m};
+	return render_opts(s, &opts, NULL);
+}
+
+/* Two processes at a cut of 1: the kept one keeps its series while the
+ * other is less than a quarter larger, and loses it once clearly behind. */
+static void test_hysteresis(void **state)
+{
+	(void)state;
+	struct prom_memory *m = prom_memory_new();
+	struct gtm_snapshot *s = snap_new();
+	snapshot_add_device(s);
+	add_use(add_proc(s, 10, "a", GTM_OWNER_LOCAL), 0, 1000ll << 20);
+	add_use(add_proc(s, 11, "b", GTM_OWNER_LOCAL), 0, 900ll << 20);
+	struct gtm_process *a = &s->processes[0], *b = &s->processes[1]; /* the array is grown no more */
+	const int64_t b_sizes[] = {1100, 950, 1200, 1240, 1300};
+	const char *kept[] = {"10", "10", "10", "10", "11"};
+	char *t = render_with(s, 1, m);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"10\""), 1);
+	free(t);
+	for (size_t i = 0; i < ARRAY_LEN(b_sizes); i++) {
+		char want[64];
+		b->uses[0].vram = gtm_u64_of((uint64_t)b_sizes[i] << 20, GTM_MEASURED);
+		t = render_with(s, 1, m);
+		snprintf(want, sizeof want, "gputaskman_process_info{pid=\"%s\"", kept[i]);
+		if (count_lines(t, want) != 1) {
+			fprintf(stderr, "step %zu (b %lld MiB): expected %s kept\n%s", i, (long long)b_sizes[i], kept[i], t);
+			fail();
+		}
+		assert_int_equal(count_lines(t, "gputaskman_process_info{"), 1);
+		free(t);
+	}
+	/* without memory (one render) the larger wins at once */
+	b->uses[0].vram = gtm_u64_of(1100ull << 20, GTM_MEASURED);
+	a->uses[0].vram = gtm_u64_of(1000ull << 20, GTM_MEASURED);
+	t = render(s, 1, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"11\""), 1);
+	free(t);
+	/* ranked per GPU: a small card's process is not folded because of a big card's */
+	snapshot_add_device(s);
+	add_use(add_proc(s, 12, "c", GTM_OWNER_LOCAL), 1, 1 << 20);
+	t = render(s, 1, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"12\""), 1);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{"), 2);
+	free(t);
+	snapshot_free(s);
+	prom_memory_free(m);
+}
+
+/* An exited owner the driver still lists is folded, never its own series:
+ * neither as '*x' nor, once the pairing is forgotten, as a new H: row. */
+static void test_exited_folded(void **state)
+{
+	(void)state;
+	struct prom_memory *m = prom_memory_new();
+	struct gtm_snapshot *s = snap_new();
+	snapshot_add_device(s);
+	struct gtm_process *p = add_proc(s, 300, "worker", GTM_OWNER_MATCHED);
+	p->host_pid = 4000300;
+	add_use(p, 0, 1 << 30)->source_pid = 4000300;
+	char *t = render_with(s, 32, m);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"300\""), 1);
+	free(t);
+	snapshot_free(s);
+	/* the local process exited; the driver still lists the host PID */
+	s = snap_new();
+	snapshot_add_device(s);
+	p = add_proc(s, 0, "worker", GTM_OWNER_EXITED);
+	p->exited_pid = 300;
+	p->host_pid = 4000300;
+	str_copy(p->label, "*x300", sizeof p->label);
+	add_use(p, 0, 1 << 30)->source_pid = 4000300;
+	t = render_with(s, 32, m);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{"), 0);
+	assert_true(value_of(t, "gputaskman_process_gpu_memory_bytes{gpu=\"0\",pid=\"other\"") == 1 << 30);
+	assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"0\"}") == 1);
+	free(t);
+	snapshot_free(s);
+	/* the pairing is forgotten: the same host PID as a host row, twice */
+	for (int round = 0; round < 2; round++) {
+		s = snap_new();
+		snapshot_add_device(s);
+		p = add_proc(s, 0, "", GTM_OWNER_HOST);
+		p->host_pid = 4000300;
+		str_copy(p->label, "H:4000300", sizeof p->label);
+		add_use(p, 0, 1 << 30)->source_pid = 4000300;
+		t = render_with(s, 32, m);
+		assert_null(strstr(t, "H:4000300"));
+		assert_true(value_of(t, "gputaskman_folded_processes{gpu=\"0\"}") == 1);
+		free(t);
+		snapshot_free(s);
+	}
+	/* the driver let it go for one collection: a host row seen afresh is its own */
+	s = snap_new();
+	snapshot_add_device(s);
+	t = render_with(s, 32, m);
+	free(t);
+	snapshot_free(s);
+	s = snap_new();
+	snapshot_add_device(s);
+	p = add_proc(s, 0, "", GTM_OWNER_HOST);
+	p->host_pid = 4000300;
+	str_copy(p->label, "H:4000300", sizeof p->label);
+	add_use(p, 0, 1 << 20)->source_pid = 4000300;
+	t = render_with(s, 32, m);
+	assert_int_equal(count_lines(t, "gputaskman_process_info{pid=\"H:4000300\""), 1);
+	free(t);
+	snapshot_free(s);
+	prom_memory_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +852,11 @@ int main(void)
 		cmocka_unit_test(test_nulls_omitted),
 		cmocka_unit_test(test_no_series_twice),
 		cmocka_unit_test(test_wsl_vm_parts),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_lost_gpu),
+		cmocka_unit_test(test_counters),
+		cmocka_unit_test(test_hysteresis),
+		cmocka_unit_test(test_exited_folded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
