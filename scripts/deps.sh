@@ -22,17 +22,18 @@ set -u
 dry=${GTM_DEPS_DRY_RUN:-}
 export DEBIAN_FRONTEND=noninteractive
 pkgs="meson ninja-build pkg-config gcc python3 libncurses-dev libcurl4-openssl-dev libjansson-dev libcmocka-dev libzstd-dev tmux"
-# serve: libmicrohttpd (headers to build, the library to run)
-pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12"
+# serve: libmicrohttpd (headers to build, the library to run) and zlib's
+# headers (its gzip replies load libz at run time)
+pkgs="$pkgs libmicrohttpd-dev libmicrohttpd12 zlib1g-dev"
 # the probes' HTTP: libevent's client, loaded at run time with our own
 # declarations (no headers); libcurl above is the fallback
 pkgs="$pkgs libevent-2.1-7"
 # make check's: Prometheus (promtool and a server the serve test starts) and
-# curl for that test; the Windows build (mingw-w64, Wine, and cmake, make and
+# curl for that test, python3-yaml for the DaemonSet manifest's test; the Windows build (mingw-w64, Wine, and cmake, make and
 # dpkg-dev's dpkg-source to build its libraries from Debian source packages;
 # zip and unzip for the zip); zsh and fish for the completions; mandoc to lint
 # the man page
-check="prometheus curl gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip zsh fish mandoc"
+check="prometheus curl python3-yaml gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-dev wine64 cmake make dpkg-dev zip unzip zsh fish mandoc"
 # make deb's and make dist-linux's: dpkg-buildpackage, dh, lintian, the
 # tarballs' cross compiler, their clean-root runner and qemu for the arm64 one
 release="dpkg-dev debhelper lintian bubblewrap gcc-aarch64-linux-gnu qemu-user-static"
