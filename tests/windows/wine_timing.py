@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from wine_proc import run_captured
+from wine_proc import run_captured, winpath
 from wine_screen import Screen
 
 gtm_exe = os.path.abspath(sys.argv[1])
@@ -41,10 +41,6 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     if not ok:
         failures.append(what)
-
-
-def winpath(p):
-    return "Z:" + p.replace("/", "\\")
 
 
 def taken_seconds(rec):
