@@ -1,6 +1,6 @@
 #!/bin/sh
 # make dist-windows's zip, made from this build and unzipped into a folder
-# outside the checkout: its checksum file verifies, it holds the exe, our
+# outside the checkout: made twice it is the same file, its checksum file verifies, it holds the exe, our
 # licence and those of what is linked in, the exe imports only DLLs every
 # Windows has (static: nothing beside it), and under Wine, run from that
 # folder, --version prints this version and --help the usage.
@@ -18,6 +18,10 @@ fail() {
 name=gputaskman-$version-windows-x64
 sh "$src/scripts/dist-windows.sh" "$build" "$version" "$tmp/out" >/dev/null || fail "dist-windows.sh failed"
 (cd "$tmp/out" && sha256sum -c --quiet "$name.zip.sha256") || fail "the .sha256 does not verify"
+# reproducible: made again from the same build a second later, the same bytes
+sleep 1
+sh "$src/scripts/dist-windows.sh" "$build" "$version" "$tmp/again" >/dev/null || fail "dist-windows.sh failed the second time"
+cmp "$tmp/out/$name.zip" "$tmp/again/$name.zip" || fail "the zip made twice from one build differs"
 mkdir "$tmp/unzipped"
 (cd "$tmp/unzipped" && unzip -q "$tmp/out/$name.zip") || fail "unzip failed"
 d=$tmp/unzipped/$name
