@@ -50,4 +50,14 @@ grep -q "^  exporter (serve): not built" "$tmp/version.txt" || fail "--version: 
 grep -q "^  HTTP (local API probes): winhttp.dll found" "$tmp/version.txt" || fail "--version: $(cat "$tmp/version.txt")"
 $wine ./gputaskman.exe --help >"$tmp/help.txt" 2>&1 || fail "--help failed: $(cat "$tmp/help.txt")"
 grep -q "gputaskman inspect PID" "$tmp/help.txt" || fail "--help printed no usage: $(head -5 "$tmp/help.txt")"
+# Windows's own terms: no command it does not build, no Linux variable or path
+for w in "gputaskman serve" GPUTASKMAN_ROOT ESCDELAY /proc /sys "H:<pid>" GPUTASKMAN_WSL_RUN; do
+	grep -qF -- "$w" "$tmp/help.txt" && fail "--help speaks Linux: '$w' in $(grep -F -- "$w" "$tmp/help.txt")"
+done
+$wine ./gputaskman.exe --once >"$tmp/once.txt" 2>&1 || true
+grep -q "not inspectable (other users' and protected processes need an administrator)" "$tmp/once.txt" ||
+	fail "--once: no Windows reason for what is not inspectable: $(grep inspectable "$tmp/once.txt")"
+for w in "need root" "H:PID" "outside this container"; do
+	grep -qF -- "$w" "$tmp/once.txt" && fail "--once speaks Linux: '$w'"
+done
 echo "ok: $name.zip ($(wc -c <"$tmp/out/$name.zip") bytes), unzipped to $d; imports: $imports; --version: $v"
