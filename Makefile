@@ -51,11 +51,16 @@ check: check-deps $(CHECK_BUILD)/build.ninja
 
 # The WSL2 helper (docs/wsl.md): the Windows build, when `make windows` made it,
 # goes beside the Linux binary, where gputaskman under WSL looks for it.
+# PREFIX is set on the build folder whatever it was built with, and ninja
+# runs again before the install: meson writes its install plan when it
+# regenerates, so `meson install --no-rebuild` right after `meson configure`
+# installed under the old prefix.
 install: build
 	meson configure $(BUILD) --prefix=$(PREFIX) >/dev/null
+	@ninja -C $(BUILD) >/dev/null
 	DESTDIR=$(DESTDIR) meson install -C $(BUILD) --no-rebuild --quiet
 	@if [ -f $(WIN_BUILD)/src/gputaskman.exe ]; then \
-		install -m 0755 $(WIN_BUILD)/src/gputaskman.exe $(DESTDIR)$(PREFIX)/bin/gputaskman.exe && \
+		install -D -m 0755 $(WIN_BUILD)/src/gputaskman.exe $(DESTDIR)$(PREFIX)/bin/gputaskman.exe && \
 		echo "installed the WSL2 helper $(PREFIX)/bin/gputaskman.exe"; \
 	else echo "no WSL2 helper installed: make windows builds it (mingw-w64)"; fi
 

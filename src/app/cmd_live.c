@@ -88,7 +88,12 @@ int cmd_live(const struct collector_opts *o, double interval_s, const char *reco
 
 int cmd_live_replay(struct rec_file *f, uint64_t start)
 {
-	struct tui_replay *r = tui_replay_new(f, start);
+	char why[128];
+	struct tui_replay *r = tui_replay_new(f, start, why, sizeof why);
+	if (!r) {
+		fprintf(stderr, "gputaskman: %s\n", why);
+		return 1;
+	}
 	/* the feed's collect waits for keys and playback itself: no refresh interval */
 	int rc = tui_live_run(tui_replay_feed(r), 0.001);
 

@@ -16,6 +16,7 @@
 #include "collect/collector.h"
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "platform/platform_time.h"
 #include "portable.h"
 
 #define RECORD_DEFAULT_PATH "gputaskman.rec"
@@ -119,14 +120,6 @@ static void on_stop(int sig)
 	stop_signal = sig;
 }
 
-/* Sleeps until started + interval on the monotonic clock, or a stop signal. */
-static void sleep_until(uint64_t deadline_ns)
-{
-	struct timespec ts = {(time_t)(deadline_ns / 1000000000ull), (long)(deadline_ns % 1000000000ull)};
-	while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 static int record_loop(const struct record_args *a, struct rec_writer *w, struct record_progress *progress)
 {
 	struct collector_opts co = {.gpu_filter = a->gpu, .no_probe = a->no_probe};
@@ -151,7 +144,7 @@ static int record_loop(const struct record_args *a, struct rec_writer *w, struct
 		if (next < now)
 			next = now; /* a slow refresh: the next one follows at once, none is made up */
 		if (!a->count || n + 1 < a->count)
-			sleep_until(next);
+			os_sleep_until(next, &stop_signal); /* started + interval, or a stop signal */
 	}
 	recorder_free(rec);
 	collector_free(c);

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform/platform_text.h"
+
 static const char usage_text[] =
 	"Usage: gputaskman [OPTIONS]\n"
 	"       gputaskman inspect MODEL.gguf [LLAMA-SERVER FLAGS...] [--json]\n"
@@ -13,8 +15,7 @@ static const char usage_text[] =
 	"       gputaskman diff BEFORE.json AFTER.json [--json] [--all] [--force]\n"
 	"       gputaskman record [-i SECONDS] [-o PATH] [--max-size SIZE]\n"
 	"       gputaskman replay PATH [--at TIME] [--json]\n"
-	"       gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
-	"                        [--record PATH]\n"
+	"%s"
 	"\n"
 	"What is inside your GPU: which process, runtime and model holds its memory.\n"
 	"Without options it starts the live view on a terminal, and prints one text\n"
@@ -43,27 +44,10 @@ static const char usage_text[] =
 	"\n"
 	"Readings are marked by where they come from: measured (driver or OS), reported\n"
 	"(a runtime's log or API), *matched / ?guessed owner, estimated (model header and\n"
-	"flags). N/A means unavailable, never zero. H:<pid> is a host process seen from a\n"
-	"container, W:<pid> a Windows process seen from WSL2.\n"
+	"flags). %s"
 	"\n"
 	"Environment:\n"
-	"  GPUTASKMAN_ROOT     read /proc, /sys, /dev and every file they name (models, logs,\n"
-	"                      stores, /etc/passwd) inside this folder, never outside it:\n"
-	"                      links are followed within it (replays captured trees);\n"
-	"                      a replay probes no local API (its ports are not this machine's)\n"
-	"  GPUTASKMAN_ROOT_PROBE=1  probe anyway (a tree copied from live local processes)\n"
-	"  GPUTASKMAN_THREADS  threads (1-4) that read /proc in a one-shot or first scan\n"
-	"                      (default: as many as the CPUs this process may use)\n"
-	"  GPUTASKMAN_PROBE_HTTP=libcurl  probe local APIs through libcurl (default: libevent's\n"
-	"                      HTTP client where it is installed, else libcurl)\n"
-	"  GPUTASKMAN_WSL_RUN  under WSL2, start the Windows helper as PROGRAM HELPER.exe ARGS\n"
-	"                      (Wine, or a replayer of recorded host lines) instead of through\n"
-	"                      interop; GPUTASKMAN_WSL_HELPER names the helper .exe (default:\n"
-	"                      gputaskman.exe beside this binary), GPUTASKMAN_WSL_CACHE the\n"
-	"                      Windows folder it is copied to (default /mnt/c/ProgramData/gputaskman)\n"
-	"  NO_COLOR            no colours in the live view\n"
-	"  ESCDELAY            milliseconds the live view waits to tell a lone Escape from a key\n"
-	"                      sequence (ncurses' variable; default 25)\n"
+	"%s"
 	"\n"
 	"Examples:\n"
 	"  gputaskman                       live view\n"
@@ -78,15 +62,16 @@ static const char usage_text[] =
 	"  gputaskman replay gpu.rec --json --at 03:12   what filled the card at 03:12\n"
 	"  gputaskman replay gpu.rec --at 03:10   the live view over it: Space plays, Left/Right step,\n"
 	"                                   n jumps to the next big VRAM change (replay --help)\n"
-	"  gputaskman serve                 Prometheus exporter on 127.0.0.1:19847/metrics\n"
+	"%s"
 	"\n"
 	"Exit status: 0 success, 1 a GPU source failed (the snapshot still printed),\n"
 	"2 bad command line or input. The live view restores the terminal on q, Ctrl-C (130),\n"
 	"SIGTERM/SIGHUP (then dies of the signal) and on a crash.\n";
 
+/* The text with this OS's words (platform/platform_text.h) in its %s slots. */
 void options_usage(FILE *out)
 {
-	fputs(usage_text, out);
+	fprintf(out, usage_text, platform_help_usage, platform_help_labels, platform_help_env, platform_help_examples);
 }
 
 static int parse_double(const char *s, double *out)

@@ -14,6 +14,7 @@
 #include "explain/explain.h"
 #include "identify/ident.h"
 #include "platform.h"
+#include "platform/platform_time.h"
 #include "sources/source.h"
 
 /* The platform's sources (platform.h), in the order their devices are listed
@@ -44,6 +45,7 @@ struct collector {
 	struct identify_ctx *identify;
 	struct explain_ctx *explain;
 	struct wsl_collect *wsl;  /* WSL2 only: the host stream and the matcher */
+	bool sampled_twice;       /* one-shot: the second sample for the loads was taken */
 };
 
 static void load_environ(void *arg, const struct gtm_process *p)
@@ -83,9 +85,12 @@ struct collector *collector_new(const struct collector_opts *o)
 }
 
 /* Sources are opened at their first refresh, once: a missing driver stays
- * missing for the life of the process, and its reason is kept. */
-static void sample_sources(struct collector *c, struct gtm_snapshot *snap)
+ * missing for the life of the process, and its reason is kept. Returns
+ * whether a source needs a second sample for its loads. */
+static bool sample_sources(struct collector *c, struct gtm_snapshot *snap)
 {
+	bool again = false;
+
 	struct gtm_source_opts so = {.one_shot = c->opts.one_shot, .scan_budget_ns = c->opts.budget_ns};
 
 	raw_uses_clear(&c->uses);
@@ -102,9 +107,39 @@ static void sample_sources(struct collector *c, struct gtm_snapshot *snap)
 			/* present, even when this refresh failed: its devices stay listed */
 			s->status.failed = s->ops->sample(s->priv, snap, &c->uses, &s->status) != 0;
 			s->status.available = true;
+			again |= !s->status.failed && s->ops->needs_second_sample && s->ops->needs_second_sample(s->priv);
 		}
 		*snapshot_add_source(snap, s->ops->name) = s->status;
 	}
+	return again;
+}
+
+static struct gtm_snapshot *collector_snapshot_new(const struct collector *c)
+{
+	struct gtm_snapshot *snap = snapshot_new();
+	str_copy(snap->hostname, c->hostname, sizeof snap->hostname);
+	snap->mode = c->mode;
+	return snap;
+}
+
+/* The sources' sample of a refresh. A one-shot run (--once, --json,
+ * inspect) has no earlier refresh to take engine loads against: when a
+ * source read such counters, they are read again GTM_SECOND_SAMPLE_NS
+ * later, once, into a fresh snapshot (the first one's readings are
+ * dropped, its time with them). The live view's next refresh is its second. */
+static struct gtm_snapshot *sample_snapshot(struct collector *c)
+{
+	static const volatile sig_atomic_t never;
+	struct gtm_snapshot *snap = collector_snapshot_new(c);
+
+	if (!sample_sources(c, snap) || !c->opts.one_shot || c->sampled_twice)
+		return snap;
+	c->sampled_twice = true;
+	snapshot_free(snap);
+	os_sleep_until(now_monotonic_ns() + GTM_SECOND_SAMPLE_NS, &never);
+	snap = collector_snapshot_new(c);
+	sample_sources(c, snap);
+	return snap;
 }
 
 /* Keeps only one device's rows when --gpu N was given. Device indexes stay
@@ -232,11 +267,8 @@ static bool needs_pairing(const struct collector *c, bool defer)
 
 struct gtm_snapshot *collector_refresh(struct collector *c)
 {
-	struct gtm_snapshot *snap = snapshot_new();
+	struct gtm_snapshot *snap = sample_snapshot(c);
 
-	str_copy(snap->hostname, c->hostname, sizeof snap->hostname);
-	snap->mode = c->mode;
-	sample_sources(c, snap);
 	if (c->opts.devices_only) {
 		devices_order(snap, &c->uses);
 		return snap;

@@ -27,10 +27,14 @@ static gtm_f64 *eng_slot(struct gtm_gpu_use *u, enum eng_field f)
 	return slots[f];
 }
 
-/* A process's load per kind: the busiest engine of the kind (platforms.md 1.3). */
+/* A process's load per kind: the busiest engine of the kind (platforms.md 1.3);
+ * its GPU load, the busiest engine of all, as Task Manager shows it and as
+ * every other row's gpu_pct is. */
 static void set_engines(struct gtm_gpu_use *u, const struct wsl_host_proc *p)
 {
-	for (int i = 0; i < p->n_eng; i++)
+	for (int i = 0; i < p->n_eng; i++) {
+		if (!gtm_f64_ok(u->busy_pct) || u->busy_pct.v < p->eng[i].pct)
+			u->busy_pct = gtm_f64_of(p->eng[i].pct, GTM_MEASURED);
 		for (size_t k = 0; k < ARRAY_LEN(eng_types); k++) {
 			if (!str_starts(p->eng[i].type, eng_types[k].prefix))
 				continue;
@@ -39,6 +43,7 @@ static void set_engines(struct gtm_gpu_use *u, const struct wsl_host_proc *p)
 				*s = gtm_f64_of(p->eng[i].pct, GTM_MEASURED);
 			break;
 		}
+	}
 }
 
 /* a + b, N/A when either is or the sum would wrap (a wrapped sum would read

@@ -142,7 +142,6 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t now_monotonic_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 uint64_t now_realtime_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d)

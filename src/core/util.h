@@ -36,6 +36,8 @@ void path_to_native(char *p);
  * OS's tests reach it; Windows's os_path_absolute (portable.h) is this. */
 bool path_is_dos_absolute(const char *s);
 
+/* The monotonic clock every deadline is on: defined by each OS folder beside
+ * its waits (platform/platform_time.h), so that the two agree. */
 uint64_t now_monotonic_ns(void);
 uint64_t now_realtime_ns(void);
 

@@ -31,6 +31,7 @@ struct drm_engine_state {
 	struct client_prev *slots;
 	size_t cap, n; /* open addressing, cap a power of two, n < cap/2 */
 	uint32_t gen;
+	size_t n_first; /* this refresh's clients with engines and no earlier sample */
 };
 
 static size_t hash_key(int dev, uint64_t id)
@@ -85,6 +86,7 @@ void drm_engine_state_free(struct drm_engine_state *s)
 void drm_engine_state_begin(struct drm_engine_state *s)
 {
 	s->gen++;
+	s->n_first = 0;
 }
 
 void drm_engine_state_end(struct drm_engine_state *s)
@@ -98,6 +100,11 @@ void drm_engine_state_end(struct drm_engine_state *s)
 size_t drm_engine_state_size(const struct drm_engine_state *s)
 {
 	return s->n;
+}
+
+size_t drm_engine_state_first_samples(const struct drm_engine_state *s)
+{
+	return s->n_first;
 }
 
 static double clamp_pct(double v)
@@ -201,6 +208,7 @@ bool drm_engine_update(struct drm_engine_state *s, int dev, uint64_t client_id, 
 		s->n++;
 		for (int i = 0; i < fi->n_engines && c->n < DRM_FDINFO_MAX_ENGINES; i++)
 			engine_store(&c->e[c->n++], &fi->engines[i]);
+		s->n_first += fi->n_engines > 0;
 		return false;
 	}
 	if (c->gen == s->gen) {

@@ -29,5 +29,8 @@ bool drm_engine_update(struct drm_engine_state *s, int dev, uint64_t client_id, 
 		       const struct drm_fdinfo *fi, struct drm_engine_pct out[DRM_FDINFO_MAX_ENGINES]);
 /* Clients remembered (tests, benchmarks). */
 size_t drm_engine_state_size(const struct drm_engine_state *s);
+/* Clients of this refresh (since begin) with engine counters and no earlier
+ * sample: their loads are N/A until the next refresh. */
+size_t drm_engine_state_first_samples(const struct drm_engine_state *s);
 
 #endif

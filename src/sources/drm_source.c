@@ -285,9 +285,16 @@ static int drm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses
 	return 0;
 }
 
+static bool drm_needs_second_sample(void *priv)
+{
+	const struct drm_source *s = priv;
+	return drm_engine_state_first_samples(s->engines) > 0;
+}
+
 const struct gtm_source_ops drm_source_ops = {
 	.name = "drm",
 	.open = drm_open,
 	.sample = drm_sample,
 	.close = drm_close,
+	.needs_second_sample = drm_needs_second_sample,
 };

@@ -45,6 +45,17 @@ struct gtm_source_ops {
 	int (*sample)(void *priv, struct gtm_snapshot *snap, struct gtm_raw_uses *uses,
 		      struct gtm_source_status *st);
 	void (*close)(void *priv);
+	/* Optional (NULL: never). Whether the last sample read cumulative
+	 * counters with no earlier sample to take a rate against (DRM's engine
+	 * times, PDH's Running Time), so their loads are N/A: a one-shot run
+	 * (--once, --json, inspect) then samples once more after
+	 * GTM_SECOND_SAMPLE_NS, as Task Manager's first sample does. */
+	bool (*needs_second_sample)(void *priv);
 };
+
+/* The wait before a one-shot run's second sample, the loads' window: long
+ * enough for a load to mean something beside Windows's 15.6 ms timer tick,
+ * short enough for a script (at most 1 s). */
+#define GTM_SECOND_SAMPLE_NS (500ull * 1000000ull)
 
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/format.h"
+#include "platform/platform_text.h"
 #include "portable.h"
 #include "views/diff.h"
 
@@ -80,7 +81,7 @@ static void print_devices(FILE *out, const struct diff_result *r)
 		if (any_known(&row->reserved))
 			line3(out, "  ", "driver reserved", &row->reserved);
 		if (any_known(&row->shared_used))
-			line3(out, "  ", "shared used (GTT)", &row->shared_used);
+			line3(out, "  ", "shared used", &row->shared_used);
 		if (row->total.known && row->total.delta != 0)
 			line3(out, "  ", "memory total", &row->total);
 		count_line(out, "processes listed", &row->processes_listed);
@@ -122,8 +123,10 @@ static void print_uses(FILE *out, const struct diff_proc_row *row)
 		snprintf(what, sizeof what, "VRAM on GPU %d", u->index_a >= 0 ? u->index_a : u->index_b);
 		line3(out, "    ", what, &u->vram);
 	}
-	if (any_known(&row->spill_total))
-		line3(out, "    ", "spill (GTT, system RAM)", &row->spill_total);
+	if (any_known(&row->spill_total)) {
+		snprintf(what, sizeof what, "spill (%s)", platform_spill_pool);
+		line3(out, "    ", what, &row->spill_total);
+	}
 	if (any_known(&row->paged_total))
 		line3(out, "    ", "paged", &row->paged_total);
 }

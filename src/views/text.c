@@ -9,6 +9,7 @@
 
 #include "views/ident_text.h"
 #include "views/explain_text.h"
+#include "platform/platform_text.h"
 
 /* Room for an escaped driver, /proc or log string (see fmt_safe). */
 #define SAFE_N 512
@@ -154,8 +155,9 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	if (s->procs_unlisted)
 		fprintf(out, "\nprocesses seen N/A: /proc could not be listed");
 	else
-		fprintf(out, "\n%d process%s seen, %d not inspectable (other users' processes need root)%s",
+		fprintf(out, "\n%d process%s seen, %d not inspectable (%s)%s",
 			s->n_procs_total, s->n_procs_total == 1 ? "" : "es", s->n_procs_uninspectable,
+			platform_uninspectable_why,
 			s->partial_scan ? ", scan cut short (partial)" : "");
 	/* the scan gives no row to a process no view lists (but with --all) */
 	if (!s->procs_unlisted && s->n_procs_total > local)
@@ -163,8 +165,8 @@ void text_print_snapshot(FILE *out, const struct gtm_snapshot *s, bool all)
 	if (hidden)
 		fprintf(out, "; %d without GPU use not listed (--all lists them)", hidden);
 	fprintf(out, ".\nMarks: *PID owner matched, ?PID owner guessed, *xPID/?xPID that owner exited while the"
-		     " driver still lists it, H:PID host process outside this container; C compute, G graphics;"
-		     " N/A unavailable, never 0.\n");
+		     " driver still lists it%s; C compute, G graphics; N/A unavailable, never 0.\n",
+		platform_outside_marks);
 	if (s->mode == GTM_MODE_WSL)
 		fprintf(out, "WSL2: W:PID a Windows process (the WSL VM's row, vmwp.exe, holds every Linux context;"
 			     " */? rows are its contexts matched to processes here and are not added to it again).\n");

@@ -45,7 +45,7 @@ import sys
 import tempfile
 import time
 
-from wine_proc import run_captured
+from wine_proc import run_captured, winpath
 from wine_screen import Screen
 from wine_snap import near, row, stop, use_on
 
@@ -74,10 +74,6 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     if not ok:
         failures.append(what)
-
-
-def winpath(p):
-    return "Z:" + p.replace("/", "\\")
 
 
 def env():

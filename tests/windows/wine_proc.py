@@ -31,3 +31,8 @@ def run_captured(cmd, env=None, cwd=None, timeout=60, input=None):
         out.seek(0)
         err.seek(0)
         return subprocess.CompletedProcess(cmd, rc, out.read(), err.read())
+
+
+def winpath(p):
+    """A Linux path as Wine's Z: drive names it."""
+    return "Z:" + p.replace("/", "\\")

@@ -15,6 +15,8 @@ collects. Cases:
     spill and estimated paged from PDH; dwm.exe's shared surfaces making the
     rows add up past the adapter's use; a bad CStatus (N/A, never 0);
     instances appearing while the arrays are read (PDH_MORE_DATA);
+  - --json and --once: a second collect half a second later when GPU Engine
+    instances are listed (the loads measured over it), one collect otherwise;
   - the live refresh (gputaskman record, three collects): Running Time
     deltas per engine type, Task Manager's device load, an engine instance
     appearing (N/A), one vanishing and coming back (starts over), a bad
@@ -147,7 +149,7 @@ def case_snapshot(llama, dwm, csrss, model):
     check(n["memory"]["total_bytes"] is None, "no DXGI: total N/A, not 0")
     check(i["memory"]["used_bytes"] == 300 * MIB, "an adapter without Local Adapter Memory: Dedicated Usage")
     check(any("LUID" in x for x in snap["notes"]), f"the fallback is noted ({snap['notes']})")
-    check(n["utilization"]["gpu_pct"] is None, "one collect: device load N/A")
+    check(n["utilization"]["gpu_pct"] == 0, "two collects: device load measured, 0 %")
     retries = [l for l in log_lines() if "Local Usage bytes=" in l and "0x800007D2" in l]
     check(len(retries) >= 3 and any("Local Usage" in l and "0x00000000" in l for l in log_lines()),
           "PDH_MORE_DATA: the reader grew its buffer and read again")
@@ -157,8 +159,9 @@ def case_snapshot(llama, dwm, csrss, model):
           f"stand-in: VRAM = Local Usage, spill = Non Local Usage ({u})")
     check(u is not None and u["paged_bytes"] == 256 * MIB and u["paged_provenance"] == "estimated",
           "stand-in: paged = Committed - Local - Non Local, estimated")
-    check(u is not None and u["gpu_pct"] is None and engine(u, "3D") and engine(u, "3D")["busy_pct"] is None,
-          "stand-in: engines N/A after one sample")
+    # --json collects twice for the Running Time (case_one_shot): still counters, a measured 0
+    check(u is not None and u["gpu_pct"] == 0 and engine(u, "3D") and engine(u, "3D")["busy_pct"] == 0,
+          f"stand-in: engines measured over --json's two collects, 0 % ({u})")
     rts = {r["id"] for r in (p or {}).get("runtimes", [])}
     models = [m for m in (p or {}).get("models", []) if (m.get("path") or "").lower() == model.lower()]
     check("ggml-cuda" in rts and models and "mapped" in models[0]["evidence"],
@@ -373,6 +376,46 @@ def case_more_data_forever(llama):
     check(src["failed"] and "0x800007D2" in src["message"], f"endless PDH_MORE_DATA: the source fails ({src})")
 
 
+def case_one_shot(llama):
+    """--json and --once have no earlier refresh for the Running Time deltas:
+    with GPU Engine instances listed they collect a second time, after
+    half a second (released here by the double's gate, the second collect
+    0.5 s later on the double's clock, the 3D engine 0.25 s busier: 50 %);
+    without one they collect once."""
+    gate = os.path.join(tmp, "gate")
+    base = adapters() + [mem(llama, LUID_N, "Local Usage", GIB)]
+    for args, what in ((["--json"], "--json"), (["--once"], "--once")):
+        write_scenario([["gate", gate], ["time", 100 * SEC], eng(llama, LUID_N, 0, "3D", 0)] + base)
+        open(pdh_log, "w").close()
+        open(gate, "w").close()
+        out = os.path.join(tmp, "one-shot.out")
+        with open(out, "wb") as f:
+            r = subprocess.Popen(["sh", wine_run, os.path.join(tmp, "gputaskman.exe")] + args, env=env(),
+                                 stdout=f, stderr=subprocess.DEVNULL, start_new_session=True)
+            children.append(r)
+            check(wait_collects(1) is not None, f"{what}: the first collect")
+            write_scenario([["gate", gate], ["time", 100 * SEC + SEC // 2], eng(llama, LUID_N, 0, "3D", SEC // 4)]
+                           + base)
+            open(gate, "w").close()
+            rc = r.wait(timeout=60)
+        collects = sum(l.startswith("collect items") for l in log_lines())
+        check(rc == 0 and collects == 2, f"{what}: engine counters listed: two collects (exit {rc}, {collects})")
+        text = open(out, "rb").read().decode("utf-8", errors="replace")
+        if args == ["--json"]:
+            snap = json.loads(text)
+            u = use_on(proc(snap, llama), device(snap, LUID_N)["index"])
+            check(u is not None and engine(u, "3D") and near(engine(u, "3D")["busy_pct"], 50.0),
+                  f"--json: the stand-in's 3D load over the two collects, 50 % ({u})")
+            check(near(device(snap, LUID_N)["utilization"]["gpu_pct"], 50.0), "--json: the adapter's load, 50 %")
+        else:
+            check(re.search(r"\b50(\.0)?%", text) is not None, f"--once: the 50 % load is shown ({text[-800:]})")
+    write_scenario(base)
+    open(pdh_log, "w").close()
+    snapshot()
+    collects = sum(l.startswith("collect items") for l in log_lines())
+    check(collects == 1, f"no GPU Engine instance: one collect ({collects})")
+
+
 def start_llama(folder):
     """A stand-in llama-server.exe mapping folder/tiny.gguf; its PID, from --json --all."""
     mark = f"gtm-wddm-{os.getpid()}-{len(children)}"
@@ -410,6 +453,7 @@ def main():
     case_snapshot(start_llama(folder), dwm, csrss, model)
     case_live(start_llama(folder), dwm)
     case_started_after_collect(start_llama(folder))
+    case_one_shot(start_llama(folder))
     case_tui(start_llama(folder), dwm, csrss)
     llama = start_llama(folder)
     case_fallback(llama)

@@ -61,8 +61,8 @@ int os_lock_exclusive(int fd);
  * the caller goes on with the file it had. */
 int os_rename_replace(const char *from, const char *to, int *to_fd);
 /* Calls stop for Ctrl+C, Ctrl+Break and SIGTERM (the C runtime's signal:
- * the console runs it on a thread of its own, so a sleep is not cut short
- * and the recorder stops at the end of its interval). */
+ * the console runs it on a thread of its own, so a sleep is not cut short:
+ * os_sleep_until, platform_time.h, looks at the flag every 100 ms). */
 void os_catch_stop_signals(void (*stop)(int));
 /* Text written to a stream in memory (src/platform/linux/portable.h): here
  * a temporary file, deleted when closed, read back by os_memstream_close. */

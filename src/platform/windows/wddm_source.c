@@ -178,6 +178,7 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	char why[200];
 
 	s->n_starts = 0;
+	s->n_collects++;
 	wddm_mark_collect(s);
 	if (pdh_reader_collect(s->pdh, why, sizeof why) != 0) {
 		snprintf(st->message, sizeof st->message, "PDH: %s", why);
@@ -201,9 +202,18 @@ static int wddm_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_use
 	return 0;
 }
 
+/* After the first collect, when PDH lists GPU Engine instances: their
+ * Running Time is cumulative, a load needs the next collect. */
+static bool wddm_needs_second_sample(void *priv)
+{
+	struct wddm_source *s = priv;
+	return s->n_collects == 1 && pdh_reader_items(s->pdh, PDH_ENGINE_RUNNING)->n > 0;
+}
+
 const struct gtm_source_ops wddm_source_ops = {
 	.name = "wddm",
 	.open = wddm_open,
 	.sample = wddm_sample,
 	.close = wddm_close,
+	.needs_second_sample = wddm_needs_second_sample,
 };

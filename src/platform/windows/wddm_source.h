@@ -61,6 +61,7 @@ struct wddm_source {
 	struct wddm_held *held, *held_next; /* by pid, the last refresh's and this one's */
 	size_t n_held, n_held_next, cap_held, cap_held_next;
 	uint64_t collect_ticks;        /* the system time (FILETIME ticks) just before the last collect */
+	unsigned n_collects;           /* collects tried: a first one's engine loads are N/A */
 	struct wddm_use_key *keys;     /* scratch: (process, adapter) pairs of a refresh */
 	size_t cap_keys;
 };

@@ -308,7 +308,7 @@ static bool is_wsl(const struct gtm_snapshot *s, const struct gtm_process *p) { 
 static bool no_gpu(const struct gtm_snapshot *s, const struct gtm_process *p) { (void)s; return p->n_uses == 0; }
 
 static const struct note_rule note_rules[] = {
-	{has_spill, "Spill is GPU-accessible system RAM (GTT) the process holds: the GPU reaches it over PCIe, "
+	{has_spill, "Spill is GPU-accessible system RAM (Linux's GTT, Windows's shared GPU memory) the process holds: the GPU reaches it over PCIe, "
 		    "much slower than VRAM. Growing spill usually means VRAM is full."},
 	{has_paged, "Paged is demand-paged (unified) memory the driver moves between system RAM and the GPU."},
 	{has_paged_estimate, "Paged (Windows, estimated): what the process committed on the GPU that is resident in "

@@ -1,23 +1,21 @@
 #include "views/tui/tui_live.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/parallel.h"
 #include "core/util.h"
+#include "platform/platform_time.h"
 #include "views/tui/term.h"
 #include "views/tui/tui_view.h"
 
-/* What the two threads share, under mu; the collection thread wakes the UI
- * with term_wake when a snapshot is ready. */
+/* What the two threads share, under mon's lock; the collection thread wakes
+ * the UI with term_wake when a snapshot is ready. */
 struct live {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	struct os_monitor *mon;
 	struct gtm_snapshot *pending; /* finished, not yet taken by the UI */
 	bool paused, quit, done;
 	bool all, all_changed;        /* the `a` key, for the feed's next refresh */
@@ -25,27 +23,19 @@ struct live {
 	uint64_t interval_ns;
 };
 
-static void deadline_after(struct timespec *ts, uint64_t from_ns, uint64_t delta_ns)
-{
-	uint64_t t = from_ns + delta_ns;
-	ts->tv_sec = (time_t)(t / 1000000000ull);
-	ts->tv_nsec = (long)(t % 1000000000ull);
-}
-
 /* Sleeps until the next refresh is due, the user resumes, or quit. Called
- * with mu held. */
+ * with the lock held. */
 static void wait_next(struct live *l, uint64_t started_ns)
 {
-	struct timespec ts;
-	deadline_after(&ts, started_ns, l->interval_ns);
+	uint64_t deadline = started_ns + l->interval_ns;
 	while (!l->quit && !(l->all_changed && !l->paused)) { /* `a`: refresh at once */
 		if (l->paused) {
-			pthread_cond_wait(&l->cv, &l->mu);
+			os_monitor_wait_until(l->mon, OS_WAIT_FOREVER);
 			if (!l->paused)
 				return; /* resumed: refresh at once */
 			continue;
 		}
-		if (pthread_cond_timedwait(&l->cv, &l->mu, &ts) == ETIMEDOUT)
+		if (os_monitor_wait_until(l->mon, deadline))
 			return;
 	}
 }
@@ -55,18 +45,18 @@ static void *collect_main(void *arg)
 	struct live *l = arg;
 	void *h = l->feed->open(l->feed->arg);
 
-	pthread_mutex_lock(&l->mu);
+	os_monitor_lock(l->mon);
 	while (!l->quit) {
 		uint64_t started = now_monotonic_ns();
 		if (!l->paused) {
 			struct gtm_snapshot *s, *old = NULL;
 			bool all = l->all, all_changed = l->all_changed;
 			l->all_changed = false;
-			pthread_mutex_unlock(&l->mu);
+			os_monitor_unlock(l->mon);
 			if (all_changed && l->feed->set_all)
 				l->feed->set_all(h, all);
 			s = l->feed->collect(h);
-			pthread_mutex_lock(&l->mu);
+			os_monitor_lock(l->mon);
 			/* A snapshot finished after p was pressed is dropped: values freeze.
 			 * A steered feed (replay) may have nothing new. */
 			if (!s) {
@@ -77,40 +67,34 @@ static void *collect_main(void *arg)
 				l->pending = s;
 				term_wake();
 			}
-			pthread_mutex_unlock(&l->mu);
+			os_monitor_unlock(l->mon);
 			snapshot_free(old);
-			pthread_mutex_lock(&l->mu);
+			os_monitor_lock(l->mon);
 		}
 		wait_next(l, started);
 	}
-	pthread_mutex_unlock(&l->mu);
+	os_monitor_unlock(l->mon);
 	l->feed->close(h);
-	pthread_mutex_lock(&l->mu);
+	os_monitor_lock(l->mon);
 	l->done = true;
-	pthread_cond_broadcast(&l->cv);
-	pthread_mutex_unlock(&l->mu);
+	os_monitor_wake(l->mon);
+	os_monitor_unlock(l->mon);
 	return NULL;
 }
 
-static void live_init(struct live *l, const struct tui_feed *feed, double interval_s)
+static bool live_init(struct live *l, const struct tui_feed *feed, double interval_s, char *why, size_t cap)
 {
-	pthread_condattr_t ca;
-
 	memset(l, 0, sizeof *l);
 	l->feed = feed;
 	l->interval_ns = (uint64_t)(interval_s * 1e9);
-	pthread_mutex_init(&l->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&l->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	l->mon = os_monitor_new(why, cap);
+	return l->mon != NULL;
 }
 
 static void live_destroy(struct live *l)
 {
 	snapshot_free(l->pending);
-	pthread_cond_destroy(&l->cv);
-	pthread_mutex_destroy(&l->mu);
+	os_monitor_free(l->mon);
 	term_close();
 }
 
@@ -118,17 +102,16 @@ static void live_destroy(struct live *l)
  * seconds, then the process leaves without it. Returns whether it joined. */
 static bool stop_collector(struct live *l, pthread_t t)
 {
-	struct timespec ts;
+	uint64_t deadline = now_monotonic_ns() + 3000000000ull;
 	bool done;
 
-	pthread_mutex_lock(&l->mu);
+	os_monitor_lock(l->mon);
 	l->quit = true;
-	pthread_cond_broadcast(&l->cv);
-	deadline_after(&ts, now_monotonic_ns(), 3000000000ull);
-	while (!l->done && pthread_cond_timedwait(&l->cv, &l->mu, &ts) != ETIMEDOUT)
+	os_monitor_wake(l->mon);
+	while (!l->done && !os_monitor_wait_until(l->mon, deadline))
 		;
 	done = l->done;
-	pthread_mutex_unlock(&l->mu);
+	os_monitor_unlock(l->mon);
 	if (done)
 		pthread_join(t, NULL);
 	else
@@ -150,12 +133,12 @@ static int read_keys(struct live *l, struct tui_view *v)
 		if (ev.mouse < 0 && a < 0)
 			a = tui_view_key(v, ev.key);
 		if ((a & TUI_ACT_PAUSE) || v->st.all != l->all) {
-			pthread_mutex_lock(&l->mu);
+			os_monitor_lock(l->mon);
 			l->paused = v->st.paused;
 			l->all_changed |= v->st.all != l->all;
 			l->all = v->st.all;
-			pthread_cond_broadcast(&l->cv);
-			pthread_mutex_unlock(&l->mu);
+			os_monitor_wake(l->mon);
+			os_monitor_unlock(l->mon);
 		}
 		acts |= a;
 		if (a & TUI_ACT_QUIT)
@@ -169,10 +152,10 @@ static bool take_snapshot(struct live *l, struct tui_view *v)
 {
 	struct gtm_snapshot *s;
 
-	pthread_mutex_lock(&l->mu);
+	os_monitor_lock(l->mon);
 	s = l->pending;
 	l->pending = NULL;
-	pthread_mutex_unlock(&l->mu);
+	os_monitor_unlock(l->mon);
 	if (!s || v->st.paused) {
 		snapshot_free(s);
 		return false;
@@ -224,7 +207,11 @@ int tui_live_run(const struct tui_feed *feed, double interval_s)
 		fprintf(stderr, "gputaskman: %s\n", why);
 		return 1;
 	}
-	live_init(&l, feed, interval_s > 0 ? interval_s : 1.0);
+	if (!live_init(&l, feed, interval_s > 0 ? interval_s : 1.0, why, sizeof why)) {
+		fprintf(stderr, "gputaskman: %s\n", why);
+		term_close();
+		return 1;
+	}
 	if (term_thread_start(&t, collect_main, &l) != 0) {
 		fprintf(stderr, "gputaskman: cannot start the collection thread\n");
 		live_destroy(&l);

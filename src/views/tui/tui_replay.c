@@ -1,13 +1,11 @@
 #include "views/tui/tui_replay.h"
 
-#include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/util.h"
+#include "platform/platform_time.h"
 #include "record/rec_seek.h"
 #include "record/rec_time.h"
 #include "snapread/snap_model.h"
@@ -50,8 +48,7 @@ struct tui_replay {
 	struct tui_feed_ctl ctl;
 	struct rec_file *file;
 
-	pthread_mutex_t mu;          /* guards everything below up to the collection thread's part */
-	pthread_cond_t cv;
+	struct os_monitor *mon;      /* guards everything below up to the collection thread's part */
 	struct op ops[MAX_OPS];
 	int n_ops;
 	bool playing;
@@ -219,19 +216,15 @@ static struct gtm_snapshot *replay_collect(void *handle)
 	struct tui_replay *r = handle;
 	struct op ops[MAX_OPS];
 	struct delivery d;
-	struct timespec ts;
 	int n_ops;
 	uint64_t now = now_monotonic_ns(), target = r->pos;
 	char err[256];
 
 	memset(&d, 0, sizeof d);
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	if (!r->n_ops && !(r->playing && now - r->last_step_ns >= step_ns(r->speed))) {
 		uint64_t wait = r->playing ? step_ns(r->speed) - (now - r->last_step_ns) : 100000000ull;
-		uint64_t until = now + (wait < 100000000ull ? wait : 100000000ull);
-		ts.tv_sec = (time_t)(until / 1000000000ull);
-		ts.tv_nsec = (long)(until % 1000000000ull);
-		pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+		os_monitor_wait_until(r->mon, now + (wait < 100000000ull ? wait : 100000000ull));
 		now = now_monotonic_ns();
 	}
 	n_ops = r->n_ops;
@@ -247,10 +240,10 @@ static struct gtm_snapshot *replay_collect(void *handle)
 			str_copy(d.status, "end of the recording", sizeof d.status);
 		}
 	} else if (!n_ops) {
-		pthread_mutex_unlock(&r->mu);
+		os_monitor_unlock(r->mon);
 		return NULL;
 	}
-	pthread_mutex_unlock(&r->mu);
+	os_monitor_unlock(r->mon);
 
 	for (int i = 0; i < n_ops; i++)
 		target = apply_op(r, target, &ops[i], d.status, sizeof d.status);
@@ -269,14 +262,14 @@ static struct gtm_snapshot *replay_collect(void *handle)
 	d.taken_s = d.snap->taken_at_ns ? (int64_t)(d.snap->taken_at_ns / 1000000000ull) : taken_of(r, target);
 	build_history(r, target, &d.hist);
 
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	if (r->n_del == N_DELIVERIES) {
 		tui_history_free(&r->del[0].hist);
 		memmove(&r->del[0], &r->del[1], sizeof r->del[0] * (N_DELIVERIES - 1));
 		r->n_del--;
 	}
 	r->del[r->n_del++] = d;
-	pthread_mutex_unlock(&r->mu);
+	os_monitor_unlock(r->mon);
 	return d.snap;
 }
 
@@ -288,10 +281,10 @@ static void cursor_text(struct tui_replay *r, struct tui_view *v)
 	bool playing;
 	int speed;
 
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	playing = r->playing;
 	speed = r->speed;
-	pthread_mutex_unlock(&r->mu);
+	os_monitor_unlock(r->mon);
 	rec_time_format(at, sizeof at, r->ui_taken_s);
 	if (r->prompting)
 		snprintf(v->cursor, sizeof v->cursor, "REPLAY go to: %s_  (ISO 8601 or HH:MM[:SS]; Enter, Escape)", r->prompt);
@@ -303,11 +296,11 @@ static void cursor_text(struct tui_replay *r, struct tui_view *v)
 
 static void post(struct tui_replay *r, enum op_kind kind, int64_t arg)
 {
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	if (r->n_ops < MAX_OPS)
 		r->ops[r->n_ops++] = (struct op){kind, arg};
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
+	os_monitor_wake(r->mon);
+	os_monitor_unlock(r->mon);
 }
 
 static void prompt_done(struct tui_replay *r)
@@ -343,11 +336,11 @@ static int prompt_key(struct tui_replay *r, int key)
 
 static void set_speed(struct tui_replay *r, int delta)
 {
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	r->speed += delta;
 	r->speed = r->speed < 0 ? 0 : r->speed >= N_SPEEDS ? N_SPEEDS - 1 : r->speed;
-	pthread_cond_broadcast(&r->cv);
-	pthread_mutex_unlock(&r->mu);
+	os_monitor_wake(r->mon);
+	os_monitor_unlock(r->mon);
 }
 
 static int replay_key(void *ctx, struct tui_view *v, int key)
@@ -361,11 +354,11 @@ static int replay_key(void *ctx, struct tui_view *v, int key)
 	} else {
 		switch (key) {
 		case ' ': case 'p':
-			pthread_mutex_lock(&r->mu);
+			os_monitor_lock(r->mon);
 			r->playing = !r->playing;
 			r->last_step_ns = now_monotonic_ns();
-			pthread_cond_broadcast(&r->cv);
-			pthread_mutex_unlock(&r->mu);
+			os_monitor_wake(r->mon);
+			os_monitor_unlock(r->mon);
 			break;
 		case TUI_KEY_LEFT: post(r, OP_STEP, -1); break;
 		case TUI_KEY_RIGHT: post(r, OP_STEP, 1); break;
@@ -391,7 +384,7 @@ static void replay_take(void *ctx, struct tui_view *v, struct gtm_snapshot *s)
 	struct tui_replay *r = ctx;
 	int found = -1;
 
-	pthread_mutex_lock(&r->mu);
+	os_monitor_lock(r->mon);
 	/* newest first: an address reused after a free is the newer snapshot's */
 	for (int i = r->n_del - 1; i >= 0 && found < 0; i--)
 		if (r->del[i].snap == s)
@@ -402,31 +395,30 @@ static void replay_take(void *ctx, struct tui_view *v, struct gtm_snapshot *s)
 			tui_history_free(&r->del[i].hist);
 		memmove(&r->del[0], &r->del[found + 1], sizeof r->del[0] * (size_t)(r->n_del - found - 1));
 		r->n_del -= found + 1;
-		pthread_mutex_unlock(&r->mu);
+		os_monitor_unlock(r->mon);
 		tui_history_free(&v->hist);
 		v->hist = d.hist;
 		r->ui_ord = d.ord;
 		r->ui_taken_s = d.taken_s;
 		str_copy(r->ui_status, d.status, sizeof r->ui_status);
 	} else {
-		pthread_mutex_unlock(&r->mu);
+		os_monitor_unlock(r->mon);
 	}
 	tui_view_take(v, s);
 	cursor_text(r, v);
 }
 
-struct tui_replay *tui_replay_new(struct rec_file *f, uint64_t start)
+struct tui_replay *tui_replay_new(struct rec_file *f, uint64_t start, char *why, size_t cap)
 {
 	struct tui_replay *r = xcalloc(1, sizeof *r);
-	pthread_condattr_t ca;
 
+	r->mon = os_monitor_new(why, cap);
+	if (!r->mon) {
+		free(r);
+		return NULL;
+	}
 	r->file = f;
 	rec_cursor_init(&r->cur, f);
-	pthread_mutex_init(&r->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&r->cv, &ca);
-	pthread_condattr_destroy(&ca);
 	r->speed = TUI_REPLAY_SPEED_1X;
 	r->pos = start < r->cur.n ? start : r->cur.n ? r->cur.n - 1 : 0;
 	r->ops[r->n_ops++] = (struct op){OP_STEP, 0};
@@ -446,8 +438,7 @@ void tui_replay_free(struct tui_replay *r)
 	for (size_t i = 0; i < HIST_CACHE; i++)
 		snapshot_free(r->cache[i].devs);
 	rec_cursor_free(&r->cur);
-	pthread_cond_destroy(&r->cv);
-	pthread_mutex_destroy(&r->mu);
+	os_monitor_free(r->mon);
 	free(r);
 }
 

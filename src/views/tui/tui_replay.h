@@ -17,8 +17,9 @@
 
 struct tui_replay;
 
-/* A replay of f (kept open by the caller) starting at snapshot `start`. */
-struct tui_replay *tui_replay_new(struct rec_file *f, uint64_t start);
+/* A replay of f (kept open by the caller) starting at snapshot `start`;
+ * NULL, with why filled, when the OS gives no lock to wait on. */
+struct tui_replay *tui_replay_new(struct rec_file *f, uint64_t start, char *why, size_t cap);
 void tui_replay_free(struct tui_replay *r);
 /* The feed to hand tui_live_run; valid while r lives. */
 const struct tui_feed *tui_replay_feed(struct tui_replay *r);

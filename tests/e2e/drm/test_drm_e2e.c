@@ -350,6 +350,34 @@ static void review_cases(const char *bin)
 
 /* An NVIDIA GPU that NVML (the fake library) and nvidia-drm both show, beside
  * an AMD card: listed once, from NVML, first. */
+/* --json has no earlier refresh to take engine loads against: with a
+ * client whose engine times are cumulative it samples again after a short
+ * wait, so the loads are measured (0 %: the fixture's counters stand still)
+ * where one sample could only say N/A. */
+static void one_shot_second_sample(const char *bin)
+{
+	char *root = tu_tempdir();
+	const char *igpu = "0000:00:02.0";
+
+	dt_device(root, 0, 128, igpu, "i915", 0x8086, 0xa780);
+	dt_proc(root, 400, 40, "glxgears");
+	dt_fd(root, 400, 5, "/dev/dri/renderD128",
+	      "drm-driver:\ti915\ndrm-pdev:\t0000:00:02.0\ndrm-client-id:\t9\n"
+	      "drm-engine-render:\t5000000 ns\ndrm-engine-video:\t0 ns\n");
+	json_t *j = run_json(bin, root, "--json --no-probe");
+	json_t *u = use_of(j, 400, 0);
+	json_t *g = u ? json_object_get(u, "graphics_pct") : NULL;
+	tu_check(json_is_number(g) && json_number_value(g) == 0,
+	      "one shot: a second sample measures the client's render load (0 %%), not null");
+	g = json_object_get(json_object_get(gpu_at(j, 0), "utilization"), "gpu_pct");
+	tu_check(json_is_number(g) && json_number_value(g) == 0, "one shot: the iGPU's load measured (0 %%), not null");
+	if (tu_failures())
+		json_dumpf(j, stderr, JSON_INDENT(1));
+	json_decref(j);
+	tu_rmrf(root);
+	free(root);
+}
+
 static void nvidia_beside_amd(const char *bin, const char *fake_nvml_dir)
 {
 	char *root = tu_tempdir(), scen[4096], env[8192];
@@ -389,6 +417,7 @@ int main(int argc, char **argv)
 	}
 	/* needs no capture: runs before the cases that skip without them */
 	review_cases(argv[1]);
+	one_shot_second_sample(argv[1]);
 	if (tu_failures()) {
 		fprintf(stderr, "%d check(s) failed\n", tu_failures());
 		return 1;

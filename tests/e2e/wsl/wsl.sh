@@ -61,6 +61,7 @@ gtm --json >"$t/j" 2>"$t/e"
 jq_ok "json: host_stream on" "j['host_stream']['state'] == 'on' and j['host_stream']['seq'] >= 1" "$t/j"
 jq_ok "json: guessed row says how" "any(p['pid'] == $cuda and p['owner'] == 'guessed' and p['vram_inferred_by'] == 'wsl-context-match' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
 jq_ok "json: W: rows are Windows PIDs, never local" "all(p['pid'] is None for p in j['processes'] if p['label'].startswith('W:'))" "$t/j"
+jq_ok "json: a W: row's GPU load in gpu_pct, as on other rows (its busiest engine)" "any(p['label'] == 'W:9000' and p['gpus'][0]['gpu_pct'] == 12.5 and p['gpus'][0]['graphics_pct'] == 12.5 for p in j['processes'])" "$t/j"
 jq_ok "json: a measured row carries no inference" "all(p['vram_inferred_by'] is None for p in j['processes'] if p['owner'] in ('local', 'host'))" "$t/j"
 
 # --- other VMs on the host: "VM worker"; an adapter no GPU here matches: a note, no guess

@@ -1,0 +1,25 @@
+/* The words of the help and of messages that differ between OSes, one file
+ * per OS folder (platform/linux/text_linux.c, platform/windows/text_windows.c):
+ * each platform's --help and messages name its own terms (no serve where it is
+ * not built, no /proc or ncurses variable on Windows, "administrator" where
+ * Linux says "root", Windows's shared GPU memory where Linux's is GTT). */
+#ifndef GTM_PLATFORM_TEXT_H
+#define GTM_PLATFORM_TEXT_H
+
+/* --help: the usage lines of the commands only this OS has ("" for none). */
+extern const char platform_help_usage[];
+/* --help: what the row labels mean (H:, W:). */
+extern const char platform_help_labels[];
+/* --help: the Environment section, after its heading. */
+extern const char platform_help_env[];
+/* --help: examples of the commands only this OS has ("" for none). */
+extern const char platform_help_examples[];
+/* Why a process is not inspectable: "other users' processes need root". */
+extern const char platform_uninspectable_why[];
+/* The text snapshot's legend for rows from outside this system's processes
+ * (", H:PID host process outside this container"; "" where there are none). */
+extern const char platform_outside_marks[];
+/* What spill is in this OS's words: "system RAM (GTT)". */
+extern const char platform_spill_pool[];
+
+#endif
