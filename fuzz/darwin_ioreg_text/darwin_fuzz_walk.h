@@ -33,7 +33,7 @@ static inline int darwin_fuzz_walk(const uint8_t *data, size_t size,
 		c[i].gpu_ns += i * 7;
 	size_t nr = agx_tracker_update(&t, c, nc, 2000, NULL, NULL, out, 16);
 	for (size_t i = 0; i < nr; i++)
-		if (gtm_f64_ok(out[i].gpu_pct) && (out[i].gpu_pct.value < 0 || out[i].gpu_pct.value > 100))
+		if (gtm_f64_ok(out[i].gpu_pct) && (out[i].gpu_pct.v < 0 || out[i].gpu_pct.v > 100))
 			abort();
 	agx_tracker_free(&t);
 	free(c);
