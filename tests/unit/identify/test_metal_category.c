@@ -50,6 +50,32 @@ static void ai_runtime_wins(void **state)
 	tf_process_free(p);
 }
 
+/* Runtimes from macOS's mapped .dylib names and the Metal driver bundle,
+ * found for a process whose name says nothing. */
+static void dylib_runtimes(void **state)
+{
+	(void)state;
+	const char *maps[] = {"/opt/homebrew/Cellar/llama.cpp/6000/lib/libllama.dylib",
+			      "/opt/homebrew/Cellar/ggml/0.9/lib/libggml-metal.dylib",
+			      "/Users/a/venv/lib/python3.12/site-packages/mlx/lib/libmlx.dylib",
+			      "/System/Library/Extensions/AGXMetalG16G.bundle/Contents/MacOS/AGXMetalG16G", NULL};
+	struct gtm_process *p = metal_row("python3.12", 5.0, maps);
+	const struct gtm_ident *id = tf_identify(p);
+	assert_non_null(tf_runtime(id, "llama.cpp"));
+	assert_non_null(tf_runtime(id, "ggml-metal"));
+	assert_non_null(tf_runtime(id, "mlx"));
+	assert_non_null(tf_runtime(id, "metal"));
+	assert_int_equal(id->category, IDENT_CAT_AI);
+	tf_process_free(p);
+	/* Metal alone is no 3D runtime: every app that draws maps it */
+	const char *only_metal[] = {maps[3], NULL};
+	p = metal_row("Finder", 2.0, only_metal);
+	id = tf_identify(p);
+	assert_non_null(tf_runtime(id, "metal"));
+	assert_int_not_equal(id->category, IDENT_CAT_3D);
+	tf_process_free(p);
+}
+
 static void window_server(void **state)
 {
 	(void)state;
@@ -62,6 +88,7 @@ static void window_server(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {cmocka_unit_test(busy_metal_is_3d), cmocka_unit_test(ai_runtime_wins),
+					   cmocka_unit_test(dylib_runtimes),
 					   cmocka_unit_test(window_server)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
