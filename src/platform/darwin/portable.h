@@ -23,6 +23,20 @@
 
 void *memrchr(const void *s, int c, size_t n);
 
+/* pipe2 (macOS has pipe alone): O_CLOEXEC and O_NONBLOCK set after. */
+static inline int pipe2(int fds[2], int flags)
+{
+	if (pipe(fds) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (flags & O_CLOEXEC)
+			fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+		if (flags & O_NONBLOCK)
+			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+	}
+	return 0;
+}
+
 /* Monotonic waits. macOS has no pthread_condattr_setclock: every condition
  * variable gputaskman waits on with a deadline is set to CLOCK_MONOTONIC,
  * so here the setting is accepted and the wait turns the monotonic
