@@ -9,12 +9,15 @@ WIN_BUILD ?= build-win
 CHECK_WIN_BUILD ?= build-check-win
 DEB_BUILD ?= build-deb
 DIST_BUILD ?= build-dist
+MAC_BUILD ?= build-macos
+CHECK_MAC_BUILD ?= build-check-macos
+MACOS_CACHE ?= $(if $(GTM_MACOS_CACHE),$(GTM_MACOS_CACHE),$(HOME)/.cache/gputaskman/macos-arm64)
 VERSION := $(shell sed -n "s/^  version : '\\(.*\\)',/\\1/p" meson.build)
 FUZZ_SECONDS ?= 30
 ARGS ?=
 
 .PHONY: all run build check check-deps install fuzz bench deps clean windows dist-windows
-.PHONY: deb dist-linux
+.PHONY: deb dist-linux macos dist-macos
 
 all: build
 
@@ -47,6 +50,7 @@ check: check-deps $(CHECK_BUILD)/build.ninja
 	ninja -C $(CHECK_BUILD)
 	@echo "make check: the Windows build in $(CHECK_WIN_BUILD) (the first time: its libraries from Debian's sources, then the cross build; several minutes)"
 	@sh scripts/check-windows.sh $(CHECK_WIN_BUILD) $(WIN_BUILD); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
+	@sh scripts/check-macos.sh $(CHECK_MAC_BUILD) $(MACOS_CACHE); rc=$$?; [ $$rc -eq 0 ] || [ $$rc -eq 77 ] || exit $$rc
 	@GTM_WIN_BUILD=$(abspath $(CHECK_WIN_BUILD)) sh scripts/run-tests.sh $(CHECK_BUILD) $(CHECK_WIN_BUILD)
 
 # The WSL2 helper (docs/wsl.md): the Windows build, when `make windows` made it,
@@ -102,5 +106,18 @@ dist-linux:
 	sh scripts/dist-linux.sh x64 $(DIST_BUILD)/x64 $(VERSION) $(DIST_BUILD)
 	sh scripts/dist-linux.sh arm64 $(DIST_BUILD)/arm64 $(VERSION) $(DIST_BUILD)
 
+# macOS arm64 (Apple Silicon, macOS 13+), cross-built with clang and
+# ld64.lld (cross/arm64-apple-macos13.txt). scripts/macos-sysroot.sh fetches
+# the C library's headers and libSystem.tbd (npm) and builds jansson, zstd
+# and ncursesw from Debian's sources into $(MACOS_CACHE), outside the tree.
+# No Mac runs it here: scripts/macos-inspect.sh checks the Mach-O.
+macos:
+	sh scripts/macos-sysroot.sh $(MACOS_CACHE)
+	sh scripts/macos-build.sh $(MAC_BUILD) $(MACOS_CACHE)
+	sh scripts/macos-inspect.sh $(MAC_BUILD)/src/gputaskman
+
+dist-macos: macos
+	sh scripts/dist-macos.sh $(MAC_BUILD) $(VERSION) $(MACOS_CACHE)
+
 clean:
-	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD) $(CHECK_WIN_BUILD) $(DEB_BUILD) $(DIST_BUILD)
+	rm -rf $(BUILD) $(CHECK_BUILD) $(FUZZ_BUILD) $(WIN_BUILD) $(CHECK_WIN_BUILD) $(DEB_BUILD) $(DIST_BUILD) $(MAC_BUILD) $(CHECK_MAC_BUILD)

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const probe_backend_libs[] = {"libevent-2.1.so.7", "libcurl.so.4", "libcurl-gnutls.so.4", NULL};
+/* probe_backend_libs, one per OS (probe_libs_linux.c, probe_libs_darwin.c):
+ * libevent's, then two of libcurl's, in the order of this table */
 
 static struct {
 	bool (*load)(const char *soname, char *why, size_t n);

@@ -21,7 +21,9 @@ static const char *const compositor_globs[] = {
 	"compiz", "xfwm4", "marco", "muffin", "enlightenment",
 	/* Windows: the Desktop Window Manager, and csrss, which holds the console
 	 * windows' surfaces the same way (Task Manager shows both large) */
-	"dwm.exe", "csrss.exe", NULL};
+	"dwm.exe", "csrss.exe",
+	/* macOS: the compositor */
+	"WindowServer", NULL};
 static const char *const browser_globs[] = {
 	"firefox", "firefox-*", "firefox.*", "librewolf", "chrome", "chromium", "chromium-*", "google-chrome*",
 	"msedge", "microsoft-edge*", "brave", "brave-*", "opera", "vivaldi-bin", "epiphany", "WebKitWebProces*",
@@ -157,6 +159,23 @@ static bool rule_driver_list(const struct rule_in *in, const void *arg)
 	return true;
 }
 
+/* Metal (macOS) gives one GPU time per process, no engine breakdown: a
+ * graphics client busier than 10 % that no runtime explains is taken for
+ * 3D work (the original's rule), anything less says nothing. */
+static bool use_metal_busy(const struct gtm_gpu_use *u)
+{
+	return u->graphics && !u->compute && u->n_engines == 0 && gtm_f64_ok(u->busy_pct) && u->busy_pct.v > 10.0;
+}
+
+static bool rule_metal_load(const struct rule_in *in, const void *arg)
+{
+	(void)arg;
+	if (!any_use(in->p, use_metal_busy))
+		return false;
+	snprintf(in->reason, in->n, "GPU time over 10 %% (one GPU time per process: no engine breakdown)");
+	return true;
+}
+
 /* Graphics work measured by the driver, with no 3D runtime recognised. */
 static bool rule_graphics_load(const struct rule_in *in, const void *arg)
 {
@@ -199,6 +218,7 @@ static const struct category_rule {
 	{IDENT_CAT_3D, rule_trait, &trait_graphics},
 	{IDENT_CAT_COMPUTE, rule_driver_list, NULL},
 	{IDENT_CAT_3D, rule_graphics_load, NULL},
+	{IDENT_CAT_3D, rule_metal_load, NULL},
 	{IDENT_CAT_OTHER, rule_graphics_client, NULL},
 };
 

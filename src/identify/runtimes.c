@@ -73,6 +73,8 @@ static const struct runtime_def runtime_defs[] = {
 	{"direct3d12", "Direct3D 12", RT_T_GRAPHICS, NULL},
 	{"direct3d11", "Direct3D 11", RT_T_GRAPHICS, NULL},
 	{"opengl", "OpenGL/EGL", RT_T_GRAPHICS, NULL},
+	/* every macOS app that draws maps Metal: evidence, not a category */
+	{"metal", "Metal", 0, NULL},
 };
 
 #undef AI
@@ -248,6 +250,20 @@ static const struct runtime_pattern runtime_patterns[] = {
 	{"direct3d12", RT_DLL, "d3d12.dll"},
 	{"direct3d11", RT_DLL, "d3d11.dll"},
 	{"opengl", RT_DLL, "opengl32.dll"},
+	/* macOS: the same libraries as .dylib (Homebrew, LM Studio, wheels), and
+	 * the Metal driver bundle */
+	{"llama.cpp", RT_LIB, "libllama*.dylib"},
+	{"llama.cpp", RT_LIB, "libmtmd*.dylib"},
+	{"whisper.cpp", RT_LIB, "libwhisper*.dylib"},
+	{"ggml", RT_LIB, "libggml.dylib"},
+	{"ggml", RT_LIB, "libggml.*.dylib"},
+	{"ggml", RT_LIB, "libggml-base*.dylib"},
+	{"ggml-metal", RT_LIB, "libggml-metal*.dylib"},
+	{"ggml-blas", RT_LIB, "libggml-blas*.dylib"},
+	{"ggml-cpu", RT_LIB, "libggml-cpu*.dylib"},
+	{"mlx", RT_LIB, "libmlx*.dylib"},
+	{"pytorch-cpu", RT_LIB, "libtorch_cpu.dylib"},
+	{"metal", RT_PATH, "/System/Library/Extensions/AGXMetal*"},
 };
 
 /* Interpreters whose command is the script or module they run. */
@@ -262,6 +278,8 @@ int runtimes_is_dll(const char *base)
 
 int runtimes_is_shared_object(const char *base)
 {
+	if (str_ends(base, ".dylib"))
+		return 1; /* macOS */
 	for (const char *p = strstr(base, ".so"); p; p = strstr(p + 1, ".so"))
 		if (p[3] == '\0' || p[3] == '.')
 			return 1;

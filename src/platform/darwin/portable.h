@@ -1,0 +1,186 @@
+/* The few calls every OS folder's portable.h declares (see
+ * src/platform/linux/portable.h), over macOS's POSIX, and the GNU functions
+ * the layers use that macOS's C library lacks (memrchr: portable_darwin.c).
+ * The macOS build includes this header in every file (-include, see
+ * meson.build), as the Windows build does its own. */
+#ifndef GTM_PORTABLE_H
+#define GTM_PORTABLE_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+void *memrchr(const void *s, int c, size_t n);
+
+/* pipe2 (macOS has pipe alone): O_CLOEXEC and O_NONBLOCK set after. */
+static inline int pipe2(int fds[2], int flags)
+{
+	if (pipe(fds) != 0)
+		return -1;
+	for (int i = 0; i < 2; i++) {
+		if (flags & O_CLOEXEC)
+			fcntl(fds[i], F_SETFD, FD_CLOEXEC);
+		if (flags & O_NONBLOCK)
+			fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+	}
+	return 0;
+}
+
+/* Monotonic waits. macOS has no pthread_condattr_setclock: every condition
+ * variable gputaskman waits on with a deadline is set to CLOCK_MONOTONIC,
+ * so here the setting is accepted and the wait turns the monotonic
+ * deadline into the relative one pthread_cond_timedwait_relative_np takes. */
+int gtm_cond_timedwait_mono(pthread_cond_t *c, pthread_mutex_t *m, const struct timespec *deadline);
+#define pthread_condattr_setclock(attr, clock) ((void)(attr), (void)(clock), 0)
+#define pthread_cond_timedwait(c, m, t) gtm_cond_timedwait_mono(c, m, t)
+/* clock_nanosleep with TIMER_ABSTIME on CLOCK_MONOTONIC (the one use), over
+ * nanosleep: returns 0, or EINTR when a signal cut the sleep short. */
+#ifndef TIMER_ABSTIME
+#define TIMER_ABSTIME 1
+#endif
+int gtm_clock_nanosleep(clockid_t clock, int flags, const struct timespec *t, struct timespec *rem);
+#define clock_nanosleep(clk, fl, t, rem) gtm_clock_nanosleep(clk, fl, t, rem)
+/* sigtimedwait with a zero timeout (the one use: taking a pending SIGPIPE):
+ * the pending signal of set through sigwait, else -1 with EAGAIN. */
+int gtm_sigtimedwait_now(const sigset_t *set, void *info, const struct timespec *timeout);
+#define sigtimedwait(set, info, t) gtm_sigtimedwait_now(set, info, t)
+
+static inline int64_t stat_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
+}
+
+static inline void os_stdout_binary(void)
+{
+}
+
+static inline int os_open_read(const char *path)
+{
+	return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+}
+
+static inline int os_stat(const char *path, struct stat *st)
+{
+	return stat(path, st);
+}
+
+static inline ssize_t os_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	return pread(fd, buf, n, (off_t)off);
+}
+
+static inline ssize_t os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
+{
+	return pwrite(fd, buf, n, (off_t)off);
+}
+
+static inline int os_open_rw(const char *path, int extra)
+{
+	return open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra, 0600);
+}
+
+/* macOS's fsync leaves the data in the drive's cache; F_FULLFSYNC asks the
+ * drive to write it (fsync(2)), falling back to fsync where refused. */
+static inline int os_fdatasync(int fd)
+{
+	return fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd);
+}
+
+static inline int os_sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
+	if (fd >= 0) {
+		rc = fsync(fd);
+		close(fd);
+	}
+	return rc;
+}
+
+static inline int os_lock_exclusive(int fd)
+{
+	return flock(fd, LOCK_EX | LOCK_NB);
+}
+
+static inline int os_rename_replace(const char *from, const char *to, int *to_fd)
+{
+	(void)to_fd;
+	return rename(from, to);
+}
+
+static inline void os_catch_stop_signals(void (*stop)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = stop;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* open_memstream is macOS 10.13's and later. */
+struct os_memstream {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+static inline FILE *os_memstream_open(struct os_memstream *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	return m->f = open_memstream(&m->buf, &m->len);
+}
+static inline char *os_memstream_close(struct os_memstream *m, size_t *len)
+{
+	if (fclose(m->f) != 0) {
+		free(m->buf);
+		return NULL;
+	}
+	*len = m->len;
+	return m->buf;
+}
+
+static inline void os_clear_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+}
+
+/* A *.exe on a Mac is a Windows program run by Wine/CrossOver, mostly games. */
+#define OS_EXE_IS_FOREIGN 1
+
+#define OS_PATH_SEP '/'
+static inline bool os_path_absolute(const char *p)
+{
+	return p[0] == '/';
+}
+static inline const char *os_path_last_sep(const char *p)
+{
+	return strrchr(p, '/');
+}
+static inline bool os_path_has_sep(const char *p)
+{
+	return strchr(p, '/') != NULL;
+}
+
+/* macOS has no CPU affinity to ask: the CPUs online. */
+static inline int os_usable_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+#endif
