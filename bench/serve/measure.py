@@ -6,7 +6,9 @@ the collection thread's CPU per interval against the live view's refresh
 Then the CPU a scrape costs the server (/proc/PID/schedstat, ns), plain and
 with Accept-Encoding: gzip as Prometheus sends it, over 2000 scrapes each,
 the idle CPU of as long subtracted; with a second build folder (BASE), the
-same for its binary in the same run, side by side.
+same for its binary in the same run, side by side. node_exporter (Debian's
+prometheus-node-exporter, NODE_EXPORTER= another path) is scraped the same way
+in the same run, its default collectors, so the ratio is measured, not quoted.
   measure.py BUILD [BASE]"""
 import os, socket, statistics, subprocess, sys, tempfile, time
 
@@ -85,6 +87,41 @@ def scrape_cost(binary, env, tmp, name, n=2000):
             idle = cpu_ns(p.pid) - c1
             out.append(((busy - idle) / n / 1e3, size))
         return out[0][0], out[1][0], out[0][1], out[1][1]
+    finally:
+        p.kill()
+        p.wait()
+
+
+def node_exporter_cost(tmp, n=2000):
+    """node_exporter's CPU per scrape in us (plain, gzip) and its RSS in KiB, or None when absent."""
+    exe = os.environ.get("NODE_EXPORTER", "/usr/bin/prometheus-node-exporter")
+    if not os.access(exe, os.X_OK):
+        return None
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.Popen([exe, "--web.listen-address=127.0.0.1:%d" % port],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                if get(port, False) > 1000:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.1)
+        out = []
+        for gz in (False, True):
+            c0, t0 = cpu_ns(p.pid), time.monotonic()
+            for _ in range(n):
+                get(port, gz)
+            busy, secs = cpu_ns(p.pid) - c0, time.monotonic() - t0
+            c1 = cpu_ns(p.pid)
+            time.sleep(min(secs, 10))
+            idle = (cpu_ns(p.pid) - c1) * secs / min(secs, 10)
+            out.append((busy - idle) / n / 1e3)
+        return out[0], out[1], status(p.pid, "VmRSS")
     finally:
         p.kill()
         p.wait()
@@ -174,6 +211,16 @@ try:
         print("%s: server CPU per scrape (median of 3 x 2000): plain %.1f us (%d bytes), gzip %.1f us (%d bytes%s)" % (
             label, med(0), costs[0][2], med(1), costs[0][3],
             "" if costs[0][3] < costs[0][2] else ": not compressed"))
+    ours = [scrape_cost(binary, env, tmp, "vs%d" % k) for k in range(3)]
+    nodes = [node_exporter_cost(tmp) for _ in range(3)]
+    if nodes[0] is None:
+        print("node_exporter: not installed (apt-get install prometheus-node-exporter): no ratio")
+    else:
+        o = lambda i: statistics.median(c[i] for c in ours)
+        m = lambda i: statistics.median(c[i] for c in nodes)
+        print("beside node_exporter, same run (median of 3 x 2000 each): plain %.1f us vs %.1f us = %.2fx; "
+              "gzip %.1f us vs %.1f us = %.2fx; node_exporter RSS %d KiB" % (
+                  o(0), m(0), o(0) / m(0), o(1), m(1), o(1) / m(1), m(2)))
     libs = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     print("--once maps %d shared objects (ldd); libmicrohttpd among them: %s" % (
         len(libs.strip().splitlines()), "yes" if "microhttpd" in libs else "no"))

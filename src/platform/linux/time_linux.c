@@ -1,6 +1,10 @@
 /* platform/platform_time.h on Linux: CLOCK_MONOTONIC, a pthread condition on
- * that clock, clock_nanosleep with an absolute deadline. */
+ * that clock, clock_nanosleep with an absolute deadline. The macOS build
+ * compiles this file too: its portable.h turns the monotonic condition and
+ * clock_nanosleep into the relative waits macOS has. */
 #include "platform/platform_time.h"
+
+#include "portable.h"
 
 #include <errno.h>
 #include <pthread.h>
