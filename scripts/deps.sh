@@ -37,7 +37,7 @@ check="prometheus curl python3-yaml gcc-mingw-w64-x86-64-posix mingw-w64-x86-64-
 # make deb's and make dist-linux's: dpkg-buildpackage, dh, lintian, the
 # tarballs' cross compiler, their clean-root runner and qemu for the arm64 one
 release="dpkg-dev debhelper lintian bubblewrap gcc-aarch64-linux-gnu qemu-user-static"
-arm64_pkgs="libjansson-dev:arm64 libzstd-dev:arm64 libncurses-dev:arm64 libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64"
+arm64_pkgs="libjansson-dev:arm64 libzstd-dev:arm64 libncurses-dev:arm64 libcurl4-openssl-dev:arm64 libmicrohttpd-dev:arm64 zlib1g-dev:arm64"
 # package:unit, for each package whose install enables and starts a service
 services="prometheus:prometheus.service"
 optional=""
