@@ -426,8 +426,9 @@ def case_inspect(llama, models):
     check(re.search(r"weights +GPU 0 CUDA0 +13\.78 MiB", out) and re.search(r"kv_cache +GPU 0 CUDA0 +8\.00 MiB", out)
           and "measured minus reported" in out, "inspect: the LLM breakdown from the log against PDH's VRAM")
     check(re.search(r"api :\d+ llama-server model .*tiny\.gguf.*; slots 1 busy of 4; ctx/slot 4096; "
-                    r"generation 2000\.0 tok/s avg since start \(reported\)", out) is not None,
-          "inspect: the local API's slots, context and speed (reported)")
+                    r"generation 2000\.0 tok/s avg, as of the last finished request \(reported; the running one counts when it ends\)",
+                    out) is not None,
+          "inspect: the local API's slots, context and speed (reported; a slot busy: as of the last finished request)")
 
 
 def case_api(llama, port, garbage, garbage_port, dwm):
