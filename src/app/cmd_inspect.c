@@ -109,6 +109,10 @@ static const char usage_text[] =
 	"  PID          everything known about one process, with the plan from its own flags\n"
 	"  DIR|MODEL.safetensors|ORG/NAME  a safetensors model and its KV cache by vLLM's rules\n"
 	"               (inspect DIR --help lists the vLLM flags read)\n"
+	"  -ts, -sm, -mg  llama.cpp's split over several GPUs (-ts 3,1; -sm none|layer|row|tensor;\n"
+	"               -mg N): with them, or with several GPUs visible, a plan per device\n"
+	"  --gpus SIZE,SIZE,...  plan on devices of these free sizes instead of the live GPUs\n"
+	"               (24GiB,8GiB; units B, KiB, MiB, GiB, TiB, K/M/G/T binary, KB/MB/GB/TB decimal)\n"
 	"  --json       one JSON object instead of text\n"
 	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
 	"  -h, --help   this help\n";
@@ -124,9 +128,11 @@ static int usage_error(const char *fmt, const char *arg)
 
 /* split_args' answer to -h/--help: print the usage, exit 0 */
 #define INSPECT_HELP (-1)
+#define INSPECT_NO_GPUS (-2)
 
 struct inspect_args {
 	bool json;
+	const char *gpus;   /* --gpus SIZE,SIZE,...: plan on these instead of the live devices */
 	bool command_line;  /* "--" was given: the rest is a llama-server command line */
 	char **words;       /* what goes to the llama-server flag parser */
 	int n_words;
@@ -153,6 +159,12 @@ static int split_args(int argc, char **argv, struct inspect_args *a)
 			return INSPECT_HELP;
 		} else if (strcmp(w, "--json") == 0) {
 			a->json = true;
+		} else if (strncmp(w, "--gpus=", 7) == 0) {
+			a->gpus = w + 7;
+		} else if (strcmp(w, "--gpus") == 0) {
+			if (i + 1 >= argc)
+				return INSPECT_NO_GPUS;
+			a->gpus = argv[++i];
 		} else if (strcmp(w, "--no-probe") != 0) {
 			a->words[a->n_words++] = argv[i];
 		}
@@ -183,12 +195,27 @@ static int inspect_pid(const char *operand, int argc, char **argv)
 	return inspect_pid_main((uint32_t)pid, argc, argv);
 }
 
-static int print_model(const char *path, const struct llama_flags *f, bool json)
+/* --gpus: the live devices are not asked */
+static int no_live_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n)
+{
+	(void)free_bytes, (void)total_bytes, (void)name, (void)n;
+	return -1;
+}
+
+static int print_model(const char *path, const struct llama_flags *f, bool json, const char *gpus)
 {
 	struct inspect_model m;
 	char err[256];
+	if (gpus)
+		gpu_query = no_live_gpu;
 	if (!inspect_model_load(&m, path, false, NULL, f, err, sizeof err)) {
 		fprintf(stderr, "gputaskman inspect: %s: %s\n", path, err);
+		return 2;
+	}
+	if (gpus)
+		m.fit_note = "devices given by --gpus: see Devices";
+	if (!inspect_model_plan_devices(&m, gpus)) {
+		inspect_model_release(&m);
 		return 2;
 	}
 	if (json) {
@@ -218,6 +245,10 @@ int cmd_inspect(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	if (rc == INSPECT_NO_GPUS) {
+		free(a.words);
+		return usage_error("%s", "--gpus needs a value: sizes like 24GiB,8GiB");
+	}
 	llama_flags_init(&f);
 	/* before "--" the model may come first and a bare word is the operand;
 	 * after it, as in llama-server, every bare word is a flag's value */
@@ -241,7 +272,7 @@ int cmd_inspect(int argc, char **argv)
 	if (!gpu_query)
 		gpu_query = cmd_inspect_collector_gpu;
 	if (rc == 0)
-		rc = print_model(operand, &f, a.json);
+		rc = print_model(operand, &f, a.json, a.gpus);
 	llama_flags_free(&f);
 	free(a.words);
 	return rc;

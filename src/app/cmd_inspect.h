@@ -14,6 +14,7 @@
 #include "llm/gguf.h"
 #include "llm/gguf_info.h"
 #include "llm/llama_flags.h"
+#include "llm/split_plan.h"
 
 /* argv[0] is "inspect". Returns the process exit status (0, or 2 on bad input). */
 int cmd_inspect(int argc, char **argv);
@@ -46,7 +47,25 @@ struct inspect_model {
 	uint64_t max_ctx;
 	const char *fit_note;          /* why no fit was checked, when not "no GPU visible" */
 	char fit_buf[160];
+	/* the device plan (several devices, --gpus, or -ts/-sm/-mg given) */
+	bool split_wanted, split_ok;
+	const char *split_source;      /* "--gpus" or "measured" (live devices) */
+	char split_err[160];
+	struct split_plan split;
 };
+
+/* Up to max devices llama.cpp would see, from one collector refresh: GPUs
+ * whose free memory is measured, in PCI order, then as CUDA_VISIBLE_DEVICES
+ * (inspect's own environment) orders them. Returns the count. */
+size_t cmd_inspect_collector_devices(struct split_device_in *out, size_t max);
+/* The device plan of a loaded model: against the sizes of --gpus (gpus not
+ * NULL) or the live devices; planned when gpus is given, when several
+ * devices are seen, or when the flags give -ts, -sm or -mg. Returns false
+ * (message on stderr) when --gpus is malformed. */
+bool inspect_model_plan_devices(struct inspect_model *m, const char *gpus);
+/* Its text lines and JSON (null when no device plan was made). */
+void inspect_split_print(FILE *out, const struct inspect_model *m);
+json_t *inspect_split_json(const struct inspect_model *m);
 
 /* Reads the header (cached) and plans; false with err set when the file is
  * missing, not GGUF or hostile. store_name may be NULL. observed: path is a

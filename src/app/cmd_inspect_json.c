@@ -48,7 +48,7 @@ static json_t *flags_json(const struct inspect_model *m)
 		json_array_append_new(ign, json_pack("{s:o, s:o, s:s}", "flag", json_of_str(f->ignored[i].flag),
 						     "value", json_of_str(f->ignored[i].value), "reason", f->ignored[i].why));
 	llama_flags_describe_defaults(f, assumed, sizeof assumed);
-	return json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o, s:o, s:I}",
+	json_t *j = json_pack("{s:o, s:o, s:o, s:b, s:s, s:s, s:s, s:i, s:i, s:b, s:b, s:b, s:i, s:o, s:o, s:o, s:I}",
 			 "ctx_size", f->n_ctx ? json_integer((json_int_t)f->n_ctx) : json_null(),
 			 "n_gpu_layers", count_or_auto(f->n_gpu_layers), "parallel", count_or_auto(f->n_parallel),
 			 "kv_unified", f->kv_unified, "cache_type_k", ggml_cache_type_name(f->type_k),
@@ -57,6 +57,13 @@ static json_t *flags_json(const struct inspect_model *m)
 			 "n_cpu_moe", f->n_cpu_moe, "defaulted", d,
 			 "defaults_assumed", assumed[0] ? json_string(assumed) : json_null(), "ignored", ign,
 			 "ignored_more", (json_int_t)f->n_ignored_dropped);
+	json_t *ts = json_array();
+	for (size_t i = 0; i < f->n_tensor_split; i++)
+		json_array_append_new(ts, json_real(f->tensor_split[i]));
+	json_object_set_new(j, "split_mode", json_string(llama_split_mode_name(f->split_mode)));
+	json_object_set_new(j, "main_gpu", json_integer(f->main_gpu));
+	json_object_set_new(j, "tensor_split", f->n_tensor_split ? ts : (json_decref(ts), json_null()));
+	return j;
 }
 
 static json_t *kv_json(const struct estimate *e)
@@ -111,7 +118,8 @@ static json_t *gpu_json(const struct inspect_model *m)
 
 json_t *inspect_model_json(const struct inspect_model *m)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:s}", "path", m->path, "model", model_json(m),
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:s, s:o}", "path", m->path, "model", model_json(m),
 			 "flags", flags_json(m), "estimate", estimate_json(m), "gpu", gpu_json(m),
-			 "fit", m->have_gpu ? "checked" : m->fit_note ? m->fit_note : "no GPU visible: fit not checked");
+			 "fit", m->have_gpu ? "checked" : m->fit_note ? m->fit_note : "no GPU visible: fit not checked",
+			 "devices", inspect_split_json(m));
 }

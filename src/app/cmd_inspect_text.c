@@ -193,4 +193,5 @@ void inspect_model_print(FILE *out, const struct inspect_model *m)
 	for (size_t i = 0; i < e->n_notes; i++)
 		fprintf(out, "  note          %s\n", fmt_safe(s, sizeof s, e->notes[i]));
 	print_gpu(out, m);
+	inspect_split_print(out, m);
 }

@@ -84,7 +84,7 @@ static void kv_layout(const struct arch_model *m, const struct llama_flags *f, s
 }
 
 /* V is per layer with flash attention, else the widest layer's (llama-kv-cache.cpp:208). */
-static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il, uint64_t v_max)
+static uint64_t kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il, uint64_t v_max)
 {
 	const struct arch_layer *l = &m->layers[il];
 	uint64_t k = 0, v = 0, cells = l->is_swa ? e->swa_cells : e->kv_cells, bytes;
@@ -105,9 +105,16 @@ static void kv_layer(const struct arch_model *m, struct estimate *e, uint32_t il
 	bytes = sat_mul(e->n_stream * cells, k + v);
 	e->kv_bytes = sat_add(e->kv_bytes, bytes);
 	*dev = sat_add(*dev, bytes);
+	return bytes;
 }
 
 void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct estimate *e)
+{
+	estimate_kv_layers(m, f, e, NULL, NULL);
+}
+
+void estimate_kv_layers(const struct arch_model *m, const struct llama_flags *f, struct estimate *e, uint64_t *kv_of,
+			uint64_t *rs_of)
 {
 	uint64_t rs_layer, v_max;
 	e->type_k = f->type_k;
@@ -124,8 +131,11 @@ void estimate_kv(const struct arch_model *m, const struct llama_flags *f, struct
 	rs_layer = sat_mul(sat_add(m->rs_r, m->rs_s), 4ull * e->n_seq);
 	v_max = v_width_max(m);
 	for (uint32_t il = 0; il < m->n_layer; il++) {
-		if (m->layers[il].has_kv)
-			kv_layer(m, e, il, v_max);
+		uint64_t kv = m->layers[il].has_kv ? kv_layer(m, e, il, v_max) : 0;
+		if (kv_of)
+			kv_of[il] = kv;
+		if (rs_of)
+			rs_of[il] = m->layers[il].recurrent ? rs_layer : 0;
 		if (m->layers[il].recurrent) {
 			e->n_rs_layers++;
 			uint64_t *dev = on_gpu(e, il) ? &e->rs_gpu : &e->rs_host;

@@ -79,15 +79,54 @@ static size_t compile_rules(const struct llama_flags *f, struct ot_rule *rules, 
 	return n;
 }
 
-static bool default_on_gpu(const char *name, const struct estimate *e)
+long est_tensor_home(const char *name, uint32_t n_layer)
 {
 	long il;
 	if (name_in(name, input_tensors, ARRAY_LEN(input_tensors)))
-		return false;
+		return EST_HOME_INPUT;
 	il = tensor_layer(name);
-	if (il >= 0 && (uint64_t)il < e->n_layer)
+	return il >= 0 && (uint64_t)il < n_layer ? il : (long)n_layer;
+}
+
+static bool default_on_gpu(const char *name, const struct estimate *e)
+{
+	long il = est_tensor_home(name, e->n_layer);
+	if (il == EST_HOME_INPUT)
+		return false;
+	if ((uint64_t)il < e->n_layer)
 		return (uint64_t)il >= e->n_layer - e->gpu_layers;
 	return e->output_on_gpu; /* output layer and anything unclassified */
+}
+
+struct est_rules {
+	struct ot_rule *rule;
+	size_t n;
+};
+
+struct est_rules *est_rules_new(const struct llama_flags *f, uint32_t n_layer, struct estimate *e)
+{
+	struct est_rules *r = xcalloc(1, sizeof *r);
+	r->rule = xcalloc(MAX_RULES, sizeof *r->rule);
+	r->n = compile_rules(f, r->rule, n_layer, e);
+	return r;
+}
+
+int est_rules_match(const struct est_rules *r, const char *name)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (regexec(&r->rule[i].re, name, 0, NULL, 0) == 0)
+			return r->rule[i].to_host; /* the first match wins */
+	return -1;
+}
+
+void est_rules_free(struct est_rules *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		regfree(&r->rule[i].re);
+	free(r->rule);
+	free(r);
 }
 
 static void place(const struct gguf_tensor *t, bool gpu, uint64_t *lo, uint64_t *hi, uint64_t *host_sum,
@@ -106,23 +145,20 @@ static void place(const struct gguf_tensor *t, bool gpu, uint64_t *lo, uint64_t 
 
 void estimate_weights(const struct gguf_header *h, const struct llama_flags *f, struct estimate *e)
 {
-	struct ot_rule *rules = xcalloc(MAX_RULES, sizeof *rules);
-	size_t n_rules = compile_rules(f, rules, e->n_layer, e);
+	struct est_rules *rules = est_rules_new(f, e->n_layer, e);
 	uint64_t lo = UINT64_MAX, hi = 0, host_sum = 0;
 	const struct gguf_tensor *embd = NULL;
 
 	for (uint64_t i = 0; i < h->n_tensors; i++) {
 		const struct gguf_tensor *t = &h->tensors[i];
 		bool gpu = default_on_gpu(t->name, e);
-		for (size_t r = 0; r < n_rules; r++) {
-			if (regexec(&rules[r].re, t->name, 0, NULL, 0) == 0) {
-				if (gpu && rules[r].to_host) {
-					e->moved_to_host += t->nbytes;
-					e->n_overridden++;
-				}
-				gpu = !rules[r].to_host; /* the first match wins */
-				break;
+		int to_host = est_rules_match(rules, t->name);
+		if (to_host >= 0) {
+			if (gpu && to_host) {
+				e->moved_to_host += t->nbytes;
+				e->n_overridden++;
 			}
+			gpu = !to_host;
 		}
 		if (strcmp(t->name, "token_embd.weight") == 0)
 			embd = t;
@@ -137,7 +173,5 @@ void estimate_weights(const struct gguf_header *h, const struct llama_flags *f, 
 	/* CPU_Mapped covers the file span of host tensors (loader:1362-1376) */
 	e->host_mapped = !f->no_mmap;
 	e->weights_host = f->no_mmap ? host_sum : (hi > lo ? hi - lo : 0);
-	for (size_t r = 0; r < n_rules; r++)
-		regfree(&rules[r].re);
-	free(rules);
+	est_rules_free(rules);
 }

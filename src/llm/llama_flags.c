@@ -13,7 +13,7 @@
 enum flag_id {
 	F_CTX, F_NGL, F_CTK, F_CTV, F_FA, F_NP, F_KVU, F_NO_KVU, F_BATCH, F_UBATCH, F_SWA_FULL, F_OT,
 	F_CPU_MOE, F_NCMOE, F_NO_MMAP, F_MMAP, F_MODEL, F_DRAFT, F_MMPROJ, F_LORA, F_HF, F_LOG_FILE,
-	F_PORT, F_HOST, F_ALIAS, F_NKVO, F_KVO, F_OTHER,
+	F_PORT, F_HOST, F_ALIAS, F_NKVO, F_KVO, F_TS, F_SM, F_MG, F_OTHER,
 };
 
 /* What the memory plan makes of a known option. */
@@ -60,11 +60,12 @@ static const struct flag_def flag_defs[] = {
 	{{"--port"}, F_PORT, true, P_NONE},
 	{{"--host"}, F_HOST, true, P_NONE},
 	{{"-a", "--alias"}, F_ALIAS, true, P_NONE},
-	/* placement across devices, --fit's choices and a draft model's own
-	 * context: they change memory, the plan does not model them */
-	{{"-ts", "--tensor-split"}, F_OTHER, true, P_UNESTIMATED},
-	{{"-sm", "--split-mode"}, F_OTHER, true, P_UNESTIMATED},
-	{{"-mg", "--main-gpu"}, F_OTHER, true, P_UNESTIMATED},
+	/* placement across devices (the device plan) */
+	{{"-ts", "--tensor-split"}, F_TS, true, P_USED},
+	{{"-sm", "--split-mode"}, F_SM, true, P_USED},
+	{{"-mg", "--main-gpu"}, F_MG, true, P_USED},
+	/* a device list, --fit's choices and a draft model's own context: they
+	 * change memory, the plan does not model them */
 	{{"-dev", "--device"}, F_OTHER, true, P_UNESTIMATED},
 	{{"-fit", "--fit"}, F_OTHER, true, P_UNESTIMATED},
 	{{"-cd", "--ctx-size-draft"}, F_OTHER, true, P_UNESTIMATED},
@@ -194,6 +195,75 @@ static bool parse_cache_type(struct llama_flags *f, const char *opt, const char 
 	return bad(f, opt, v);
 }
 
+static const char *const split_mode_names[] = {"layer", "none", "row", "tensor"};
+
+const char *llama_split_mode_name(enum llama_split_mode m)
+{
+	return (size_t)m < ARRAY_LEN(split_mode_names) ? split_mode_names[m] : "?";
+}
+
+static bool parse_split_mode(struct llama_flags *f, const char *v)
+{
+	for (size_t i = 0; i < ARRAY_LEN(split_mode_names); i++)
+		if (strcmp(v, split_mode_names[i]) == 0) {
+			f->split_mode = (enum llama_split_mode)i;
+			return true;
+		}
+	return bad(f, "-sm", v);
+}
+
+/* One -ts entry: a whole number word, finite and not negative. */
+static bool split_entry(const char *s, size_t len, float *out)
+{
+	char buf[64], *end;
+	if (len == 0 || len >= sizeof buf)
+		return false;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	float v = strtof(buf, &end);
+	if (end == buf || *end || errno == ERANGE || !(v >= 0.0f) || v > 1e30f)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool llama_tensor_split_parse(const char *s, size_t len, float *out, size_t *n)
+{
+	size_t at = 0, k = 0;
+	*n = 0;
+	/* common/arg.cpp splits on runs of ',' and '/' (regex "[,/]+") and
+	 * refuses as many entries as llama.cpp has device slots */
+	while (at < len) {
+		size_t start = at;
+		while (at < len && s[at] != ',' && s[at] != '/')
+			at++;
+		if (at > start) {
+			if (k + 1 >= LLAMA_FLAGS_MAX_DEVICES || !split_entry(s + start, at - start, &out[k]))
+				return false;
+			k++;
+		} else if (start == 0 && at < len) {
+			/* a leading separator gives an empty first entry: stof refuses it */
+			return false;
+		}
+		while (at < len && (s[at] == ',' || s[at] == '/'))
+			at++;
+	}
+	*n = k;
+	return k > 0;
+}
+
+static bool parse_tensor_split(struct llama_flags *f, const char *v)
+{
+	float ts[LLAMA_FLAGS_MAX_DEVICES] = {0};
+	size_t n;
+	if (!llama_tensor_split_parse(v, strlen(v), ts, &n))
+		return bad(f, "-ts", v);
+	memcpy(f->tensor_split, ts, sizeof ts);
+	f->n_tensor_split = n;
+	return true;
+}
+
 static bool apply_value(struct llama_flags *f, enum flag_id id, const char *opt, const char *v)
 {
 	long long n;
@@ -235,6 +305,15 @@ static bool apply_value(struct llama_flags *f, enum flag_id id, const char *opt,
 		if (!parse_int(v, 0, 100000, &n))
 			return bad(f, opt, v);
 		f->n_cpu_moe = (int32_t)n;
+		return true;
+	case F_TS:
+		return parse_tensor_split(f, v);
+	case F_SM:
+		return parse_split_mode(f, v);
+	case F_MG:
+		if (!parse_int(v, -1, 1023, &n))
+			return bad(f, opt, v);
+		f->main_gpu = (int32_t)n;
 		return true;
 	case F_PORT:
 		if (!parse_int(v, 0, 65535, &n))

@@ -10,6 +10,13 @@
 
 enum llama_fa { LLAMA_FA_AUTO = 0, LLAMA_FA_ON, LLAMA_FA_OFF };
 
+/* -sm (common/arg.cpp): layer is the default; tensor is experimental. */
+enum llama_split_mode { LLAMA_SM_LAYER = 0, LLAMA_SM_NONE, LLAMA_SM_ROW, LLAMA_SM_TENSOR };
+const char *llama_split_mode_name(enum llama_split_mode m);
+
+/* llama.cpp's LLAMA_MAX_DEVICES: -ts takes fewer entries than this. */
+#define LLAMA_FLAGS_MAX_DEVICES 16
+
 /* Bits of llama_flags.defaulted: the value is llama-server's default. */
 enum {
 	LF_DEF_CTX = 1u << 0,      /* trained context */
@@ -50,6 +57,12 @@ struct llama_flags {
 	bool swa_full, no_mmap, cpu_moe;
 	bool no_kv_offload;     /* -nkvo: the KV cache stays on the host */
 	int32_t n_cpu_moe;      /* -ncmoe; 0 = none */
+	enum llama_split_mode split_mode; /* -sm */
+	int32_t main_gpu;       /* -mg; 0 */
+	/* -ts proportions, one per device in llama.cpp's order (the rest 0);
+	 * none given or all 0: llama.cpp splits by each device's free memory */
+	float tensor_split[LLAMA_FLAGS_MAX_DEVICES];
+	size_t n_tensor_split;  /* entries given */
 	struct llama_override ot[LLAMA_FLAGS_MAX_OT];
 	size_t n_ot;
 	char *model, *model_draft, *mmproj, *hf_repo, *log_file, *host, *alias;
@@ -66,6 +79,11 @@ struct llama_flags {
 	uint32_t defaulted;     /* LF_DEF_* */
 	char error[160];        /* first bad value seen ("" when none); parsing goes on */
 };
+
+/* Parses a -ts value ("3,1", "3/1", as common/arg.cpp splits it) into out
+ * (LLAMA_FLAGS_MAX_DEVICES - 1 entries at most, each a finite number >= 0);
+ * false on anything else. Pure: reads s[0..len). */
+bool llama_tensor_split_parse(const char *s, size_t len, float *out, size_t *n);
 
 /* Sets llama-server's defaults (everything marked defaulted). */
 void llama_flags_init(struct llama_flags *f);

@@ -480,11 +480,14 @@ static void test_flags_command_line(void **state)
 	assert_false(f.no_mmap);
 	assert_false(f.no_kv_offload);
 	assert_int_equal(f.n_positional, 0); /* llama-server: "model.gguf" is --seed's value */
+	/* -ts is read by the device plan */
+	assert_int_equal(f.n_tensor_split, 2);
+	assert_true(f.tensor_split[0] == 3.0f && f.tensor_split[1] == 1.0f && f.tensor_split[2] == 0.0f);
 	static const struct { const char *flag, *value, *why; } want[] = {
 		{"--metrics", NULL, "does not change memory"}, {"-t", "8", "not read by the plan"},
 		{"--temp", "-0.5", "not read by the plan"}, {"--host", "0.0.0.0", "does not change memory"},
 		{"--jinja", NULL, "does not change memory"}, {"-md", "d.gguf", "changes memory; not estimated"},
-		{"-ts", "3,1", "changes memory; not estimated"}, {"--weird", NULL, "not read by the plan"},
+		{"--weird", NULL, "not read by the plan"},
 		{"--seed", "model.gguf", "not read by the plan"},
 	};
 	assert_int_equal(f.n_ignored, ARRAY_LEN(want));
