@@ -56,6 +56,8 @@ static const char usage_text[] =
 	"  gputaskman inspect ~/models/qwen3-8b-q4_k_m.gguf -c 32768\n"
 	"  gputaskman inspect -- llama-server -m q.gguf -c 8192 -np 4 --metrics\n"
 	"                                   a whole llama-server command line (inspect --help)\n"
+	"  gputaskman inspect q.gguf -ngl 99 -ts 3,1 --gpus 24GiB,8GiB\n"
+	"                                   llama.cpp's split over two GPUs: layers and fit per device\n"
 	"  gputaskman inspect 4242          everything known about process 4242\n"
 	"  gputaskman diff before.json after.json\n"
 	"  gputaskman record -o gpu.rec     a snapshot a second, kept under 256 MiB\n"
