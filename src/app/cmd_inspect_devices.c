@@ -119,5 +119,11 @@ bool inspect_model_plan_devices(struct inspect_model *m, const char *gpus)
 		return true;
 	}
 	m->split_ok = split_plan_make(m->h, m->flags, &m->est, d, n, &m->split, m->split_err, sizeof m->split_err);
+	/* the single-GPU check weighs the whole model against one device: the
+	 * plan per device replaces it */
+	if (m->split_ok && m->have_gpu) {
+		m->have_gpu = false;
+		m->fit_note = "checked per device: see Devices";
+	}
 	return true;
 }

@@ -89,6 +89,8 @@ expect "nv2: measured" "layers split by free memory; device sizes measured free 
 expect "nv2: GPU A first" "Fake A: layers 0-21 (22, 75.0%)" "$t/nv2"
 expect "nv2: GPU B second" "Fake B: layers 22-27 (6, 25.0%) + output" "$t/nv2"
 expect "nv2: free measured" "of 24576.00 MiB free: fits" "$t/nv2"
+expect "nv2: one fit check, per device" "GPU           checked per device: see Devices" "$t/nv2"
+absent "nv2: no whole-model fit on GPU 0" "fits          " "$t/nv2"
 # CUDA_VISIBLE_DEVICES=1,0: CUDA's device 0 is Fake B, which now gets 25%:
 # il/29 < 0.25 for il <= 7 (7/29 = 0.241, 8/29 = 0.276)
 CUDA_VISIBLE_DEVICES=1,0 live nv2r "$t/two" "$q" -c 4096; check_rc "shuffled CUDA_VISIBLE_DEVICES" 0 $? nv2r
