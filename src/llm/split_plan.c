@@ -314,7 +314,8 @@ bool split_plan_make(const struct gguf_header *h, const struct llama_flags *f, c
 		      !f->no_kv_offload && f->n_ot == 0 && !f->cpu_moe && f->n_cpu_moe == 0;
 	compute_buffers(&s, h, e);
 	mode_notes(&s);
-	p->all_fit = !p->refused && !e->refused;
+	p->refused |= e->refused; /* e.g. a quantized V cache without flash attention */
+	p->all_fit = !p->refused;
 	for (size_t i = 0; i < p->n_dev; i++) {
 		struct split_device *d = &p->dev[i];
 		d->used = false;

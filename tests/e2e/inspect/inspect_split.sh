@@ -60,6 +60,8 @@ expect "none: device 0 unused" "dev 0 (--gpus): not used (-sm none)" "$t/none"
 expect "none: device 1 all" "dev 1 (--gpus): layers 0-27 (28, 100.0%) + output; weights 604.15 MiB, KV 448.00 MiB" "$t/none"
 inspect nonebad "$q" -c 4096 -sm none -mg 2 --gpus 8GiB,8GiB
 expect "none: -mg out of range refused" "llama.cpp refuses -sm none -mg 2" "$t/nonebad"
+inspect refq "$q" -c 4096 -ctv q8_0 -fa off -ts 1,1 --gpus 8GiB,8GiB
+expect "refused flags: verdict says so" "verdict       llama.cpp refuses this configuration" "$t/refq"
 # -sm row: same layers, matrices split 3:1, its approximation said
 inspect row "$q" -c 4096 -sm row -ts 3,1 --gpus 24GiB,8GiB; check_rc "-sm row" 0 $? row
 expect "row: heading" "-sm row, layers split by -ts, rows by -ts" "$t/row"
