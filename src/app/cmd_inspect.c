@@ -8,7 +8,6 @@
 
 #include "portable.h"
 
-#include "collect/collector.h"
 #include "core/util.h"
 #include "views/json_util.h"
 
@@ -20,29 +19,6 @@ static cmd_inspect_gpu_query_fn gpu_query;
 void cmd_inspect_set_gpu_query(cmd_inspect_gpu_query_fn fn)
 {
 	gpu_query = fn;
-}
-
-int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n)
-{
-	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true, .devices_only = true};
-	struct collector *c = collector_new(&o);
-	struct gtm_snapshot *s = collector_refresh(c);
-	int rc = s->n_devices > 0 ? 1 : -1;
-	if (s->n_devices > 0) /* 1: a GPU is there, its free memory is not known */
-		snprintf(name, n, "GPU %d %s", s->devices[0].index, s->devices[0].name);
-	for (int i = 0; i < s->n_devices && rc != 0; i++) {
-		const struct gtm_device *d = &s->devices[i];
-		/* only a driver's own figure decides a fit, never an estimate */
-		if (d->mem_free.prov != GTM_MEASURED)
-			continue;
-		*free_bytes = d->mem_free.v;
-		*total_bytes = d->mem_total.prov == GTM_MEASURED ? d->mem_total.v : 0;
-		snprintf(name, n, "GPU %d %s", d->index, d->name);
-		rc = 0;
-	}
-	snapshot_free(s);
-	collector_free(c);
-	return rc;
 }
 
 static void check_fit(struct inspect_model *m)
@@ -109,8 +85,8 @@ static const char usage_text[] =
 	"  PID          everything known about one process, with the plan from its own flags\n"
 	"  DIR|MODEL.safetensors|ORG/NAME  a safetensors model and its KV cache by vLLM's rules\n"
 	"               (inspect DIR --help lists the vLLM flags read)\n"
-	"  -ts, -sm, -mg  llama.cpp's split over several GPUs (-ts 3,1; -sm none|layer|row|tensor;\n"
-	"               -mg N): with them, or with several GPUs visible, a plan per device\n"
+	"  split flags  -ts 3,1, -sm none|layer|row|tensor, -mg N: llama.cpp's split over several\n"
+	"               GPUs; with them, or with several GPUs visible, a plan per device\n"
 	"  --gpus SIZE,SIZE,...  plan on devices of these free sizes instead of the live GPUs\n"
 	"               (24GiB,8GiB; units B, KiB, MiB, GiB, TiB, K/M/G/T binary, KB/MB/GB/TB decimal)\n"
 	"  --json       one JSON object instead of text\n"

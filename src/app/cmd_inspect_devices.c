@@ -44,30 +44,70 @@ static size_t apply_visible(struct live_dev *d, size_t n, struct split_device_in
 	return k;
 }
 
-size_t cmd_inspect_collector_devices(struct split_device_in *out, size_t max)
+/* One collector refresh per run serves both the one-GPU fit check and the
+ * device plan: the devices in the collector's order. */
+static struct {
+	bool done;
+	size_t n;
+	struct live_dev d[SPLIT_MAX_DEVICES * 4];
+	bool measured[SPLIT_MAX_DEVICES * 4];
+	char first_name[96]; /* the first device, measured or not ("" when none) */
+} live;
+
+static void live_scan(void)
 {
 	struct collector_opts o = {.one_shot = true, .gpu_filter = -1, .no_probe = true, .devices_only = true};
+	if (live.done)
+		return;
+	live.done = true;
 	struct collector *c = collector_new(&o);
 	struct gtm_snapshot *s = collector_refresh(c);
-	struct live_dev d[SPLIT_MAX_DEVICES * 4];
-	size_t n = 0;
-	for (int i = 0; i < s->n_devices && n < ARRAY_LEN(d); i++) {
+	if (s->n_devices > 0)
+		snprintf(live.first_name, sizeof live.first_name, "GPU %d %s", s->devices[0].index, s->devices[0].name);
+	for (int i = 0; i < s->n_devices && live.n < ARRAY_LEN(live.d); i++) {
 		const struct gtm_device *g = &s->devices[i];
-		/* only a driver's own figure plans a split, never an estimate */
-		if (g->mem_free.prov != GTM_MEASURED)
-			continue;
-		memset(&d[n], 0, sizeof d[n]);
-		snprintf(d[n].in.name, sizeof d[n].in.name, "GPU %d %s", g->index, g->name);
-		d[n].in.free_bytes = g->mem_free.v;
-		d[n].in.total_bytes = g->mem_total.prov == GTM_MEASURED ? g->mem_total.v : 0;
-		d[n].nvidia = g->vendor == GTM_VENDOR_NVIDIA;
-		snprintf(d[n].uuid, sizeof d[n].uuid, "%s", g->uuid);
-		if (!pci_address_key(g->pci_bus_id, &d[n].pci_key))
-			d[n].pci_key = UINT64_MAX;
-		n++;
+		struct live_dev *d = &live.d[live.n];
+		memset(d, 0, sizeof *d);
+		snprintf(d->in.name, sizeof d->in.name, "GPU %d %s", g->index, g->name);
+		/* only a driver's own figure decides a fit or a split, never an estimate */
+		live.measured[live.n] = g->mem_free.prov == GTM_MEASURED;
+		d->in.free_bytes = live.measured[live.n] ? g->mem_free.v : 0;
+		d->in.total_bytes = g->mem_total.prov == GTM_MEASURED ? g->mem_total.v : 0;
+		d->nvidia = g->vendor == GTM_VENDOR_NVIDIA;
+		snprintf(d->uuid, sizeof d->uuid, "%s", g->uuid);
+		if (!pci_address_key(g->pci_bus_id, &d->pci_key))
+			d->pci_key = UINT64_MAX;
+		live.n++;
 	}
 	snapshot_free(s);
 	collector_free(c);
+}
+
+int cmd_inspect_collector_gpu(uint64_t *free_bytes, uint64_t *total_bytes, char *name, size_t n)
+{
+	live_scan();
+	if (!live.first_name[0])
+		return -1;
+	snprintf(name, n, "%s", live.first_name); /* 1: a GPU is there, its free memory is not known */
+	for (size_t i = 0; i < live.n; i++) {
+		if (!live.measured[i])
+			continue;
+		*free_bytes = live.d[i].in.free_bytes;
+		*total_bytes = live.d[i].in.total_bytes;
+		snprintf(name, n, "%s", live.d[i].in.name);
+		return 0;
+	}
+	return 1;
+}
+
+size_t cmd_inspect_collector_devices(struct split_device_in *out, size_t max)
+{
+	struct live_dev d[ARRAY_LEN(live.d)];
+	size_t n = 0;
+	live_scan();
+	for (size_t i = 0; i < live.n; i++)
+		if (live.measured[i])
+			d[n++] = live.d[i];
 	/* CUDA's order with CUDA_DEVICE_ORDER=PCI_BUS_ID, which is NVML's */
 	qsort(d, n, sizeof d[0], by_vendor_then_bus);
 	return apply_visible(d, n, out, max);
