@@ -101,8 +101,9 @@ void ex_torch_explain(struct explain_ctx *c, const struct gtm_process *p, struct
 /* The parsed config.json at path (cached by file identity), or NULL. */
 const struct hf_config *ex_config_get(struct explain_ctx *c, const char *path);
 void ex_config_cache_free(struct explain_ctx *c);
-/* The /metrics server of process q (probed when due): the first of its
- * servers that has a /metrics endpoint, whatever its state; NULL when none. */
+/* The /metrics server of process q (probed when due): the one whose
+ * /metrics answered, else the first that has that endpoint in another state
+ * (not probed after a timeout, garbage); NULL when none. */
 const struct ex_server *ex_probe_metrics_of(struct explain_ctx *c, const struct gtm_snapshot *snap,
 					    const struct gtm_process *q);
 void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,

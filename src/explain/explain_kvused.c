@@ -98,10 +98,15 @@ static const struct ex_server *metrics_for(struct explain_ctx *c, const struct g
 {
 	for (int i = 0; i < e->n_servers; i++)
 		for (int k = 0; k < e->servers[i].n_eps; k++)
-			if (!strcmp(e->servers[i].eps[k].path, "/metrics") && e->servers[i].eps[k].state != EP_NOT_PROBED) {
+			if (!strcmp(e->servers[i].eps[k].path, "/metrics") && e->servers[i].eps[k].state == EP_OK) {
 				*owner = p;
 				return &e->servers[i];
 			}
+	/* it serves HTTP itself: its own answers (and their notes) are the ones;
+	 * other loopback ports (ZMQ, torch.distributed's store) are no API */
+	for (int i = 0; i < e->n_servers; i++)
+		if (e->servers[i].reachable)
+			return NULL;
 	const struct gtm_process *q = p;
 	for (int hop = 0; hop < KVU_MAX_HOPS && q->ppid > 1; hop++) {
 		q = find_pid(snap, q->ppid);
@@ -116,6 +121,15 @@ static const struct ex_server *metrics_for(struct explain_ctx *c, const struct g
 		}
 	}
 	return NULL;
+}
+
+/* a x b, false when it does not fit in 64 bits */
+static bool mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+{
+	if (b && a > UINT64_MAX / b)
+		return false;
+	*out = a * b;
+	return true;
 }
 
 static void basis(struct ex_kv_used *k, const char *fmt, const char *what)
@@ -152,11 +166,12 @@ static void vllm_bytes(struct explain_ctx *c, const struct gtm_process *owner, c
 		return;
 	if (gtm_u64_ok(k->blocks) && gtm_u64_ok(k->block_size)) {
 		k->used_blocks = gtm_u64_of((uint64_t)(k->usage.v * (double)k->blocks.v + 0.5), GTM_REPORTED);
-		if (config_bytes(c, owner, s->kv_cache_dtype, k, &per_token)) {
-			uint64_t block = per_token * k->block_size.v;
+		uint64_t block, pool_b, used_b;
+		if (config_bytes(c, owner, s->kv_cache_dtype, k, &per_token) && mul_ok(per_token, k->block_size.v, &block) &&
+		    mul_ok(k->blocks.v, block, &pool_b) && mul_ok(k->used_blocks.v, block, &used_b)) {
 			k->bytes_per_token = gtm_u64_of(per_token, GTM_ESTIMATED);
-			k->pool_bytes = gtm_u64_of(k->blocks.v * block, GTM_REPORTED);
-			k->used_bytes = gtm_u64_of(k->used_blocks.v * block, GTM_REPORTED);
+			k->pool_bytes = gtm_u64_of(pool_b, GTM_REPORTED);
+			k->used_bytes = gtm_u64_of(used_b, GTM_REPORTED);
 			basis(k, "used blocks x %s bytes per block (config.json, vLLM's page size)",
 			      s->kv_cache_dtype[0] ? s->kv_cache_dtype : "auto");
 			return;
@@ -188,10 +203,11 @@ static void sglang_bytes(struct explain_ctx *c, const struct gtm_process *owner,
 		basis(k, "%s", gtm_f64_ok(k->usage) ? "usage only: no bytes per token" : "no KV figure");
 		return;
 	}
-	if (gtm_u64_ok(k->used_tokens))
-		k->used_bytes = gtm_u64_of(k->used_tokens.v * per_token, GTM_REPORTED);
-	if (gtm_u64_ok(k->capacity_tokens))
-		k->pool_bytes = gtm_u64_of(k->capacity_tokens.v * per_token, GTM_REPORTED);
+	uint64_t b;
+	if (gtm_u64_ok(k->used_tokens) && mul_ok(k->used_tokens.v, per_token, &b))
+		k->used_bytes = gtm_u64_of(b, GTM_REPORTED);
+	if (gtm_u64_ok(k->capacity_tokens) && mul_ok(k->capacity_tokens.v, per_token, &b))
+		k->pool_bytes = gtm_u64_of(b, GTM_REPORTED);
 	else if (pool && pool->have_bytes)
 		k->pool_bytes = gtm_u64_of(pool->bytes, GTM_REPORTED);
 }
@@ -202,6 +218,18 @@ static const struct ex_endpoint *metrics_ep(const struct ex_server *s)
 		if (!strcmp(s->eps[i].path, "/metrics"))
 			return &s->eps[i];
 	return NULL;
+}
+
+/* Why a server's /metrics gave nothing: its own state, or when it was not
+ * asked, the state of the endpoint that stopped the probe (a timeout). */
+static const char *why_not(const struct ex_server *s, const struct ex_endpoint *ep)
+{
+	if (ep && ep->state != EP_NOT_PROBED)
+		return ex_ep_state_name(ep->state);
+	for (int i = 0; i < s->n_eps; i++)
+		if (s->eps[i].state != EP_OK && s->eps[i].state != EP_NOT_PROBED)
+			return ex_ep_state_name(s->eps[i].state);
+	return "not probed";
 }
 
 void ex_kvused_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
@@ -217,9 +245,8 @@ void ex_kvused_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 	const struct ex_endpoint *ep = metrics_ep(s);
 	struct ex_kv_used *k = &e->kv_used;
 	if (!ep || ep->state != EP_OK) {
-		if (owner != p) /* the server's own row notes its answers */
-			ex_add_note(e, "%s /metrics on :%u (pid %u): %s, KV in use N/A", vllm ? "vLLM" : "SGLang", s->port,
-				    owner->pid, ep ? ex_ep_state_name(ep->state) : "not probed");
+		ex_add_note(e, "%s /metrics on :%u (pid %u): %s, KV in use N/A", vllm ? "vLLM" : "SGLang", s->port,
+			    owner->pid, why_not(s, ep));
 		return;
 	}
 	memset(k, 0, sizeof *k);

@@ -237,11 +237,17 @@ const struct ex_server *ex_probe_metrics_of(struct explain_ctx *c, const struct 
 {
 	bool deferred;
 	const struct probe_entry *pe = refresh_entry(c, snap, q, &deferred);
+	const struct ex_server *any = NULL;
 	for (int i = 0; pe && i < pe->n_servers; i++)
-		for (int k = 0; k < pe->servers[i].n_eps; k++)
-			if (!strcmp(pe->servers[i].eps[k].path, "/metrics") && pe->servers[i].eps[k].state != EP_NOT_PROBED)
+		for (int k = 0; k < pe->servers[i].n_eps; k++) {
+			if (strcmp(pe->servers[i].eps[k].path, "/metrics") != 0)
+				continue;
+			if (pe->servers[i].eps[k].state == EP_OK)
 				return &pe->servers[i];
-	return NULL;
+			if (!any)
+				any = &pe->servers[i];
+		}
+	return any;
 }
 
 void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,

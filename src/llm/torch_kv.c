@@ -5,6 +5,10 @@
 
 #include "core/util.h"
 
+/* Heads and head sizes above this are no model's: refused, which also keeps
+ * the products below 2^60 (2^16 x 3 x 2^16 x 4 bytes x 4096 layers x 1000). */
+#define DIM_MAX (1u << 16)
+
 static const struct {
 	const char *name;
 	unsigned bytes;
@@ -24,12 +28,13 @@ bool torch_kv_estimate(const struct hf_config *c, struct torch_kv *k)
 		return false;
 	uint64_t per_elem;
 	if (c->mla) {
-		if (!c->n_head || !(c->qk_nope_head_dim + c->qk_rope_head_dim) || !c->v_head_dim)
+		if (!c->n_head || !(c->qk_nope_head_dim + c->qk_rope_head_dim) || !c->v_head_dim || c->n_head > DIM_MAX ||
+		    c->qk_nope_head_dim > DIM_MAX || c->qk_rope_head_dim > DIM_MAX || c->v_head_dim > DIM_MAX)
 			return false;
 		per_elem = c->n_head * (c->qk_nope_head_dim + c->qk_rope_head_dim + c->v_head_dim);
 	} else {
 		uint64_t kvh = c->n_kv_head ? c->n_kv_head : c->n_head;
-		if (!kvh || !c->head_dim || kvh > (1u << 20) || c->head_dim > (1u << 20))
+		if (!kvh || !c->head_dim || kvh > DIM_MAX || c->head_dim > DIM_MAX)
 			return false;
 		per_elem = 2 * kvh * c->head_dim;
 	}
