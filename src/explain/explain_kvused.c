@@ -172,7 +172,7 @@ static void vllm_bytes(struct explain_ctx *c, const struct gtm_process *owner, c
 			k->bytes_per_token = gtm_u64_of(per_token, GTM_ESTIMATED);
 			k->pool_bytes = gtm_u64_of(pool_b, GTM_REPORTED);
 			k->used_bytes = gtm_u64_of(used_b, GTM_REPORTED);
-			basis(k, "used blocks x %s bytes per block (config.json, vLLM's page size)",
+			basis(k, "used blocks x bytes per block (config.json by vLLM's page rule, KV dtype %s)",
 			      s->kv_cache_dtype[0] ? s->kv_cache_dtype : "auto");
 			return;
 		}
