@@ -276,7 +276,7 @@ void ex_kvused_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 const struct hf_config *ex_config_get(struct explain_ctx *c, const char *path)
 {
 	struct stat st;
-	if (sysroot_stat(&st, "%s", path) != 0 || !S_ISREG(st.st_mode) || st.st_size > HF_CONFIG_MAX_BYTES)
+	if (sysroot_stat(&st, "%s", path) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size > HF_CONFIG_MAX_BYTES)
 		return NULL;
 	struct config_entry *lru = &c->configs[0];
 	for (int i = 0; i < EXC_CONFIGS; i++) {

@@ -274,8 +274,15 @@ bool server_parse_health(const char *buf, size_t len, int http_status, struct ex
 	json_t *j = load(buf, len);
 	bool ok = false;
 	const char *st = jstr(j, "status");
+	size_t blank = 0;
+	while (buf && blank < len && (buf[blank] == ' ' || buf[blank] == '\n' || buf[blank] == '\r' || buf[blank] == '\t'))
+		blank++;
 	if (http_status == 200 && st) {
 		str_copy(s->health, strcmp(st, "ok") == 0 ? "ok" : st, sizeof s->health);
+		ok = true;
+	} else if (http_status == 200 && blank == len) {
+		/* vLLM's and SGLang's /health: 200 and no body */
+		str_copy(s->health, "ok", sizeof s->health);
 		ok = true;
 	} else if (http_status == 503) {
 		str_copy(s->health, "loading", sizeof s->health);

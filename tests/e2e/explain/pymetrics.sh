@@ -113,6 +113,24 @@ run gw "$gw" --json
 check "garbage /metrics: N/A and a note" "$t/gw" "not j.get('kv_cache_in_use') and any('KV in use N/A' in n for n in j['notes'])"
 run hw "$hw" --json
 check "silent /metrics: N/A and a note, inspect returns" "$t/hw" "not j.get('kv_cache_in_use') and any('timeout, KV in use N/A' in n for n in j['notes'])"
+# the snapshot of every GPU process (one refresh, as --json takes): a GPU process whose parent is
+# the API server is joined at once (the SGLang scheduler; the silent vLLM's worker gets its note);
+# a worker two levels below it from the live view's next refresh, when the engine core's parent
+# is read (not checked here), and by `inspect PID` at once (above)
+GPUTASKMAN_ROOT= LD_LIBRARY_PATH="$fake" GTM_FAKE_NVML_SCENARIO="$t/scenario" GTM_PROBE_TIMEOUT_MS=300 "$bin" --json >"$t/all" 2>"$t/all.err"
+if python3 - "$t/all" "$sgw" "$sg" "$hw" "$w0" <<'EOP'
+import json, sys
+f, sgw, sg, hw, w0 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+rows = {p["pid"]: (p.get("explain") or {}) for p in json.load(open(f))["processes"]}
+k = rows[sgw].get("kv_cache_in_use") or {}
+ok = k.get("server_pid") == sg and k.get("used_tokens") == 1000
+ok = ok and any("timeout, KV in use N/A" in n for n in rows[hw]["notes"])
+# never a figure that is not its engine's
+k0 = rows[w0].get("kv_cache_in_use")
+ok = ok and (k0 is None or k0.get("used_bytes") == 250 * 1048576)
+sys.exit(0 if ok else 1)
+EOP
+then echo "ok   --json: joined to the parent API server in one refresh"; else echo "FAIL --json:"; cat "$t/all" "$t/all.err"; fail=1; fi
 run nop "$w0" --json --no-probe
 check "--no-probe: no KV in use" "$t/nop" "not j.get('kv_cache_in_use')"
 exit $fail
