@@ -172,8 +172,13 @@ static void vllm_bytes(struct explain_ctx *c, const struct gtm_process *owner, c
 			k->bytes_per_token = gtm_u64_of(per_token, GTM_ESTIMATED);
 			k->pool_bytes = gtm_u64_of(pool_b, GTM_REPORTED);
 			k->used_bytes = gtm_u64_of(used_b, GTM_REPORTED);
-			basis(k, "used blocks x bytes per block (config.json by vLLM's page rule, KV dtype %s)",
-			      s->kv_cache_dtype[0] ? s->kv_cache_dtype : "auto");
+			unsigned tp = tp_of(owner);
+			char gpus[40] = "";
+			if (tp > 1) /* the API server's own row shows one GPU's share too */
+				snprintf(gpus, sizeof gpus, ", each of %u GPUs", tp);
+			snprintf(k->basis, sizeof k->basis,
+				 "used blocks x bytes per block (config.json by vLLM's page rule, KV dtype %s%s)",
+				 s->kv_cache_dtype[0] ? s->kv_cache_dtype : "auto", gpus);
 			return;
 		}
 	}
