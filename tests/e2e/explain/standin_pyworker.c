@@ -10,7 +10,8 @@
  * as its children, "@RANK@" in each of their own arguments (up to their "--")
  * replaced by 0..N-1 (an engine
  * core starting its tensor-parallel workers). Writes "PID [PORT]" to --ready
- * FILE and waits (at most 60 s); options after "--" are the children's. */
+ * FILE and waits (at most 300 s: the test kills it); options after "--" are the
+ * children's. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,7 @@ int main(int argc, char **argv)
 	fprintf(f, "%d %u\n", (int)getpid(), rs ? (unsigned)replay_port(rs) : 0u);
 	if (fclose(f) != 0 || rename(tmp, ready) != 0)
 		return 1;
-	for (int i = 0; i < 600; i++)
+	for (int i = 0; i < 3000; i++)
 		usleep(100000);
 	return 0;
 }
