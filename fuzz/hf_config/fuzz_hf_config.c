@@ -1,9 +1,11 @@
-/* libFuzzer target: config.json parsing and vLLM's KV rules over whatever
- * shape it yields, under several --kv-cache-dtype / TP / length choices. */
+/* libFuzzer target: config.json parsing, vLLM's KV rules over whatever
+ * shape it yields (several --kv-cache-dtype / TP / length choices) and
+ * transformers' KV per 1k tokens. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "llm/hf_config.h"
+#include "llm/torch_kv.h"
 #include "llm/vllm_kv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,5 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
 		vllm_kv_estimate(&c, &opts[i], &k, err, sizeof err);
+	struct torch_kv t;
+	torch_kv_estimate(&c, &t);
 	return 0;
 }

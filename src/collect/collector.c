@@ -191,28 +191,37 @@ static struct gtm_process *find_pid(struct gtm_snapshot *snap, uint32_t pid, int
 }
 
 /* The parents GPU runners serve through (an Ollama runner's API is `ollama
- * serve`'s): read now when the scan left them without details, identified,
- * given their ports before the runner is explained, listed beside the GPU
- * rows, and detailed by the next refresh's scan. */
+ * serve`'s; a vLLM or SGLang worker's is its API server's, up to
+ * RUNNER_MAX_HOPS levels up: API server -> engine core -> worker): read now
+ * when the scan left them without details, identified, given their ports
+ * before the runner is explained, listed beside the GPU rows, and detailed
+ * by the next refresh's scan. */
+#define RUNNER_MAX_HOPS 3
+
 static void runner_parents(struct collector *c, struct gtm_snapshot *snap)
 {
 	c->n_parents = 0;
 	for (int i = 0; i < snap->n_gpu_processes; i++) {
 		const struct gtm_process *g = &snap->processes[i];
-		struct gtm_process *q;
-		if (g->ppid <= 1 || !explain_serves_via_parent(g))
-			continue;
-		q = find_pid(snap, g->ppid, snap->n_gpu_processes);
-		if (!q || q->runner_parent)
-			continue;
-		if (!q->detail && proc_detail_load(c->proc, q) == 1)
-			snap->n_procs_uninspectable++;
-		q->runner_parent = true;
-		c->parents = grow_array(c->parents, sizeof *c->parents, &c->cap_parents, c->n_parents);
-		c->parents[c->n_parents++] = q->pid;
-		if (q->detail)
-			identify_process(c->identify, q);
-		refresh_ports(c, snap, (int)(q - snap->processes));
+		for (int hop = 0; hop < RUNNER_MAX_HOPS && g->ppid > 1 && explain_serves_via_parent(g); hop++) {
+			struct gtm_process *q = find_pid(snap, g->ppid, snap->n_gpu_processes);
+			if (!q || q->runner_parent)
+				break;
+			if (!q->detail && proc_detail_load(c->proc, q) == 1)
+				snap->n_procs_uninspectable++;
+			if (q->detail)
+				identify_process(c->identify, q);
+			/* a shell or service manager above the server is no part of it */
+			if (hop && !ident_is_ai(q->ident))
+				break;
+			q->runner_parent = true;
+			c->parents = grow_array(c->parents, sizeof *c->parents, &c->cap_parents, c->n_parents);
+			c->parents[c->n_parents++] = q->pid;
+			refresh_ports(c, snap, (int)(q - snap->processes));
+			if (q->n_ports)
+				break; /* it listens: the API is here */
+			g = q;
+		}
 	}
 }
 

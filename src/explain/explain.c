@@ -97,6 +97,8 @@ void explain_ctx_free(struct explain_ctx *c)
 	if (!c)
 		return;
 	ex_log_entries_free(c);
+	ex_pyserve_cache_free(c);
+	ex_config_cache_free(c);
 	tail_free(&c->app_log);
 	free(c);
 }
@@ -203,8 +205,11 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 	const struct llog_load *load = NULL;
 	if (strcmp(e->runtime, "stable-diffusion.cpp") != 0)
 		load = ex_logs_explain(c, snap, p, e);
+	struct ex_pool pool = {0};
 	if (!load)
-		ex_pyserve_explain(p, e);
+		ex_pyserve_explain(c, p, e, &pool);
+	ex_kvused_explain(c, snap, p, e, &pool);
+	ex_torch_explain(c, p, e);
 	if (!strcmp(e->runtime, "stable-diffusion.cpp"))
 		ex_add_note(e, "stable-diffusion.cpp: diffusion, text-encoder and VAE files from its flags; no LLM breakdown");
 	struct estimate *est = xmalloc(sizeof *est);
@@ -225,5 +230,7 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
 
 bool explain_serves_via_parent(const struct gtm_process *p)
 {
-	return ex_is_ollama_runner(p);
+	/* vLLM's and SGLang's GPU workers: their /metrics is the API server's */
+	return ex_is_ollama_runner(p) ||
+	       (p->ident && (ident_find_runtime(p->ident, "vllm") || ident_find_runtime(p->ident, "sglang")));
 }

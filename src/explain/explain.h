@@ -122,6 +122,38 @@ struct ex_app {
 	char message[160];
 };
 
+/* The KV cache a vLLM / SGLang engine says is in use now (its /metrics),
+ * for this process: its own answer, or for a worker that does not listen
+ * the nearest ancestor's of the same runtime (the API server). Bytes are
+ * this process's GPU's share, from the usage or used tokens (reported) and
+ * the bytes per block or token (config.json's rules or the worker's own
+ * log); never added to measured totals. */
+struct ex_kv_used {
+	bool present;
+	char kind[16];             /* "vllm", "sglang" */
+	uint16_t port;
+	uint32_t server_pid;       /* the process that answered (this one or an ancestor) */
+	gtm_f64 usage;             /* REPORTED 0..1 */
+	gtm_u64 used_tokens, capacity_tokens; /* REPORTED (SGLang; vLLM blocks x block size) */
+	gtm_u64 used_blocks, blocks, block_size;
+	gtm_u64 bytes_per_token;   /* one token, all layers, this GPU; ESTIMATED (config) or REPORTED (log) */
+	gtm_u64 used_bytes, pool_bytes; /* REPORTED: the runtime's figure times the bytes per block/token */
+	gtm_u64 requests_running, requests_waiting;
+	char basis[128];           /* how the bytes were had */
+	char config[512];          /* the config.json read, "" none */
+};
+
+/* A PyTorch / transformers job's KV cache per 1,000 tokens of context, from
+ * its model's config.json (llm/torch_kv.h): an estimate, never measured. */
+struct ex_kv_estimate {
+	bool present;
+	gtm_u64 bytes_per_1k_tokens; /* ESTIMATED */
+	char dtype[24];
+	uint64_t n_full, n_sliding, n_linear, window;
+	char config[512];
+	char note[160];
+};
+
 struct gtm_explain {
 	char runtime[24];          /* "llama.cpp", "ollama", "lmstudio", "vllm", "sglang", "sd.cpp", "" */
 	struct ex_log log;
@@ -132,6 +164,8 @@ struct gtm_explain {
 	bool estimate_disagrees;   /* estimate and log differ by more than the tolerance somewhere */
 	int n_models;              /* models the process holds (ident), for the per-model KV note */
 	struct ex_app app;
+	struct ex_kv_used kv_used;
+	struct ex_kv_estimate kv_est;
 	char notes[EX_MAX_NOTES][192];
 	int n_notes;
 };
@@ -152,7 +186,8 @@ void explain_process(struct explain_ctx *c, struct gtm_snapshot *snap, struct gt
  * an app's HOME): the collector reads a deferred one first. */
 bool explain_uses_environ(const struct gtm_process *p);
 /* Whether p (identified) serves through its parent: an Ollama runner, whose
- * API is `ollama serve`'s. The collector reads and lists that parent. */
+ * API is `ollama serve`'s; a vLLM or SGLang process, whose /metrics may be
+ * an ancestor's (its API server). The collector reads and lists them. */
 bool explain_serves_via_parent(const struct gtm_process *p);
 
 /* Whether p is a CPU-only llama.cpp/ggml build by what it runs, before any

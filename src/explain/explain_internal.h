@@ -11,6 +11,32 @@
 
 #define EXC_LOGS 16
 #define EXC_PROBES 32
+#define EXC_CONFIGS 8
+#define EXC_HEADS 16
+
+struct hf_config;
+
+/* A model's config.json, parsed once per file identity. */
+struct config_entry {
+	char path[512];
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	struct hf_config *cfg;  /* NULL when it did not parse */
+	uint64_t used;
+};
+
+/* A vLLM/SGLang process's redirected log head, parsed once per file identity
+ * (explain_pyserve.c): an unchanged file is not read again. */
+struct head_entry {
+	uint32_t pid;
+	uint64_t start_time;
+	uint64_t dev, ino, size;
+	int64_t mtime_ns;
+	bool vllm;
+	void *lg;               /* struct vllm_log or struct sglang_log */
+	char shown[512];
+	uint64_t used;
+};
 
 struct log_entry {
 	struct tail_file tf;
@@ -43,6 +69,9 @@ struct explain_ctx {
 	struct probe_entry probes[EXC_PROBES];
 	/* the app adapter's log, cached until it changes */
 	struct tail_file app_log;
+	struct config_entry configs[EXC_CONFIGS];
+	struct head_entry heads[EXC_HEADS];
+	uint64_t head_reads;    /* log heads read from disk (a test counts them) */
 	struct ex_app_event app_events[EX_MAX_APP_EVENTS];
 	int n_app_events;
 };
@@ -56,7 +85,27 @@ const struct llog_load *ex_logs_explain(struct explain_ctx *c, const struct gtm_
 /* explain_probe.c: server facts for the process (cached, budgeted). */
 /* vLLM/SGLang: the startup lines of the process's redirected stdout/stderr
  * as reported segments of its own worker (explain_pyserve.c). */
-void ex_pyserve_explain(const struct gtm_process *p, struct gtm_explain *e);
+/* What the worker's own log says of its KV pool, for the KV in use. */
+struct ex_pool {
+	bool have_bytes, have_tokens;
+	uint64_t bytes, tokens; /* this GPU's pool; SGLang: its #tokens */
+};
+void ex_pyserve_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e,
+			struct ex_pool *pool);
+void ex_pyserve_cache_free(struct explain_ctx *c);
+/* explain_kvused.c: the engine's /metrics joined to this process (vLLM/SGLang). */
+void ex_kvused_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
+		       struct gtm_explain *e, const struct ex_pool *pool);
+/* explain_torch.c: a PyTorch/transformers job's KV per 1k tokens (estimated). */
+void ex_torch_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e);
+/* The parsed config.json at path (cached by file identity), or NULL. */
+const struct hf_config *ex_config_get(struct explain_ctx *c, const char *path);
+void ex_config_cache_free(struct explain_ctx *c);
+/* The /metrics server of process q (probed when due): the one whose
+ * /metrics answered, else the first that has that endpoint in another state
+ * (not probed after a timeout, garbage); NULL when none. */
+const struct ex_server *ex_probe_metrics_of(struct explain_ctx *c, const struct gtm_snapshot *snap,
+					    const struct gtm_process *q);
 void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
 		       struct gtm_explain *e);
 /* Whether p is an Ollama runner (a child of `ollama serve` running a model). */

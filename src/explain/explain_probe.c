@@ -207,17 +207,17 @@ static void note_garbage(struct gtm_explain *e, const struct ex_server *s)
 			    s->reachable ? "not the runtime's JSON" : "not HTTP", n == 1 ? "its" : "their");
 }
 
-void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
-		       struct gtm_explain *e)
+/* The process's probe entry, probed again when due and the budget allows;
+ * NULL when it has no port to probe or probes are off. *deferred: due, but
+ * this refresh's budget went to other servers. */
+static struct probe_entry *refresh_entry(struct explain_ctx *c, const struct gtm_snapshot *snap,
+					 const struct gtm_process *p, bool *deferred)
 {
 	struct target t[EX_MAX_SERVERS];
 	int n = targets_of(snap, p, t);
-	if (!n || !p->pid)
-		return;
-	if (!c->allow_probe) {
-		ex_add_note(e, "local API not probed (%s)", c->no_probe_why);
-		return;
-	}
+	*deferred = false;
+	if (!n || !p->pid || !c->allow_probe)
+		return NULL;
 	struct probe_entry *pe = entry_for(c, p);
 	uint64_t now = now_monotonic_ns(), key = model_key(p);
 	bool due = !pe->used || !same_ports(pe, t, n) || pe->model_key != key ||
@@ -226,7 +226,43 @@ void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, c
 	if (due && now + 20000000ull < c->deadline_ns) { /* probe.c needs a 20 ms slice */
 		probe_targets(c, pe, t, n);
 		pe->model_key = key;
-	} else if (due)
+	} else if (due) {
+		*deferred = true;
+	}
+	return pe;
+}
+
+const struct ex_server *ex_probe_metrics_of(struct explain_ctx *c, const struct gtm_snapshot *snap,
+					    const struct gtm_process *q)
+{
+	bool deferred;
+	const struct probe_entry *pe = refresh_entry(c, snap, q, &deferred);
+	const struct ex_server *any = NULL;
+	for (int i = 0; pe && i < pe->n_servers; i++)
+		for (int k = 0; k < pe->servers[i].n_eps; k++) {
+			if (strcmp(pe->servers[i].eps[k].path, "/metrics") != 0)
+				continue;
+			if (pe->servers[i].eps[k].state == EP_OK)
+				return &pe->servers[i];
+			if (!any)
+				any = &pe->servers[i];
+		}
+	return any;
+}
+
+void ex_probes_explain(struct explain_ctx *c, const struct gtm_snapshot *snap, const struct gtm_process *p,
+		       struct gtm_explain *e)
+{
+	struct target t[EX_MAX_SERVERS];
+	if (!targets_of(snap, p, t) || !p->pid)
+		return;
+	if (!c->allow_probe) {
+		ex_add_note(e, "local API not probed (%s)", c->no_probe_why);
+		return;
+	}
+	bool deferred;
+	const struct probe_entry *pe = refresh_entry(c, snap, p, &deferred);
+	if (deferred)
 		ex_add_note(e, "local API not probed: this refresh's probe budget went to other servers "
 			       "(the live view probes it at a later refresh)");
 	for (int i = 0; i < pe->n_servers && e->n_servers < EX_MAX_SERVERS; i++) {

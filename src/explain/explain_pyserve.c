@@ -11,6 +11,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "portable.h"
 #include "explain/breakdown.h"
 #include "explain/explain_internal.h"
 #include "llm/sglang_log.h"
@@ -19,8 +20,10 @@
 /* Startup lines come first: the head of the log is enough. */
 #define PYSERVE_LOG_HEAD (1u << 20)
 
-/* The process's stdout or stderr when it is a regular file. */
-static char *read_log(const struct gtm_process *p, char *shown, size_t sn, size_t *len)
+/* The parsed head of the process's stdout or stderr when it is a regular
+ * file; read again only when the file's identity (device, inode, size,
+ * mtime) changed: a rotated, replaced or grown log. NULL when none. */
+static const struct head_entry *head_of(struct explain_ctx *c, const struct gtm_process *p, bool vllm)
 {
 	static const char *const fds[] = {"2", "1"};
 	char t[1024];
@@ -29,16 +32,58 @@ static char *read_log(const struct gtm_process *p, char *shown, size_t sn, size_
 		if (sysroot_readlink(t, sizeof t, "/proc/%u/fd/%s", p->pid, fds[i]) <= 0 || t[0] != '/' ||
 		    str_starts(t, "/dev/") || sysroot_stat(&st, "/proc/%u/fd/%s", p->pid, fds[i]) != 0 || !S_ISREG(st.st_mode))
 			continue;
+		struct head_entry *lru = &c->heads[0];
+		for (int k = 0; k < EXC_HEADS; k++) {
+			struct head_entry *h = &c->heads[k];
+			if (h->used && h->pid == p->pid && h->start_time == p->start_time && h->vllm == vllm &&
+			    h->dev == (uint64_t)st.st_dev && h->ino == (uint64_t)st.st_ino && h->size == (uint64_t)st.st_size &&
+			    h->mtime_ns == stat_mtime_ns(&st)) {
+				h->used = c->refresh + 1;
+				return h;
+			}
+			if (h->used < lru->used)
+				lru = h;
+		}
 		char *buf = xmalloc(PYSERVE_LOG_HEAD + 1);
 		ssize_t n = sysroot_read(buf, PYSERVE_LOG_HEAD + 1, "/proc/%u/fd/%s", p->pid, fds[i]);
-		if (n > 0) {
-			str_copy(shown, t, sn);
-			*len = (size_t)n;
-			return buf;
+		c->head_reads++;
+		if (n <= 0) {
+			free(buf);
+			continue;
+		}
+		free(lru->lg);
+		memset(lru, 0, sizeof *lru);
+		lru->pid = p->pid;
+		lru->start_time = p->start_time;
+		lru->dev = (uint64_t)st.st_dev;
+		lru->ino = (uint64_t)st.st_ino;
+		lru->size = (uint64_t)st.st_size;
+		lru->mtime_ns = stat_mtime_ns(&st);
+		lru->vllm = vllm;
+		lru->used = c->refresh + 1;
+		str_copy(lru->shown, t, sizeof lru->shown);
+		if (vllm) {
+			struct vllm_log *lg = xmalloc(sizeof *lg);
+			vllm_log_init(lg);
+			vllm_log_parse(lg, buf, (size_t)n);
+			lru->lg = lg;
+		} else {
+			struct sglang_log *lg = xmalloc(sizeof *lg);
+			sglang_log_init(lg);
+			sglang_log_parse(lg, buf, (size_t)n);
+			lru->lg = lg;
 		}
 		free(buf);
+		return lru;
 	}
 	return NULL;
+}
+
+void ex_pyserve_cache_free(struct explain_ctx *c)
+{
+	for (int i = 0; i < EXC_HEADS; i++)
+		free(c->heads[i].lg);
+	memset(c->heads, 0, sizeof c->heads);
 }
 
 static void seg(struct gtm_explain *e, enum ex_seg kind, int gpu, bool have, uint64_t bytes, const char *note)
@@ -66,11 +111,9 @@ static const struct vllm_worker *vllm_pick(const struct vllm_log *lg, const stru
 	return lg->n_workers == 1 ? untagged : NULL;
 }
 
-static void vllm_join(struct gtm_explain *e, const struct gtm_process *p, const char *buf, size_t len)
+static void vllm_join(struct gtm_explain *e, const struct gtm_process *p, const struct vllm_log *lg,
+		      struct ex_pool *pool)
 {
-	struct vllm_log *lg = xmalloc(sizeof *lg);
-	vllm_log_init(lg);
-	vllm_log_parse(lg, buf, len);
 	const struct vllm_worker *w = vllm_pick(lg, p);
 	int gpu = breakdown_single_gpu(p);
 	if (w) {
@@ -78,6 +121,8 @@ static void vllm_join(struct gtm_explain *e, const struct gtm_process *p, const 
 		    w->weights_with_non_torch ? "weights + non-torch memory (vLLM's profile)" : "vLLM: model loading");
 		seg(e, EX_SEG_KV, gpu, w->have_kv || w->have_kv_in_use, w->have_kv ? w->kv_bytes : w->kv_in_use_bytes,
 		    "vLLM's KV cache pool on this GPU");
+		pool->have_bytes = w->have_kv || w->have_kv_in_use;
+		pool->bytes = w->have_kv ? w->kv_bytes : w->kv_in_use_bytes;
 		uint64_t c = (w->have_activation ? w->activation_bytes : 0) + (w->have_graph ? w->graph_bytes : 0) +
 			     (w->have_non_torch && !w->weights_with_non_torch ? w->non_torch_bytes : 0);
 		seg(e, EX_SEG_COMPUTE, gpu, w->have_activation || w->have_graph || w->have_non_torch, c,
@@ -91,7 +136,6 @@ static void vllm_join(struct gtm_explain *e, const struct gtm_process *p, const 
 			    lg->kv_usage_pct);
 	if (vllm_log_kv_tokens(lg, &tokens))
 		ex_add_note(e, "vLLM log: GPU KV cache size %llu tokens (all workers of the engine)", (unsigned long long)tokens);
-	free(lg);
 }
 
 /* The TP rank in the process's title ("sglang::scheduler_TP1"), or -1. */
@@ -105,11 +149,9 @@ static int title_tp(const struct gtm_process *p)
 	return s && s[3] >= '0' && s[3] <= '9' ? atoi(s + 3) : -1;
 }
 
-static void sglang_join(struct gtm_explain *e, const struct gtm_process *p, const char *buf, size_t len)
+static void sglang_join(struct gtm_explain *e, const struct gtm_process *p, const struct sglang_log *lg,
+			struct ex_pool *pool)
 {
-	struct sglang_log *lg = xmalloc(sizeof *lg);
-	sglang_log_init(lg);
-	sglang_log_parse(lg, buf, len);
 	int tp = title_tp(p), gpu = breakdown_single_gpu(p);
 	const struct sglang_rank *r = NULL;
 	for (int i = 0; i < lg->n_ranks && !r; i++)
@@ -123,33 +165,34 @@ static void sglang_join(struct gtm_explain *e, const struct gtm_process *p, cons
 		snprintf(note, sizeof note, "SGLang's %s pool: %llu tokens, %llu B/token", r->mla ? "MLA" : "K+V",
 			 (unsigned long long)r->kv_tokens, (unsigned long long)sglang_rank_bytes_per_token(r));
 		seg(e, EX_SEG_KV, gpu, r->have_kv, r->kv_bytes, note);
+		pool->have_bytes = pool->have_tokens = r->have_kv;
+		pool->bytes = r->kv_bytes;
+		pool->tokens = r->kv_tokens;
 		seg(e, EX_SEG_COMPUTE, gpu, r->have_graph, r->graph_bytes, "SGLang: graph capture, mem usage");
 	}
 	if (lg->have_usage)
 		ex_add_note(e, "SGLang log: token usage %.2f of the KV pool in its last batch line", lg->token_usage);
-	free(lg);
 }
 
-void ex_pyserve_explain(const struct gtm_process *p, struct gtm_explain *e)
+void ex_pyserve_explain(struct explain_ctx *c, const struct gtm_process *p, struct gtm_explain *e,
+			struct ex_pool *pool)
 {
 	bool vllm = !strcmp(e->runtime, "vllm"), sglang = !strcmp(e->runtime, "sglang");
-	char shown[512] = "";
-	size_t len = 0;
+	memset(pool, 0, sizeof *pool);
 	if ((!vllm && !sglang) || e->log.present || !p->pid)
 		return;
-	char *buf = read_log(p, shown, sizeof shown, &len);
-	if (!buf)
+	const struct head_entry *h = head_of(c, p, vllm);
+	if (!h)
 		return;
 	e->log.present = true;
 	str_copy(e->log.kind, e->runtime, sizeof e->log.kind);
-	str_copy(e->log.path, shown, sizeof e->log.path);
+	str_copy(e->log.path, h->shown, sizeof e->log.path);
 	str_copy(e->log.state, "current", sizeof e->log.state);
 	e->log.verbosity = e->log.kv_unified = e->log.flash_attn = -1;
 	e->log.loaded_at_s = e->log.n_ctx = e->log.n_seq_max = e->log.n_slots = e->log.n_ctx_slot = -1;
 	e->log.layers_offloaded = e->log.layers_total = -1;
 	if (vllm)
-		vllm_join(e, p, buf, len);
+		vllm_join(e, p, h->lg, pool);
 	else
-		sglang_join(e, p, buf, len);
-	free(buf);
+		sglang_join(e, p, h->lg, pool);
 }

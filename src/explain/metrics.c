@@ -180,9 +180,41 @@ static const struct {
 struct collect {
 	double v[MK_COUNT + 1];
 	bool have[MK_COUNT + 1]; /* [MK_COUNT]: never set, "not reported" */
+	unsigned n[MK_COUNT + 1]; /* samples of each name (one per engine or model) */
 	const char *kind;
 	uint64_t blocks, block_size; /* vllm:cache_config_info labels */
+	char cache_dtype[24];
 };
+
+/* A label holding a whole decimal number below max, else 0 ("None", "-1", "1e9", "12x"). */
+static uint64_t label_u64(const struct prom_sample *s, const char *key, uint64_t max)
+{
+	char b[32], *e;
+	if (!prom_label(s, key, b, sizeof b) || b[0] < '0' || b[0] > '9')
+		return 0;
+	unsigned long long v = strtoull(b, &e, 10);
+	return *e || v >= max ? 0 : (uint64_t)v;
+}
+
+/* vllm:cache_config_info: the pool's blocks, tokens per block and KV dtype,
+ * as labels of a gauge whose value is 1. */
+static void cache_config(struct collect *c, const struct prom_sample *s)
+{
+	c->blocks = label_u64(s, "num_gpu_blocks", 1ull << 40);
+	c->block_size = label_u64(s, "block_size", 1ull << 20);
+	char d[24];
+	size_t o = 0;
+	c->cache_dtype[0] = 0;
+	if (!prom_label(s, "cache_dtype", d, sizeof d))
+		return;
+	/* a dtype name is [a-z0-9_]: anything else is not kept */
+	for (const char *q = d; *q && o + 1 < sizeof c->cache_dtype; q++)
+		if ((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') || *q == '_')
+			c->cache_dtype[o++] = *q;
+		else
+			return;
+	c->cache_dtype[o] = 0;
+}
 
 static bool collect_fn(const struct prom_sample *s, void *a)
 {
@@ -195,14 +227,10 @@ static bool collect_fn(const struct prom_sample *s, void *a)
 		/* counters with labels (per model / engine) are summed */
 		c->v[k] = c->have[k] ? c->v[k] + s->value : s->value;
 		c->have[k] = true;
+		c->n[k]++;
 		c->kind = metric_names[i].kind;
-		if (k == MK_VLLM_CACHE_CFG) {
-			char b[32];
-			if (prom_label(s, "num_gpu_blocks", b, sizeof b))
-				c->blocks = strtoull(b, NULL, 10);
-			if (prom_label(s, "block_size", b, sizeof b))
-				c->block_size = strtoull(b, NULL, 10);
-		}
+		if (k == MK_VLLM_CACHE_CFG)
+			cache_config(c, s);
 	}
 	return true;
 }
@@ -274,16 +302,26 @@ bool server_apply_metrics(const char *buf, size_t len, uint64_t now_ns, struct e
 			s->kv_usage = gtm_f64_of(c.v[MK_LLAMA_KV], GTM_REPORTED);
 	} else if (strcmp(c.kind, "vllm") == 0) {
 		enum mkey kv = c.have[MK_VLLM_KV] ? MK_VLLM_KV : MK_VLLM_KV_OLD;
-		if (c.have[kv] && c.v[kv] >= 0 && c.v[kv] <= 1.0)
+		/* one gauge per engine (data-parallel ranks): whose pool a worker
+		 * uses is not known from here, and a sum of fractions is none */
+		s->kv_usage_engines = c.n[kv];
+		if (c.have[kv] && c.n[kv] == 1 && c.v[kv] >= 0 && c.v[kv] <= 1.0)
 			s->kv_usage = gtm_f64_of(c.v[kv], GTM_REPORTED);
-		if (c.blocks && c.block_size && c.blocks < (1ull << 40) && c.block_size < (1ull << 20))
+		if (c.n[MK_VLLM_CACHE_CFG] == 1 && c.blocks && c.block_size) {
 			s->kv_capacity_tokens = gtm_u64_of(c.blocks * c.block_size, GTM_REPORTED);
+			s->kv_blocks = gtm_u64_of(c.blocks, GTM_REPORTED);
+			s->kv_block_size = gtm_u64_of(c.block_size, GTM_REPORTED);
+		}
+		if (c.n[MK_VLLM_CACHE_CFG] == 1)
+			str_copy(s->kv_cache_dtype, c.cache_dtype, sizeof s->kv_cache_dtype);
 		s->requests_running = count_of(&c, MK_VLLM_RUNNING);
 		s->requests_waiting = count_of(&c, MK_VLLM_WAITING);
 		apply_rates(s, &c, MK_VLLM_GEN, MK_VLLM_PROMPT, MK_COUNT, MK_COUNT, now_ns);
 	} else {
-		if (c.have[MK_SG_USAGE] && c.v[MK_SG_USAGE] >= 0 && c.v[MK_SG_USAGE] <= 1.0)
+		s->kv_usage_engines = c.n[MK_SG_USAGE];
+		if (c.have[MK_SG_USAGE] && c.n[MK_SG_USAGE] == 1 && c.v[MK_SG_USAGE] >= 0 && c.v[MK_SG_USAGE] <= 1.0)
 			s->kv_usage = gtm_f64_of(c.v[MK_SG_USAGE], GTM_REPORTED);
+		/* summed over data-parallel ranks' samples: counts, not fractions */
 		s->kv_used_tokens = count_of(&c, MK_SG_USED);
 		s->kv_capacity_tokens = count_of(&c, MK_SG_MAX);
 		s->requests_running = count_of(&c, MK_SG_RUNNING);

@@ -108,6 +108,7 @@ void probe_server(struct ex_server *s, const char *host, const char *kind_hint, 
 	/* facts of the previous probe are replaced; rates keep their counters */
 	s->n_models = 0;
 	s->reachable = false;
+	ex_server_clear_gauges(s);
 	if (plan == ARRAY_LEN(plans) - 1)
 		s->kind[0] = 0;
 	for (int i = 0; i < 6 && plans[plan].paths[i]; i++) {

@@ -74,8 +74,11 @@ struct ex_server {
 	gtm_u64 slots_total, slots_busy;
 	struct ex_rate gen, prompt; /* generation and prompt-processing speed from /metrics */
 	bool counted_at_end; /* llama-server: a request's tokens reach the counters when it ends */
-	gtm_f64 kv_usage;    /* vLLM / SGLang: 0..1 */
+	gtm_f64 kv_usage;    /* vLLM / SGLang: 0..1; N/A when absent or one gauge per engine */
+	unsigned kv_usage_engines; /* samples of the usage gauge (> 1: data-parallel engines) */
 	gtm_u64 kv_capacity_tokens, kv_used_tokens;
+	gtm_u64 kv_blocks, kv_block_size; /* vllm:cache_config_info num_gpu_blocks, block_size */
+	char kv_cache_dtype[24];   /* its cache_dtype ("auto", "fp8"), "" when not given */
 	gtm_u64 requests_running, requests_waiting;
 	char build[48];
 	char health[16];     /* "ok", "loading", "" unknown */
@@ -86,6 +89,9 @@ struct ex_server {
 };
 
 void ex_server_init(struct ex_server *s, uint16_t port);
+/* Forgets the gauges of the previous answer (KV usage, pool, requests): a
+ * probe that gets no /metrics answer leaves them N/A, not stale. */
+void ex_server_clear_gauges(struct ex_server *s);
 struct ex_server_model *ex_server_model_get(struct ex_server *s, const char *name);
 
 /* Each returns true when the body had the expected shape (and filled s). */

@@ -23,10 +23,17 @@ void ex_server_init(struct ex_server *s, uint16_t port)
 	memset(s, 0, sizeof *s);
 	s->port = port;
 	s->n_ctx_slot = s->slots_total = s->slots_busy = GTM_U64_NA;
-	s->kv_usage = GTM_F64_NA;
 	s->gen.tps = s->gen.avg_tps = s->gen.wall_tps = GTM_F64_NA;
 	s->prompt.tps = s->prompt.avg_tps = s->prompt.wall_tps = GTM_F64_NA;
-	s->kv_capacity_tokens = s->kv_used_tokens = GTM_U64_NA;
+	ex_server_clear_gauges(s);
+}
+
+void ex_server_clear_gauges(struct ex_server *s)
+{
+	s->kv_usage = GTM_F64_NA;
+	s->kv_usage_engines = 0;
+	s->kv_capacity_tokens = s->kv_used_tokens = s->kv_blocks = s->kv_block_size = GTM_U64_NA;
+	s->kv_cache_dtype[0] = 0;
 	s->requests_running = s->requests_waiting = GTM_U64_NA;
 }
 
@@ -267,8 +274,15 @@ bool server_parse_health(const char *buf, size_t len, int http_status, struct ex
 	json_t *j = load(buf, len);
 	bool ok = false;
 	const char *st = jstr(j, "status");
+	size_t blank = 0;
+	while (buf && blank < len && (buf[blank] == ' ' || buf[blank] == '\n' || buf[blank] == '\r' || buf[blank] == '\t'))
+		blank++;
 	if (http_status == 200 && st) {
 		str_copy(s->health, strcmp(st, "ok") == 0 ? "ok" : st, sizeof s->health);
+		ok = true;
+	} else if (http_status == 200 && blank == len) {
+		/* vLLM's and SGLang's /health: 200 and no body */
+		str_copy(s->health, "ok", sizeof s->health);
 		ok = true;
 	} else if (http_status == 503) {
 		str_copy(s->health, "loading", sizeof s->health);

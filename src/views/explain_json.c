@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "core/util.h"
+#include "views/explain_kv.h"
 #include "views/json_util.h"
 
 static json_t *int_or_null(int64_t v)
@@ -179,6 +180,9 @@ static json_t *server_json(const struct ex_server *s)
 	json_put(j, "kv_cache_used_tokens", json_of_u64(s->kv_used_tokens));
 	json_put(j, "requests_running", json_of_u64(s->requests_running));
 	json_put(j, "requests_waiting", json_of_u64(s->requests_waiting));
+	json_put(j, "kv_cache_blocks", json_of_u64(s->kv_blocks));
+	json_put(j, "kv_cache_block_size", json_of_u64(s->kv_block_size));
+	json_put(j, "kv_cache_dtype", json_of_str(s->kv_cache_dtype));
 	return j;
 }
 
@@ -217,6 +221,7 @@ json_t *explain_json(const struct gtm_explain *e)
 		json_array_append_new(segs, segment_json(&e->segs[i]));
 	json_put(j, "breakdown", segs);
 	json_put(j, "estimate_disagrees", json_boolean(e->estimate_disagrees));
+	explain_kv_json(j, e);
 	for (int i = 0; i < e->n_notes; i++)
 		json_array_append_new(notes, json_string(e->notes[i]));
 	json_put(j, "notes", notes);

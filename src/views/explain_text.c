@@ -5,6 +5,7 @@
 
 #include "core/format.h"
 #include "core/util.h"
+#include "views/explain_kv.h"
 
 static const char *local_time(int64_t t, char *buf, size_t n)
 {
@@ -168,6 +169,7 @@ void explain_text_print(FILE *out, const struct gtm_explain *e, const char *in)
 	print_segments(out, e, in, EX_SRC_API, "reported by the API");
 	print_segments(out, e, in, EX_SRC_REMAINDER, "rest of the measured VRAM");
 	print_segments(out, e, in, EX_SRC_ESTIMATE, "estimate (model header + flags)");
+	explain_kv_text(out, e, in);
 	for (int i = 0; i < e->n_notes; i++)
 		fprintf(out, "%snote: %s\n", in, fmt_safe(a, sizeof a, e->notes[i]));
 	if (e->app.present && e->app.selected_model[0])

@@ -119,13 +119,17 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
 	c->n_items = 0;
 	if (only) {
-		/* and its parent: an Ollama runner's API is its parent's port */
+		/* and its parents: an Ollama runner's API is its parent's port, a
+		 * vLLM worker's its grandparent's (API server -> engine core -> worker) */
 		scan_push_item(&s, only, 0);
 		scan_items(&s);
-		if (snap->n_processes > 0 && snap->processes[snap->n_processes - 1].ppid > 1) {
+		for (int up = 0; up < 3 && snap->n_processes > 0 && snap->processes[snap->n_processes - 1].ppid > 1; up++) {
+			int before = snap->n_processes;
 			c->n_items = 0;
 			scan_push_item(&s, snap->processes[snap->n_processes - 1].ppid, 0);
 			scan_items(&s);
+			if (snap->n_processes == before)
+				break;
 		}
 	} else if (s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS) {
 		scan_targeted(&s);

@@ -294,6 +294,53 @@ static void test_vllm_sglang_metrics(void **state)
 	assert_int_equal(s.kv_used_tokens.v, 1000);
 	assert_int_equal(s.kv_capacity_tokens.v, 2000);
 	assert_int_equal(s.requests_running.v, 3);
+	/* vLLM's and SGLang's /health: 200 with no body */
+	assert_true(server_parse_health("", 0, 200, &s));
+	assert_string_equal(s.health, "ok");
+	assert_false(server_parse_health("", 0, 500, &s));
+	assert_false(server_parse_health("<html>", 6, 200, &s));
+}
+
+/* vllm:cache_config_info's labels: blocks, block size, KV dtype; labels that
+ * are no whole number, and a gauge per engine, leave them N/A. */
+static void test_vllm_cache_config(void **state)
+{
+	(void)state;
+	struct ex_server s;
+	const char *ok = "vllm:cache_config_info{block_size=\"32\",cache_dtype=\"fp8_e4m3\",num_gpu_blocks=\"10947\"} 1.0\n"
+			 "vllm:kv_cache_usage_perc{engine=\"0\"} 0.5\n";
+	ex_server_init(&s, 8000);
+	assert_true(server_apply_metrics(ok, strlen(ok), 1, &s));
+	assert_int_equal(s.kv_blocks.v, 10947);
+	assert_int_equal(s.kv_block_size.v, 32);
+	assert_string_equal(s.kv_cache_dtype, "fp8_e4m3");
+	assert_int_equal(s.kv_usage_engines, 1);
+	static const char *const bad[] = {
+		"vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"None\"} 1\n",
+		"vllm:cache_config_info{block_size=\"16x\",num_gpu_blocks=\"100\"} 1\n",
+		"vllm:cache_config_info{block_size=\"-16\",num_gpu_blocks=\"100\"} 1\n",
+		"vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"99999999999999999999\"} 1\n",
+		"vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"100\",cache_dtype=\"a b\"} 1\n"
+		"vllm:cache_config_info{block_size=\"16\",num_gpu_blocks=\"200\"} 1\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		ex_server_init(&s, 8000);
+		server_apply_metrics(bad[i], strlen(bad[i]), 1, &s);
+		assert_false(gtm_u64_ok(s.kv_blocks));
+		assert_false(gtm_u64_ok(s.kv_capacity_tokens));
+		assert_string_equal(s.kv_cache_dtype, "");
+	}
+	const char *two = "vllm:kv_cache_usage_perc{engine=\"0\"} 0.5\nvllm:kv_cache_usage_perc{engine=\"1\"} 0.25\n";
+	ex_server_init(&s, 8000);
+	assert_true(server_apply_metrics(two, strlen(two), 1, &s));
+	assert_false(gtm_f64_ok(s.kv_usage));
+	assert_int_equal(s.kv_usage_engines, 2);
+	const char *old = "vllm:gpu_cache_usage_perc{model_name=\"m\"} 0.125\n";
+	ex_server_init(&s, 8000);
+	assert_true(server_apply_metrics(old, strlen(old), 1, &s));
+	assert_true(s.kv_usage.v == 0.125);
+	ex_server_clear_gauges(&s);
+	assert_false(gtm_f64_ok(s.kv_usage));
 }
 
 static void test_prom_labels_and_garbage(void **state)
@@ -376,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_ollama_ps),
 		cmocka_unit_test(test_lmstudio),
 		cmocka_unit_test(test_vllm_sglang_metrics),
+		cmocka_unit_test(test_vllm_cache_config),
 		cmocka_unit_test(test_prom_labels_and_garbage),
 		cmocka_unit_test(test_malformed_and_oversized_json),
 	};

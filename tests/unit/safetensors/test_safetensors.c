@@ -14,6 +14,7 @@
 #include "llm/hf_config.h"
 #include "llm/safetensors.h"
 #include "llm/st_model.h"
+#include "llm/torch_kv.h"
 #include "llm/vllm_kv.h"
 #include "st_writer.h"
 
@@ -227,6 +228,33 @@ static void test_config_mla(void **state)
 	assert_int_not_equal(kv_token(&c, NULL, 1), 61 * 128 * 256 * 2);
 }
 
+/* transformers' caches per 1k tokens: MLA decompressed (not vLLM's latent),
+ * sliding layers bounded by their window, linear layers not per token. */
+static void test_torch_kv(void **state)
+{
+	(void)state;
+	struct hf_config c;
+	struct torch_kv t;
+	cfg("{\"model_type\":\"deepseek_v3\",\"num_attention_heads\":128,\"num_key_value_heads\":128,\"num_hidden_layers\":61,"
+	    "\"kv_lora_rank\":512,\"qk_rope_head_dim\":64,\"qk_nope_head_dim\":128,\"v_head_dim\":128,\"torch_dtype\":\"bfloat16\"}", &c);
+	assert_true(torch_kv_estimate(&c, &t));
+	assert_int_equal(t.layer_token_bytes, 128 * (128 + 64 + 128) * 2);
+	assert_int_equal(t.per_1k, 61ull * 128 * 320 * 2 * 1000);
+	cfg("{\"model_type\":\"gemma3_text\",\"num_hidden_layers\":12,\"num_attention_heads\":4,\"num_key_value_heads\":1,"
+	    "\"head_dim\":256,\"sliding_window\":512,\"sliding_window_pattern\":6,\"torch_dtype\":\"float32\"}", &c);
+	assert_true(torch_kv_estimate(&c, &t));
+	assert_int_equal(t.dtype_bytes, 4);
+	assert_int_equal(t.per_1k, 2ull * 256 * 4 * (2 * 1000 + 10 * 512));
+	cfg("{\"model_type\":\"qwen3_next\",\"num_hidden_layers\":4,\"num_attention_heads\":16,\"num_key_value_heads\":2,"
+	    "\"head_dim\":256,\"layer_types\":[\"linear_attention\",\"linear_attention\",\"linear_attention\",\"full_attention\"]}", &c);
+	assert_true(torch_kv_estimate(&c, &t));
+	assert_true(t.dtype_assumed);
+	assert_int_equal(t.n_linear, 3);
+	assert_int_equal(t.per_1k, 2ull * 2 * 256 * 2 * 1000);
+	cfg("{\"model_type\":\"x\",\"num_hidden_layers\":4,\"num_attention_heads\":16,\"head_dim\":1000000}", &c);
+	assert_false(torch_kv_estimate(&c, &t)); /* no model's head: refused, no overflow */
+}
+
 static void test_config_hybrid(void **state)
 {
 	(void)state;
@@ -356,7 +384,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_dtypes), cmocka_unit_test(test_offsets), cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_index),        cmocka_unit_test(test_config_gqa), cmocka_unit_test(test_config_mla),
-		cmocka_unit_test(test_config_hybrid), cmocka_unit_test(test_model_dir),
+		cmocka_unit_test(test_config_hybrid),
+		cmocka_unit_test(test_torch_kv), cmocka_unit_test(test_model_dir),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[4200];
