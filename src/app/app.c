@@ -60,6 +60,7 @@ static struct gtm_snapshot *trace_then_refresh(struct collector *c, const struct
 		return collector_refresh(c);
 	}
 	snapshot_free(collector_refresh(c));
+	fprintf(stderr, "gputaskman: tracing model file opens for %g s\n", o->trace_wait_s);
 	os_sleep_until(now_monotonic_ns() + (uint64_t)(o->trace_wait_s * 1e9), &never);
 	return collector_refresh(c);
 }
