@@ -15,6 +15,8 @@ for c in gputaskman gtm
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l list-gpus -d 'list GPUs'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l no-probe -d 'never query local AI servers'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l no-host -d 'under WSL2, start no Windows helper'
+    complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l trace-opens -d 'also name model files opened and closed (Linux, root)'
+    complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l trace-wait -x -d 'with --once: seconds to trace first'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -l record -r -d 'record what the live view shows'
     complete -c $c -n "not __fish_seen_subcommand_from $cmds" -s V -l version -d 'print the version, commit, parts and libraries'
     complete -c $c -s h -l help -d 'this help'
@@ -37,4 +39,5 @@ for c in gputaskman gtm
     complete -c $c -n "__fish_seen_subcommand_from serve" -l max-processes -x -d 'processes with their own series'
     complete -c $c -n "__fish_seen_subcommand_from serve" -l no-probe -d 'never query local AI servers'
     complete -c $c -n "__fish_seen_subcommand_from serve" -l record -r -F -d 'also record every collection'
+    complete -c $c -n "__fish_seen_subcommand_from serve" -l trace-opens -d 'also name model files opened and closed (root)'
 end
