@@ -13,7 +13,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "collect/collector.h"
-#include "platform/platform_time.h"
+#include "app/trace_wait.h"
 #include "views/json.h"
 #include "views/text.h"
 
@@ -46,25 +46,6 @@ static int check_gpu_index(const struct gtm_snapshot *s, int gpu)
 	return 2;
 }
 
-/* --trace-opens with one snapshot: a refresh now (the VRAM before any open
- * it then sees), --trace-wait seconds of tracing, the snapshot printed. A
- * refusal is said on stderr once; the snapshot says it too, and follows. */
-static struct gtm_snapshot *trace_then_refresh(struct collector *c, const struct app_options *o)
-{
-	static const volatile sig_atomic_t never;
-	if (!o->trace_opens || o->list_gpus)
-		return collector_refresh(c);
-	const char *refused = collector_trace_refused(c);
-	if (refused) {
-		fprintf(stderr, "gputaskman: %s; the plain scan follows\n", refused);
-		return collector_refresh(c);
-	}
-	snapshot_free(collector_refresh(c));
-	fprintf(stderr, "gputaskman: tracing model file opens for %g s\n", o->trace_wait_s);
-	os_sleep_until(now_monotonic_ns() + (uint64_t)(o->trace_wait_s * 1e9), &never);
-	return collector_refresh(c);
-}
-
 static int run_once(const struct app_options *o)
 {
 	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all = o->all,
@@ -89,7 +70,7 @@ static int run_once(const struct app_options *o)
 		co.gpu_filter = o->gpu;
 	}
 	c = collector_new(&co);
-	s = trace_then_refresh(c, o);
+	s = trace_wait_refresh(c, co.trace_opens, o->trace_wait_s, "gputaskman");
 	if (o->json)
 		os_stdout_binary();
 	if (o->list_gpus && o->json)

@@ -95,7 +95,7 @@ static bool all_digits(const char *s)
 static const char usage_text[] =
 	"usage: gputaskman inspect MODEL.gguf [LLAMA-SERVER FLAGS...] [--json]\n"
 	"       gputaskman inspect [--json] -- [llama-server] -m MODEL.gguf [LLAMA-SERVER FLAGS...]\n"
-	"       gputaskman inspect PID [--json] [--no-probe]\n"
+	"       gputaskman inspect PID [--json] [--no-probe] [--trace-opens [--trace-wait S]]\n"
 	"  MODEL.gguf   the model's identity and its memory plan under llama-server's flags\n"
 	"               (llama-server's defaults where a flag is absent); -m MODEL.gguf works too\n"
 	"  --           the rest is a whole llama-server command line, as you would run it: a\n"
@@ -111,6 +111,8 @@ static const char usage_text[] =
 	"               (inspect DIR --help lists the vLLM flags read)\n"
 	"  --json       one JSON object instead of text\n"
 	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
+	"  --trace-opens  inspect PID, Linux, root: also name the model files it opens (and\n"
+	"               closes) in the next --trace-wait seconds (default 2)\n"
 	"  -h, --help   this help\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -153,7 +155,9 @@ static int split_args(int argc, char **argv, struct inspect_args *a)
 			return INSPECT_HELP;
 		} else if (strcmp(w, "--json") == 0) {
 			a->json = true;
-		} else if (strcmp(w, "--no-probe") != 0) {
+		} else if (!a->command_line && strcmp(w, "--trace-wait") == 0 && i + 1 < argc) {
+			i++; /* inspect PID's, with its value: not a llama-server flag */
+		} else if (strcmp(w, "--no-probe") != 0 && (a->command_line || strcmp(w, "--trace-opens") != 0)) {
 			a->words[a->n_words++] = argv[i];
 		}
 	}

@@ -87,6 +87,21 @@ wait $g; check_rc "--once --trace-opens exits 0" 0 $?
 expect_out "text: the model opened" "Qwen3-0.6B-Q8_0.gguf.*opened" "$t/txt"
 expect_out "text: the tracer's note" "trace-opens: on" "$t/txt"
 
+# inspect PID --trace-opens: the same evidence in the inspector's report
+rm -f "$t/go" "$t/done"
+kill "$S" 2>/dev/null; wait "$S" 2>/dev/null
+sh "$t/standin.sh" "$t" &
+S=$!
+scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
+process dev=0 pid=$S list=compute mem=1073741824"
+run_gtm "$bin" inspect "$S" --trace-opens --trace-wait 3 --no-probe >"$t/insp" 2>"$t/e" &
+g=$!
+for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
+: >"$t/go"
+wait $g; check_rc "inspect PID --trace-opens exits 0" 0 $?
+expect_out "inspect PID: the model with opened" "Qwen3-0.6B-Q8_0.gguf.*\\[opened\\]" "$t/insp"
+expect_out "inspect PID: when and the VRAM" "opened: .*Z; VRAM 1.00 GiB before" "$t/insp"
+
 # Not root: refused, said on stderr and in the snapshot, the plain scan follows.
 if command -v setpriv >/dev/null 2>&1; then
 	HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" \
