@@ -22,18 +22,19 @@ tick = os.sysconf("SC_CLK_TCK")
 
 
 def cpu(pid):
-    """(ticks, ns) of every thread of pid."""
-    ticks = ns = 0
+    """(ticks, ns, user ticks) of every thread of pid."""
+    ticks = ns = user = 0
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/stat") as f:
                 fields = f.read().rsplit(")", 1)[1].split()
             ticks += int(fields[11]) + int(fields[12])
+            user += int(fields[11])
             with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
                 ns += int(f.read().split()[0])
         except FileNotFoundError:
             pass
-    return ticks, ns
+    return ticks, ns, user
 
 
 def workload(folder, stop_at):
@@ -68,7 +69,8 @@ def one(home, folder, with_opens):
     t1, c1 = time.monotonic(), cpu(p.pid)
     p.wait()
     secs = t1 - t0
-    return ((c1[0] - c0[0]) * 1000.0 / tick / secs, (c1[1] - c0[1]) / 1e6 / secs, opens / secs)
+    return ((c1[0] - c0[0]) * 1000.0 / tick / secs, (c1[1] - c0[1]) / 1e6 / secs, opens / secs,
+            (c1[2] - c0[2]) * 1000.0 / tick / secs)
 
 
 def main():
@@ -84,14 +86,15 @@ def main():
         for r in range(runs):
             for w in (True, False):
                 res[w].append(one(home, folder, w))
-                print("run %d %-9s stat %.2f ms/s, schedstat %.3f ms/s, %.0f opens/s" %
+                print("run %d %-9s stat %.2f ms/s, schedstat %.3f ms/s, %.0f opens/s, user %.2f ms/s" %
                       ((r + 1, "opens" if w else "idle") + res[w][-1]), flush=True)
         for w in (True, False):
             st = statistics.median(x[0] for x in res[w])
             ns = statistics.median(x[1] for x in res[w])
             rt = statistics.median(x[2] for x in res[w])
-            print("median %-9s CPU %.3f ms/s (schedstat), %.2f ms/s (stat ticks), %.0f opens/s over %g s x %d" %
-                  ("opens" if w else "idle", ns, st, rt, window, runs))
+            us = statistics.median(x[3] for x in res[w])
+            print("median %-9s CPU %.3f ms/s (schedstat), %.2f ms/s (stat ticks; user %.2f), %.0f opens/s over %g s x %d" %
+                  ("opens" if w else "idle", ns, st, us, rt, window, runs))
 
 
 main()

@@ -32,10 +32,26 @@ read -r x < models/tool.bin
 : > done
 exec sleep 120
 SH
-sh "$t/standin.sh" "$t" &
-S=$!
-scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
+# start_standin: a fresh stand-in ($S), listed by the fake NVML with 1 GiB
+start_standin() {
+	rm -f "$t/go" "$t/done"
+	[ -n "$S" ] && { kill "$S" 2>/dev/null; wait "$S" 2>/dev/null; }
+	sh "$t/standin.sh" "$t" &
+	S=$!
+	scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
 process dev=0 pid=$S list=compute mem=1073741824"
+}
+# traced_run OUT ARGS...: gputaskman ARGS in the background; when it says it
+# traces, the stand-in is told to read; waits for it and checks its status
+traced_run() {
+	out=$1; shift
+	run_gtm "$bin" "$@" >"$t/$out" 2>"$t/e" &
+	g=$!
+	for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
+	: >"$t/go"
+	wait $g; check_rc "$* exits 0" 0 $?
+}
+start_standin
 
 run_gtm() { # the binary against the fake NVML, HOME (the model folders' mount) in $t
 	HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" "$@"
@@ -73,34 +89,22 @@ assert any('--trace-opens: on' in n for n in d['notes']), d['notes']
 
 # the text snapshot says it as well (a shorter trace: the open is long done,
 # so only a new open would be seen: the stand-in reads again)
-rm -f "$t/go" "$t/done"
-kill "$S" 2>/dev/null; wait "$S" 2>/dev/null
-sh "$t/standin.sh" "$t" &
-S=$!
-scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
-process dev=0 pid=$S list=compute mem=1073741824"
-run_gtm "$bin" --once --trace-opens --trace-wait 3 --no-probe >"$t/txt" 2>"$t/e" &
-g=$!
-for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
-: >"$t/go"
-wait $g; check_rc "--once --trace-opens exits 0" 0 $?
+start_standin
+traced_run txt --once --trace-opens --trace-wait 3 --no-probe
 expect_out "text: the model opened" "Qwen3-0.6B-Q8_0.gguf.*opened" "$t/txt"
 expect_out "text: the tracer's note" "trace-opens: on" "$t/txt"
 
 # inspect PID --trace-opens: the same evidence in the inspector's report
-rm -f "$t/go" "$t/done"
-kill "$S" 2>/dev/null; wait "$S" 2>/dev/null
-sh "$t/standin.sh" "$t" &
-S=$!
-scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
-process dev=0 pid=$S list=compute mem=1073741824"
-run_gtm "$bin" inspect "$S" --trace-opens --trace-wait 3 --no-probe >"$t/insp" 2>"$t/e" &
-g=$!
-for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
-: >"$t/go"
-wait $g; check_rc "inspect PID --trace-opens exits 0" 0 $?
+start_standin
+traced_run insp inspect "$S" --trace-opens --trace-wait 3 --no-probe
 expect_out "inspect PID: the model with opened" "Qwen3-0.6B-Q8_0.gguf.*\\[opened\\]" "$t/insp"
 expect_out "inspect PID: when and the VRAM" "opened: .*Z; VRAM 1.00 GiB before" "$t/insp"
+
+# A filesystem without file handles (procfs) holding the model folders: a note, the rest goes on.
+HOME=/proc/self GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" \
+	"$bin" --json --trace-opens --trace-wait 0 --no-probe >"$t/pf" 2>"$t/e"
+check_rc "unsupported filesystem: the snapshot still prints" 0 $?
+expect_out "unsupported filesystem: said" "the mount of /proc/self cannot be traced: its filesystem gives no file handles" "$t/pf"
 
 # Not root: refused, said on stderr and in the snapshot, the plain scan follows.
 if command -v setpriv >/dev/null 2>&1; then
