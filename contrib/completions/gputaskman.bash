@@ -25,7 +25,7 @@ _gputaskman()
 		return;;
 	esac
 	case $cmd in
-	inspect) words="--json --no-probe -h --help --";;
+	inspect) words="--json --no-probe --trace-opens --trace-wait -h --help --";;
 	diff) words="--json --all --force -h --help --";;
 	record) words="-i -o --max-size --count --frame-seconds --gpu --no-probe -h --help";;
 	replay) words="--at --json -h --help";;

@@ -22,6 +22,8 @@ for c in gputaskman gtm
     complete -c $c -s h -l help -d 'this help'
     complete -c $c -n "__fish_seen_subcommand_from inspect" -l json -d 'one JSON object instead of text'
     complete -c $c -n "__fish_seen_subcommand_from inspect" -l no-probe -d 'never query the local HTTP API'
+    complete -c $c -n "__fish_seen_subcommand_from inspect" -l trace-opens -d 'inspect PID: also name model files it opens (root)'
+    complete -c $c -n "__fish_seen_subcommand_from inspect" -l trace-wait -x -d 'seconds to trace'
     complete -c $c -n "__fish_seen_subcommand_from diff" -l json -d 'the comparison as JSON'
     complete -c $c -n "__fish_seen_subcommand_from diff" -l all -d 'also small moves'
     complete -c $c -n "__fish_seen_subcommand_from diff" -l force -d 'snapshots of different machines'

@@ -95,7 +95,7 @@ struct opens_collect *opens_collect_new(void)
 	o->t = platform_opens_start(o->refused, sizeof o->refused);
 	if (o->t)
 		watch_own_folders(o);
-	o->opens = xcalloc(256, sizeof *o->opens);
+	o->opens = xcalloc(PLATFORM_OPENS_MAX, sizeof *o->opens);
 	return o;
 }
 
@@ -109,7 +109,7 @@ void opens_collect_pids(struct opens_collect *o, uint32_t **v, size_t *n, size_t
 	if (!o || !o->t)
 		return;
 	struct platform_opens_status st;
-	o->n_opens = platform_opens_copy(o->t, o->opens, 256, &st);
+	o->n_opens = platform_opens_copy(o->t, o->opens, PLATFORM_OPENS_MAX, &st);
 	*v = grow_array(*v, sizeof **v, cap, *n + o->n_opens);
 	for (size_t i = 0; i < o->n_opens; i++)
 		(*v)[(*n)++] = o->opens[i].pid;

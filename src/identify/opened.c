@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "portable.h" /* gmtime_r on Windows */
 #include "core/format.h"
 #include "identify/ident.h"
 

@@ -180,6 +180,7 @@ void platform_host_helper_describe(char *out, size_t cap);
 struct platform_opens;
 
 #define PLATFORM_OPEN_PATH_MAX 1024
+#define PLATFORM_OPENS_MAX 256 /* the table's bound: the newest opens are kept */
 /* One model file one process opened: the process by (PID, start time), so a
  * reused PID never inherits it. */
 struct platform_open {

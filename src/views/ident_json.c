@@ -1,7 +1,5 @@
 #include "views/ident_json.h"
 
-#include <time.h>
-
 #include "llm/ggml_types.h"
 #include "views/json_util.h"
 
@@ -92,12 +90,7 @@ static json_t *ident_json_opened(const struct ident_model *m)
 	if (!(m->evidence & (1u << MODEL_EV_OPENED)))
 		return json_null();
 	json_t *o = json_object();
-	char at[40] = "";
-	time_t t = (time_t)(m->opened_unix_ns / 1000000000);
-	struct tm tm;
-	if (m->opened_unix_ns > 0 && gmtime_r(&t, &tm))
-		strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	json_put(o, "at", at[0] ? json_string(at) : json_null());
+	json_put(o, "at", m->opened_unix_ns > 0 ? json_of_time_ns((uint64_t)m->opened_unix_ns) : json_null());
 	json_put(o, "opens", json_integer(m->opened_count));
 	json_put(o, "vram_before_bytes", json_of_u64(m->opened_vram_before));
 	json_put(o, "vram_after_bytes", json_of_u64(m->opened_vram_after));

@@ -9,7 +9,7 @@
 
 #include "platform.h"
 
-#define OPEN_TABLE_CAP 256
+#define OPEN_TABLE_CAP PLATFORM_OPENS_MAX
 
 struct open_table {
 	struct platform_open v[OPEN_TABLE_CAP];
