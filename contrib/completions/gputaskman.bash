@@ -25,12 +25,12 @@ _gputaskman()
 		return;;
 	esac
 	case $cmd in
-	inspect) words="--json --no-probe --gpus -h --help --";;
+	inspect) words="--json --no-probe --gpus --trace-opens --trace-wait -h --help --";;
 	diff) words="--json --all --force -h --help --";;
 	record) words="-i -o --max-size --count --frame-seconds --gpu --no-probe -h --help";;
 	replay) words="--at --json -h --help";;
-	serve) words="--listen -i --max-processes --no-probe --record -h --help";;
-	*) words="--once --json -a --all -i --gpu --list-gpus --no-probe --no-host --record -V --version -h --help"
+	serve) words="--listen -i --max-processes --no-probe --record --trace-opens -h --help";;
+	*) words="--once --json -a --all -i --gpu --list-gpus --no-probe --no-host --record --trace-opens --trace-wait -V --version -h --help"
 	   [ "$COMP_CWORD" -eq 1 ] && words="$words inspect diff record replay serve";;
 	esac
 	case $cur in

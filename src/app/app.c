@@ -13,6 +13,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "collect/collector.h"
+#include "app/trace_wait.h"
 #include "views/json.h"
 #include "views/text.h"
 
@@ -48,7 +49,7 @@ static int check_gpu_index(const struct gtm_snapshot *s, int gpu)
 static int run_once(const struct app_options *o)
 {
 	struct collector_opts co = {.one_shot = true, .gpu_filter = -1, .no_probe = o->no_probe, .all = o->all,
-				    .no_host = o->no_host};
+				    .no_host = o->no_host, .trace_opens = o->trace_opens && !o->list_gpus};
 	struct collector *c;
 	struct gtm_snapshot *s;
 	int rc = 0;
@@ -69,7 +70,7 @@ static int run_once(const struct app_options *o)
 		co.gpu_filter = o->gpu;
 	}
 	c = collector_new(&co);
-	s = collector_refresh(c);
+	s = trace_wait_refresh(c, co.trace_opens, o->trace_wait_s, "gputaskman");
 	if (o->json)
 		os_stdout_binary();
 	if (o->list_gpus && o->json)
@@ -139,7 +140,7 @@ int app_main(int argc, char **argv)
 	}
 	if (!o.once && !o.list_gpus && isatty(STDOUT_FILENO)) {
 		struct collector_opts co = {.gpu_filter = o.gpu, .no_probe = o.no_probe, .no_host = o.no_host,
-					    .interval_s = o.interval_s};
+					    .interval_s = o.interval_s, .trace_opens = o.trace_opens};
 		return cmd_live(&co, o.interval_s, o.record_path);
 	}
 	if (o.record_path) {

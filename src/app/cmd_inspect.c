@@ -71,7 +71,7 @@ static bool all_digits(const char *s)
 static const char usage_text[] =
 	"usage: gputaskman inspect MODEL.gguf [LLAMA-SERVER FLAGS...] [--json]\n"
 	"       gputaskman inspect [--json] -- [llama-server] -m MODEL.gguf [LLAMA-SERVER FLAGS...]\n"
-	"       gputaskman inspect PID [--json] [--no-probe]\n"
+	"       gputaskman inspect PID [--json] [--no-probe] [--trace-opens [--trace-wait S]]\n"
 	"  MODEL.gguf   the model's identity and its memory plan under llama-server's flags\n"
 	"               (llama-server's defaults where a flag is absent); -m MODEL.gguf works too\n"
 	"  --           the rest is a whole llama-server command line, as you would run it: a\n"
@@ -91,6 +91,8 @@ static const char usage_text[] =
 	"               (24GiB,8GiB; units B, KiB, MiB, GiB, TiB, K/M/G/T binary, KB/MB/GB/TB decimal)\n"
 	"  --json       one JSON object instead of text\n"
 	"  --no-probe   never query the process's local HTTP API (inspect PID)\n"
+	"  --trace-opens  inspect PID, Linux, root: also name the model files it opens (and\n"
+	"               closes) in the next --trace-wait seconds (default 2)\n"
 	"  -h, --help   this help\n";
 
 static int usage_error(const char *fmt, const char *arg)
@@ -141,7 +143,9 @@ static int split_args(int argc, char **argv, struct inspect_args *a)
 			if (i + 1 >= argc)
 				return INSPECT_NO_GPUS;
 			a->gpus = argv[++i];
-		} else if (strcmp(w, "--no-probe") != 0) {
+		} else if (!a->command_line && strcmp(w, "--trace-wait") == 0 && i + 1 < argc) {
+			i++; /* inspect PID's, with its value: not a llama-server flag */
+		} else if (strcmp(w, "--no-probe") != 0 && (a->command_line || strcmp(w, "--trace-opens") != 0)) {
 			a->words[a->n_words++] = argv[i];
 		}
 	}

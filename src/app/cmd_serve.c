@@ -12,7 +12,7 @@
 
 static const char usage_text[] =
 	"Usage: gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
-	"                        [--record PATH]\n"
+	"                        [--record PATH] [--trace-opens]\n"
 	"\n"
 	"Serves GET /metrics in the Prometheus text format 0.0.4: devices, per-process GPU\n"
 	"memory, and per-model memory by segment (weights, KV cache, compute) with the\n"
@@ -30,6 +30,8 @@ static const char usage_text[] =
 	"                      rest are summed into one pid=\"other\" series per GPU and counted\n"
 	"  --no-probe          never query local AI servers' HTTP APIs\n"
 	"  --record PATH       also record every collection into PATH (docs/recording.md)\n"
+	"  --trace-opens       Linux, root: also name model files processes open, read and close\n"
+	"                      (evidence=\"opened\" on the model series; off unless asked)\n"
 	"  -h, --help          this help\n"
 	"\n"
 	"SIGINT or SIGTERM stop it (exit status 0). Command lines, paths and users are never\n"
@@ -78,6 +80,8 @@ int cmd_serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE
 			return 1;
 		} else if (!strcmp(a, "--no-probe")) {
 			o->collect.no_probe = true;
+		} else if (!strcmp(a, "--trace-opens")) {
+			o->collect.trace_opens = true;
 		} else if (named(a, "--record")) {
 			if (!(o->record_path = value_of(argc, argv, &i, "--record")) || !o->record_path[0]) {
 				fprintf(err, "gputaskman serve: --record needs a PATH\n");

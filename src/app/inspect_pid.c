@@ -12,6 +12,7 @@
 #include "portable.h"
 
 #include "app/cmd_inspect.h"
+#include "app/trace_wait.h"
 #include "collect/collector.h"
 #include "core/format.h"
 #include "explain/explain.h"
@@ -168,17 +169,31 @@ static int print_json(const struct gtm_process *p)
 	return rc == 0 ? 0 : 1;
 }
 
-static int parse_args(uint32_t pid, int argc, char **argv, bool *json, bool *no_probe)
+struct pid_args {
+	bool json, no_probe, trace_opens;
+	double trace_wait_s; /* --trace-wait S (default 2) */
+};
+
+static int parse_args(uint32_t pid, int argc, char **argv, struct pid_args *a)
 {
 	char pid_s[16];
 	snprintf(pid_s, sizeof pid_s, "%u", pid);
-	*json = *no_probe = false;
+	*a = (struct pid_args){.trace_wait_s = 2.0};
 	for (int i = 0; i < argc; i++) {
+		char *end;
 		if (!strcmp(argv[i], "--json"))
-			*json = true;
+			a->json = true;
 		else if (!strcmp(argv[i], "--no-probe"))
-			*no_probe = true;
-		else if (strcmp(argv[i], "inspect") != 0 && strcmp(argv[i], pid_s) != 0 &&
+			a->no_probe = true;
+		else if (!strcmp(argv[i], "--trace-opens"))
+			a->trace_opens = true;
+		else if (!strcmp(argv[i], "--trace-wait")) {
+			if (i + 1 >= argc || (a->trace_wait_s = strtod(argv[++i], &end), *end || end == argv[i]) ||
+			    !(a->trace_wait_s >= 0 && a->trace_wait_s <= 3600)) {
+				fprintf(stderr, "gputaskman inspect: --trace-wait needs a number of seconds from 0 to 3600\n");
+				return 2;
+			}
+		} else if (strcmp(argv[i], "inspect") != 0 && strcmp(argv[i], pid_s) != 0 &&
 			 strspn(argv[i], "0123456789") != strlen(argv[i])) {
 			fprintf(stderr, "gputaskman inspect: unknown argument for inspect PID: %s\n", argv[i]);
 			return 2;
@@ -189,8 +204,8 @@ static int parse_args(uint32_t pid, int argc, char **argv, bool *json, bool *no_
 
 int inspect_pid_main(uint32_t pid, int argc, char **argv)
 {
-	bool json, no_probe;
-	int rc = parse_args(pid, argc, argv, &json, &no_probe);
+	struct pid_args a;
+	int rc = parse_args(pid, argc, argv, &a);
 	if (rc)
 		return rc;
 	/* no process: say so before paying for a whole refresh */
@@ -198,16 +213,16 @@ int inspect_pid_main(uint32_t pid, int argc, char **argv)
 		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
 		return 2;
 	}
-	struct collector *c = collector_new(
-		&(struct collector_opts){.one_shot = true, .gpu_filter = -1, .only_pid = pid, .no_probe = no_probe});
-	struct gtm_snapshot *s = collector_refresh(c);
+	struct collector *c = collector_new(&(struct collector_opts){
+		.one_shot = true, .gpu_filter = -1, .only_pid = pid, .no_probe = a.no_probe, .trace_opens = a.trace_opens});
+	struct gtm_snapshot *s = trace_wait_refresh(c, a.trace_opens, a.trace_wait_s, "gputaskman inspect");
 	const struct gtm_process *p = find_pid(s, pid);
 
 	if (!p) {
 		fprintf(stderr, "gputaskman inspect: no process with PID %u\n", pid);
 		rc = 2;
 	} else {
-		rc = json ? print_json(p) : print_text(p);
+		rc = a.json ? print_json(p) : print_text(p);
 	}
 	snapshot_free(s);
 	collector_free(c);

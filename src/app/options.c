@@ -34,6 +34,11 @@ static const char usage_text[] =
 	"  --no-host        under WSL2, start no Windows helper: device-wide numbers and the\n"
 	"                   /dev/dxg holders with VRAM N/A (docs/wsl.md)\n"
 	"  --record PATH    the live view also records what it shows (see gputaskman record)\n"
+	"  --trace-opens    Linux, root: also name model files a process opens, reads and\n"
+	"                   closes (fanotify on the mounts of the model folders and of AI\n"
+	"                   processes' working folders; only opens after the start are seen)\n"
+	"  --trace-wait S   with --once/--json and --trace-opens: trace S seconds before the\n"
+	"                   snapshot (default 2, 0 to 3600)\n"
 	"  -V, --version    print the version, the git commit, the optional parts built in and\n"
 	"                   the run-time libraries found (NVML, libcurl, libmicrohttpd), and exit\n"
 	"  -h, --help       this help\n"
@@ -120,6 +125,7 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 	memset(o, 0, sizeof *o);
 	o->interval_s = 1.0;
 	o->gpu = -1;
+	o->trace_wait_s = 2.0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v;
 		if (!strcmp(a, "--once"))
@@ -134,6 +140,8 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 			o->no_probe = true;
 		else if (!strcmp(a, "--no-host"))
 			o->no_host = true;
+		else if (!strcmp(a, "--trace-opens"))
+			o->trace_opens = true;
 		else if (!strcmp(a, "--version") || !strcmp(a, "-V"))
 			o->version = true;
 		else if (!strcmp(a, "-h") || !strcmp(a, "--help"))
@@ -146,6 +154,12 @@ int options_parse(int argc, char **argv, struct app_options *o, FILE *err)
 			}
 			if (parse_double(v, &o->interval_s) || o->interval_s < 0.1 || o->interval_s > 3600) {
 				fprintf(err, "gputaskman: -i needs a number of seconds from 0.1 to 3600, got '%s'\n", v);
+				return 2;
+			}
+		} else if (is_opt(a, "--trace-wait")) {
+			v = option_value(argc, argv, &i, "--trace-wait");
+			if (!v || parse_double(v, &o->trace_wait_s) || o->trace_wait_s < 0 || o->trace_wait_s > 3600) {
+				fprintf(err, "gputaskman: --trace-wait needs a number of seconds from 0 to 3600\n");
 				return 2;
 			}
 		} else if (is_opt(a, "--record")) {

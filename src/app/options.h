@@ -11,6 +11,8 @@ struct app_options {
 	double interval_s;  /* -i; the live view's refresh interval */
 	int gpu;            /* --gpu N, or -1 */
 	const char *record_path; /* --record PATH: the live view also records */
+	bool trace_opens;   /* --trace-opens: model files opened (Linux, root) */
+	double trace_wait_s; /* --trace-wait: with --once/--json, how long to trace before the snapshot */
 };
 
 /* Parses argv. Returns 0, or 2 after printing one line naming the problem. */

@@ -8,6 +8,7 @@
 
 #include "collect/attribute.h"
 #include "collect/devices_order.h"
+#include "collect/opens_collect.h"
 #include "collect/wsl_collect.h"
 #include "core/sysroot.h"
 #include "core/util.h"
@@ -46,6 +47,7 @@ struct collector {
 	struct explain_ctx *explain;
 	struct wsl_collect *wsl;  /* WSL2 only: the host stream and the matcher */
 	bool sampled_twice;       /* one-shot: the second sample for the loads was taken */
+	struct opens_collect *opens; /* --trace-opens, or NULL */
 };
 
 static void load_environ(void *arg, const struct gtm_process *p)
@@ -70,6 +72,8 @@ struct collector *collector_new(const struct collector_opts *o)
 	c->proc = proc_cache_new();
 	if (c->mode == GTM_MODE_WSL && !o->devices_only)
 		c->wsl = wsl_collect_new(o->no_host, o->one_shot, o->interval_s > 0 ? o->interval_s : 1.0);
+	if (o->trace_opens && !o->devices_only)
+		c->opens = opens_collect_new();
 	c->attribute = attribute_state_new();
 	c->identify = identify_ctx_new();
 	identify_set_environ_loader(c->identify, load_environ, c);
@@ -306,6 +310,7 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 		memcpy(c->prio + c->uses.n, c->parents, c->n_parents * sizeof *c->parents);
 	if (n_dxg)
 		memcpy(c->prio + c->uses.n + c->n_parents, dxg, n_dxg * sizeof *dxg);
+	opens_collect_pids(c->opens, &c->prio, &n_prio, &c->cap_prio); /* their rows get details */
 	qsort(c->prio, n_prio, sizeof *c->prio, cmp_u32);
 	po.priority_pids = c->prio;
 	po.n_priority = n_prio;
@@ -324,7 +329,13 @@ struct gtm_snapshot *collector_refresh(struct collector *c)
 		attribute_order_rows(c->attribute, snap);
 	}
 	enrich_processes(c, snap);
+	opens_collect_apply(c->opens, snap);
 	return snap;
+}
+
+const char *collector_trace_refused(const struct collector *c)
+{
+	return opens_collect_refused(c->opens);
 }
 
 void collector_set_all(struct collector *c, bool all)
@@ -347,5 +358,6 @@ void collector_free(struct collector *c)
 	identify_ctx_free(c->identify);
 	explain_ctx_free(c->explain);
 	wsl_collect_free(c->wsl);
+	opens_collect_free(c->opens);
 	free(c);
 }

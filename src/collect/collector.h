@@ -25,6 +25,7 @@ struct collector_opts {
 	                       * container, where pairing host PIDs needs every CUDA process) */
 	bool no_host;         /* WSL: --no-host, no Windows helper (device-wide numbers only) */
 	double interval_s;    /* WSL: the helper's sampling interval (0: 1 s) */
+	bool trace_opens;     /* --trace-opens: model files opened and closed (collect/opens_collect.h) */
 };
 
 struct collector;
@@ -35,6 +36,8 @@ struct gtm_snapshot *collector_refresh(struct collector *c);
 /* Turns --all on or off for the next refreshes (the live view's `a` key); on
  * the thread that refreshes. */
 void collector_set_all(struct collector *c, bool all);
+/* --trace-opens was asked and the platform refused it: the sentence; else NULL. */
+const char *collector_trace_refused(const struct collector *c);
 void collector_free(struct collector *c);
 
 #endif

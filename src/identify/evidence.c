@@ -11,7 +11,7 @@
 #include "identify/ident_internal.h"
 #include "identify/model_files.h"
 
-static const char *const evidence_names[MODEL_EV_COUNT] = {"api", "mapped", "cmdline", "installed", "log"};
+static const char *const evidence_names[MODEL_EV_COUNT] = {"api", "mapped", "opened", "cmdline", "installed", "log"};
 static const char *const store_names[] = {"none", "ollama", "lmstudio", "hf"};
 static const char *const role_names[MODEL_ROLE_COUNT] = {"model", "draft", "mmproj", "lora",
 							 "diffusion", "vae", "clip_l", "t5xxl"};
@@ -47,7 +47,7 @@ bool ident_model_confirmed(const struct ident_model *m)
 
 bool ident_model_unproven(const struct ident_model *m)
 {
-	unsigned held = (1u << MODEL_EV_API) | (1u << MODEL_EV_MAPPED) | (1u << MODEL_EV_CMDLINE);
+	unsigned held = (1u << MODEL_EV_API) | (1u << MODEL_EV_MAPPED) | (1u << MODEL_EV_OPENED) | (1u << MODEL_EV_CMDLINE);
 	return !(m->evidence & held);
 }
 

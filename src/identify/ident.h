@@ -57,6 +57,7 @@ enum ident_category {
 enum model_evidence {
 	MODEL_EV_API = 0,    /* the runtime's local API reports it loaded */
 	MODEL_EV_MAPPED,     /* the file is mapped into the process */
+	MODEL_EV_OPENED,     /* --trace-opens saw the process open it (it may have read and closed it) */
 	MODEL_EV_CMDLINE,    /* named by a model flag on the command line */
 	MODEL_EV_INSTALLED,  /* found in the app's store: proves nothing about loading */
 	MODEL_EV_LOG,        /* the runtime's log names it */
@@ -99,7 +100,15 @@ struct ident_model {
 	uint64_t st_params, st_tensor_bytes;
 	char st_dtype[16];
 	bool st_incomplete;        /* missing or extra bytes: the reference reader refuses it */
+	/* MODEL_EV_OPENED: the first open --trace-opens saw (Unix ns; 0: none),
+	 * how many, and the process's measured VRAM at the refresh before it and
+	 * at the newest refresh within IDENT_OPENED_WINDOW_NS after it (N/A: not
+	 * measured then: no refresh before the tracer saw it, or no GPU use). */
+	int64_t opened_unix_ns;
+	uint32_t opened_count;
+	gtm_u64 opened_vram_before, opened_vram_after;
 };
+#define IDENT_OPENED_WINDOW_NS (30ull * 1000000000ull)
 
 struct gtm_ident {
 	struct ident_runtime *runtimes;
@@ -152,6 +161,11 @@ void ident_free(struct gtm_ident *id);
  * list is kept strongest-first. detail may be NULL. Returns the model (valid
  * until the next addition), or NULL when path_or_name is empty or the list
  * is full (IDENT_MAX_MODELS). */
+/* Adds MODEL_EV_OPENED for path to id (a model already listed, mapped or
+ * named, keeps its stronger evidence and gains the open), with the open's
+ * time, count and the VRAM around it, and the detail text that says them. */
+struct ident_model *ident_add_model_opened(struct gtm_ident *id, const char *path, int64_t unix_ns, uint32_t count,
+					   gtm_u64 vram_before, gtm_u64 vram_after);
 struct ident_model *ident_add_model_evidence(struct gtm_ident *id, const char *path_or_name,
 					     enum model_evidence ev);
 struct ident_model *ident_add_model_evidence_detail(struct gtm_ident *id, const char *path_or_name,

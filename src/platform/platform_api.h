@@ -172,6 +172,51 @@ int platform_host_stream(unsigned interval_ms);
  * that this build is the helper. */
 void platform_host_helper_describe(char *out, size_t cap);
 
+/* ---- --trace-opens: model files processes open, read and close (docs/explain.md).
+ * Linux implements it with one fanotify group (FAN_CLASS_NOTIF: notification
+ * only, nothing is ever blocked; FAN_REPORT_DFID_NAME) and FAN_OPEN marks on
+ * the mounts that hold the folders it is given (platform/linux/opens_linux.c),
+ * read on a thread of its own; other OSes say it is unsupported. */
+struct platform_opens;
+
+#define PLATFORM_OPEN_PATH_MAX 1024
+#define PLATFORM_OPENS_MAX 256 /* the table's bound: the newest opens are kept */
+/* One model file one process opened: the process by (PID, start time), so a
+ * reused PID never inherits it. */
+struct platform_open {
+	uint32_t pid;
+	uint64_t start_time;      /* as struct gtm_process's */
+	int64_t first_unix_ns;    /* when the tracer read the first open (within its batching, 0.25 s) */
+	int64_t last_unix_ns;     /* and the newest */
+	uint64_t first_mono_ns;   /* the first on now_monotonic_ns's clock: compares with refreshes */
+	uint32_t count;           /* opens seen */
+	char path[PLATFORM_OPEN_PATH_MAX];
+};
+
+struct platform_opens_status {
+	bool on;                  /* marks are in place and the reader runs */
+	unsigned n_marks;         /* mounts marked */
+	uint64_t events;          /* events read (every open on the marked mounts) */
+	uint64_t model_opens;     /* of them, model files recorded */
+	uint64_t overflows;       /* FAN_Q_OVERFLOW: the kernel's queue was full, opens were missed */
+	uint64_t unresolved;      /* a model-named file whose folder could not be resolved */
+	char problem[256];        /* the newest failure, a sentence; "" when none */
+};
+
+/* Starts the tracer (the group and its reader thread, no marks yet). NULL
+ * with why (a sentence naming what is missing: root, the kernel's FID
+ * reporting, this OS) when it cannot run. */
+struct platform_opens *platform_opens_start(char *why, size_t cap);
+/* Marks the mount holding dir (or its nearest existing parent). Returns 1
+ * when it was marked already, 0 when marked now, -1 with why filled (no
+ * CAP_SYS_ADMIN, a filesystem without file handles, the bound on marks). */
+int platform_opens_watch(struct platform_opens *t, const char *dir, char *why, size_t cap);
+/* Copies at most max recorded opens (newest table) and the status; returns
+ * the count. Takes the table's lock only for the copy. */
+size_t platform_opens_copy(struct platform_opens *t, struct platform_open *out, size_t max,
+			   struct platform_opens_status *st);
+void platform_opens_stop(struct platform_opens *t);
+
 /* The GPU sources this platform samples, in the collector's order (NVIDIA
  * first), NULL-terminated, at most PLATFORM_MAX_SOURCES of them. */
 #define PLATFORM_MAX_SOURCES 4

@@ -82,6 +82,8 @@ static void *collect_main(void *arg)
 {
 	struct latest *l = arg;
 	struct collector *c = collector_new(&l->o->collect);
+	if (collector_trace_refused(c)) /* --trace-opens asked and refused: the plain scan serves */
+		fprintf(stderr, "gputaskman serve: %s; the plain scan follows\n", collector_trace_refused(c));
 	struct containers *ct = containers_new();
 	struct prom_out out;
 	struct prom_opts po = {.max_processes = l->o->max_processes, .collect_seconds = -1, .version = GTM_VERSION,

@@ -84,6 +84,19 @@ static void ident_json_hf_st(json_t *j, const struct ident_model *m)
 	json_put(j, "safetensors", st);
 }
 
+/* --trace-opens' open of this file: when, how often, the VRAM around it. */
+static json_t *ident_json_opened(const struct ident_model *m)
+{
+	if (!(m->evidence & (1u << MODEL_EV_OPENED)))
+		return json_null();
+	json_t *o = json_object();
+	json_put(o, "at", m->opened_unix_ns > 0 ? json_of_time_ns((uint64_t)m->opened_unix_ns) : json_null());
+	json_put(o, "opens", json_integer(m->opened_count));
+	json_put(o, "vram_before_bytes", json_of_u64(m->opened_vram_before));
+	json_put(o, "vram_after_bytes", json_of_u64(m->opened_vram_after));
+	return o;
+}
+
 json_t *ident_json_model(const struct ident_model *m, const char *alias)
 {
 	json_t *j = json_object(), *ev = json_array(), *detail = json_object();
@@ -101,6 +114,7 @@ json_t *ident_json_model(const struct ident_model *m, const char *alias)
 	}
 	json_put(j, "evidence", ev);
 	json_put(j, "evidence_detail", detail);
+	json_put(j, "opened", ident_json_opened(m));
 	json_put(j, "confirmed", json_boolean(ident_model_confirmed(m)));
 	json_put(j, "status", json_string(model_status(m)));
 	json_put(j, "file_size_bytes", json_of_u64(m->file_size));

@@ -1,0 +1,125 @@
+#!/bin/sh
+# gputaskman --trace-opens end to end, as root: a stand-in that opens, reads
+# and closes a model file (a GGUF from the suite's writer) while
+# `--json --trace-opens` traces is named with `opened`, the VRAM the fake NVML
+# reports before and after the open beside it; a non-model file and a .bin
+# that is no model are not named; the text view and `inspect`-free --once say
+# it too; without root (setpriv) and without CAP_SYS_ADMIN it refuses with a
+# note and the plain scan follows. SKIP (77) where fanotify cannot run here.
+# Args: gputaskman, make_models, fake NVML folder
+set -u
+bin=$1 make_models=$2 fake=$3
+t=$(mktemp -d /tmp/gtm-e2e-trace-XXXXXX)
+chmod 755 "$t"
+. "$(dirname "$0")/../nvml/lib.sh"
+S=
+trap '[ -n "$S" ] && kill "$S" 2>/dev/null; rm -rf "$t"' EXIT
+unset GPUTASKMAN_ROOT
+mkdir -p "$t/models" "$t/home"
+"$make_models" "$t/models" >/dev/null || { echo "FAIL make_models"; exit 1; }
+printf 'plain text\n' >"$t/models/notes.txt"
+printf '\177ELF not a model\n' >"$t/models/tool.bin"
+[ "$(id -u)" = 0 ] || { echo "SKIP: --trace-opens needs root (CI runs as root)"; exit 77; }
+
+# The stand-in: waits for go, then opens, reads and closes each file with its
+# own shell (no child), says done, and stays.
+cat >"$t/standin.sh" <<'SH'
+cd "$1"
+while [ ! -e go ]; do sleep 0.05; done
+read -r x < models/Qwen3-0.6B-Q8_0.gguf
+read -r x < models/notes.txt
+read -r x < models/tool.bin
+: > done
+exec sleep 120
+SH
+# start_standin: a fresh stand-in ($S), listed by the fake NVML with 1 GiB
+start_standin() {
+	rm -f "$t/go" "$t/done"
+	[ -n "$S" ] && { kill "$S" 2>/dev/null; wait "$S" 2>/dev/null; }
+	sh "$t/standin.sh" "$t" &
+	S=$!
+	scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
+process dev=0 pid=$S list=compute mem=1073741824"
+}
+# traced_run OUT ARGS...: gputaskman ARGS in the background; when it says it
+# traces, the stand-in is told to read; waits for it and checks its status
+traced_run() {
+	out=$1; shift
+	run_gtm "$bin" "$@" >"$t/$out" 2>"$t/e" &
+	g=$!
+	for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
+	: >"$t/go"
+	wait $g; check_rc "$* exits 0" 0 $?
+}
+start_standin
+
+run_gtm() { # the binary against the fake NVML, HOME (the model folders' mount) in $t
+	HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" "$@"
+}
+run_gtm "$bin" --json --trace-opens --trace-wait 5 --no-probe >"$t/j" 2>"$t/e" &
+g=$!
+for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
+if ! grep -q 'tracing model file opens' "$t/e"; then
+	wait $g
+	if grep -q -e 'no fanotify' -e 'cannot be traced' -e 'file-handle reporting' "$t/e" "$t/j"; then
+		echo "SKIP: fanotify is unavailable here:"; cat "$t/e"; exit 77
+	fi
+	echo "FAIL: the tracer did not start:"; cat "$t/e"; exit 1
+fi
+: >"$t/go"
+for _ in $(seq 200); do [ -e "$t/done" ] && break; sleep 0.05; done
+[ -e "$t/done" ] || { echo "FAIL the stand-in did not read its files"; exit 1; }
+# the VRAM grows after the open (the fake NVML re-reads its scenario each refresh)
+scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=5368709120
+process dev=0 pid=$S list=compute mem=5368709120"
+wait $g; check_rc "--json --trace-opens exits 0" 0 $?
+jcheck "$t/j" "the read-and-closed model is named with opened" "
+p = row('$S')
+ms = {m['path'].rsplit('/', 1)[-1]: m for m in p['models']}
+m = ms['Qwen3-0.6B-Q8_0.gguf']
+assert m['evidence'] == ['opened'], m
+assert m['path'] == '$t/models/Qwen3-0.6B-Q8_0.gguf', m
+o = m['opened']
+assert o['vram_before_bytes'] == 1073741824 and o['vram_after_bytes'] == 5368709120, o
+assert o['at'].endswith('Z') and o['opens'] == 1, o
+assert 'VRAM 1.00 GiB before, 5.00 GiB after (+4.00 GiB)' in m['evidence_detail']['opened'], m
+assert 'notes.txt' not in ms and 'tool.bin' not in ms, ms
+assert any('--trace-opens: on' in n for n in d['notes']), d['notes']
+"
+
+# the text snapshot says it as well (a shorter trace: the open is long done,
+# so only a new open would be seen: the stand-in reads again)
+start_standin
+traced_run txt --once --trace-opens --trace-wait 3 --no-probe
+expect_out "text: the model opened" "Qwen3-0.6B-Q8_0.gguf.*opened" "$t/txt"
+expect_out "text: the tracer's note" "trace-opens: on" "$t/txt"
+
+# inspect PID --trace-opens: the same evidence in the inspector's report
+start_standin
+traced_run insp inspect "$S" --trace-opens --trace-wait 3 --no-probe
+expect_out "inspect PID: the model with opened" "Qwen3-0.6B-Q8_0.gguf.*\\[opened\\]" "$t/insp"
+expect_out "inspect PID: when and the VRAM" "opened: .*Z; VRAM 1.00 GiB before" "$t/insp"
+
+# A filesystem without file handles (procfs) holding the model folders: a note, the rest goes on.
+HOME=/proc/self GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" \
+	"$bin" --json --trace-opens --trace-wait 0 --no-probe >"$t/pf" 2>"$t/e"
+check_rc "unsupported filesystem: the snapshot still prints" 0 $?
+expect_out "unsupported filesystem: said" "the mount of /proc/self cannot be traced: its filesystem gives no file handles" "$t/pf"
+
+# Not root: refused, said on stderr and in the snapshot, the plain scan follows.
+if command -v setpriv >/dev/null 2>&1; then
+	HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --json --trace-opens --no-probe >"$t/nr" 2>"$t/e"
+	check_rc "not root: --trace-opens still prints the snapshot" 0 $?
+	expect_out "not root: refused on stderr" "trace-opens needs root" "$t/e"
+	expect_out "not root: the plain scan follows" "the plain scan follows" "$t/e"
+	expect_out "not root: the snapshot's note" "trace-opens needs root.*mapped models only" "$t/nr"
+	# root without CAP_SYS_ADMIN: no mount can be marked
+	HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" \
+		setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$bin" --json --trace-opens --trace-wait 0 --no-probe >"$t/nc" 2>"$t/e"
+	check_rc "no CAP_SYS_ADMIN: the snapshot still prints" 0 $?
+	expect_out "no CAP_SYS_ADMIN: said" "CAP_SYS_ADMIN" "$t/nc"
+else
+	echo "SKIP (part): no setpriv to drop privileges with"
+fi
+exit $fail
