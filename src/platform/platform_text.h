@@ -30,5 +30,9 @@ extern const char platform_shared_pool[];
 extern const char platform_help_measured[];
 extern const char platform_help_estimated[];
 extern const char platform_help_unavailable[];
+/* The live view's charts this OS can fill, by name ("gpu", "smclk", "vram",
+ * "memact", "temp", "power", "enc", "dec"), NULL-ended; empty (only NULL):
+ * all of them. macOS has one GPU time and one memory pool: GPU and memory. */
+extern const char *const platform_charts[];
 
 #endif

@@ -2,6 +2,8 @@
  * container or WSL rows, and one memory pool shared by the CPU and the GPU. */
 #include "platform/platform_text.h"
 
+#include <stddef.h>
+
 const char platform_help_usage[] = "";
 
 const char platform_help_labels[] = "N/A means unavailable, never zero.\n";
@@ -35,3 +37,6 @@ const char platform_help_unavailable[] =
 	"and video loads (Metal gives one GPU time per process); other users' processes' memory "
 	"without root. llama.cpp's Metal buffers are not in the graphics footprint: its own log lines "
 	"give the breakdown.";
+
+/* Metal gives one GPU time, and IOKit no clocks, temperature, power or codec load */
+const char *const platform_charts[] = {"gpu", "vram", NULL};

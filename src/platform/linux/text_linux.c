@@ -1,6 +1,8 @@
 /* platform/platform_text.h on Linux. */
 #include "platform/platform_text.h"
 
+#include <stddef.h>
+
 const char platform_help_usage[] =
 	"       gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
 	"                        [--record PATH]\n";
@@ -48,3 +50,5 @@ const char platform_help_measured[] =
 const char platform_help_estimated[] = "";
 
 const char platform_help_unavailable[] = "Per-process spill on NVIDIA (NVML reports none).";
+
+const char *const platform_charts[] = {NULL}; /* every chart */

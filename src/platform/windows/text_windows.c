@@ -2,6 +2,8 @@
  * /proc or ncurses variables, no containers' host PIDs. */
 #include "platform/platform_text.h"
 
+#include <stddef.h>
+
 const char platform_help_usage[] = "";
 
 const char platform_help_labels[] = "N/A means unavailable, never zero.\n";
@@ -35,3 +37,5 @@ const char platform_help_estimated[] = "Paged (~) is estimated: Total Committed 
 const char platform_help_unavailable[] =
 	"The counters of processes PDH does not list; other users' and protected processes' command "
 	"lines and modules without an administrator.";
+
+const char *const platform_charts[] = {NULL}; /* every chart */
