@@ -64,14 +64,16 @@ static void drop_listed(const struct wsl_host_sample *s, struct gtm_raw_uses *us
 const uint32_t *wsl_collect_before_scan(struct wsl_collect *w, struct gtm_snapshot *snap, struct gtm_raw_uses *uses,
 					size_t *n)
 {
+	/* the host's sample first, then the holders: their run times then cover
+	 * every call that changed a size in the sample (wsl_moves.c) */
+	w->fresh = platform_wsl_sample(w->pw, &w->sample, &snap->host);
+	if (w->fresh)
+		drop_listed(&w->sample, uses);
 	int got = platform_wsl_holders(w->pw, w->holders, WSL_MAX_PROCS);
 
 	w->n_holders = got > 0 ? got : 0;
 	for (int i = 0; i < w->n_holders; i++)
 		w->pids[i] = w->holders[i].pid;
-	w->fresh = platform_wsl_sample(w->pw, &w->sample, &snap->host);
-	if (w->fresh)
-		drop_listed(&w->sample, uses);
 	*n = (size_t)w->n_holders;
 	return w->pids;
 }
@@ -143,8 +145,10 @@ static void match_and_show(struct wsl_collect *w, struct gtm_snapshot *snap)
 	if (w->last_vmwp != s->vmwp_pid)
 		w->n_last = 0;
 	w->last_vmwp = s->vmwp_pid;
+	bool stand_in = false; /* a list from an earlier sample: no size moved in this one (wsl_moves.c) */
 	for (int a = 0; a < w->sample.n_adapters; a++) {
 		struct wsl_host_adapter *h = &w->sample.adapters[a];
+		stand_in |= h->vm_incomplete;
 		if (!vm_list(w, h, &h->vm)) {
 			h->vm.n = 0; /* never seen whole: nothing to match, no VM row */
 			snapshot_add_note(snap, "WSL host adapter %s: a vmwp.exe context came without its sizes and no "
@@ -156,7 +160,7 @@ static void match_and_show(struct wsl_collect *w, struct gtm_snapshot *snap)
 		ad[a] = h->vm;
 	}
 	struct wsl_tick t = {.vmwp_pid = s->vmwp_pid, .adapters = ad, .n_adapters = s->n_adapters,
-			     .procs = w->holders, .n_procs = w->n_holders};
+			     .procs = w->holders, .n_procs = w->n_holders, .sample_seq = stand_in ? 0 : s->seq};
 	str_copy(t.boot_id, w->boot_id, sizeof t.boot_id);
 	wsl_match_tick(w->m, &t, &r);
 	for (int a = 0; a < s->n_adapters; a++) {

@@ -9,8 +9,10 @@
  * "settings" → "selected_model" (settings.rs); model events from
  * managers/transcription.rs ("Starting to load model: ID", "Successfully
  * loaded transcription model: ID", "Model unloaded ...", "Immediately
- * unloading model after ..."). The log folder (`logs/` under the data folder,
- * tauri-plugin-log) and the streaming/preview wording are unverified.
+ * unloading model after ..."). The log folder is tauri-plugin-log's LogDir
+ * (Linux: ~/.local/share/com.pais.handy/logs, Windows:
+ * %LOCALAPPDATA%\com.pais.handy\logs, macOS: ~/Library/Logs/com.pais.handy);
+ * the streaming/preview wording is unverified.
  * A selection is not load evidence; log events are history, not residency;
  * transcription text is never read into the snapshot. */
 #include <dirent.h>
@@ -43,7 +45,7 @@ struct app_adapter {
 	enum platform_folder data_dir;  /* the app's data folder (the platform's rules) */
 	const char *settings_file;      /* in data_dir */
 	const char *settings_keys[3];   /* path to the selected model in the JSON */
-	const char *log_dir;            /* in data_dir; the newest *.log is read */
+	enum platform_folder log_dir;   /* the app's log folder (the platform's rules); the newest *.log is read */
 	const struct app_event_pattern *events;
 	size_t n_events;
 };
@@ -61,7 +63,7 @@ static const struct app_event_pattern handy_events[] = {
 
 static const struct app_adapter adapters[] = {
 	{"handy", {"handy", "Handy", "handy.exe", "Handy.exe", NULL}, PLATFORM_FOLDER_HANDY_DATA, "settings_store.json",
-	 {"settings", "selected_model", NULL}, "logs", handy_events, ARRAY_LEN(handy_events)},
+	 {"settings", "selected_model", NULL}, PLATFORM_FOLDER_HANDY_LOGS, handy_events, ARRAY_LEN(handy_events)},
 };
 
 static const struct app_adapter *adapter_for(const struct gtm_process *p)
@@ -197,9 +199,9 @@ void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, str
 	str_copy(app->app, a->id, sizeof app->app);
 	snprintf(app->settings_path, sizeof app->settings_path, "%s%c%s", data[0], OS_PATH_SEP, a->settings_file);
 	read_selected(a, app);
-	char dir[768];
-	snprintf(dir, sizeof dir, "%s%c%s", data[0], OS_PATH_SEP, a->log_dir);
-	if (!newest_log(dir, app->log_path, sizeof app->log_path))
+	char dir[APP_FOLDER_MAX];
+	if (!app_folder_existing(p->detail, a->log_dir, dir, sizeof dir) ||
+	    !newest_log(dir, app->log_path, sizeof app->log_path))
 		return;
 	int rc = tail_read(&c->app_log, app->log_path, LOG_TAIL_MAX);
 	if (rc < 0) {

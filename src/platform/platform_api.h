@@ -115,7 +115,8 @@ enum platform_folder {
 	PLATFORM_FOLDER_OLLAMA_LOG,      /* Ollama's server log file */
 	PLATFORM_FOLDER_LMSTUDIO_MODELS, /* LM Studio's models (publisher/repo/file) */
 	PLATFORM_FOLDER_HF_HUB,          /* Hugging Face hub caches, llama.cpp's order */
-	PLATFORM_FOLDER_HANDY_DATA,      /* Handy's app data (settings, logs/) */
+	PLATFORM_FOLDER_HANDY_DATA,      /* Handy's app data (settings) */
+	PLATFORM_FOLDER_HANDY_LOGS,      /* Handy's log folder (tauri-plugin-log's LogDir: handy.log) */
 };
 struct platform_folder_rule {
 	enum platform_folder folder;

@@ -21,5 +21,18 @@ extern const char platform_uninspectable_why[];
 extern const char platform_outside_marks[];
 /* What spill is in this OS's words: "system RAM (GTT)". */
 extern const char platform_spill_pool[];
+/* The shared pool in the exporter's HELP lines: "GPU-accessible system RAM, GTT". */
+extern const char platform_shared_pool[];
+/* The live view's help screen ("What can be known about GPU memory?"): what
+ * this OS's drivers and counters measure, what it estimates ("" for nothing
+ * of its own), and what it cannot give; the OS-neutral sentences stay in
+ * views/tui/tui_help.c. */
+extern const char platform_help_measured[];
+extern const char platform_help_estimated[];
+extern const char platform_help_unavailable[];
+/* The live view's charts this OS can fill, by name ("gpu", "smclk", "vram",
+ * "memact", "temp", "power", "enc", "dec"), NULL-ended; empty (only NULL):
+ * all of them. macOS has one GPU time and one memory pool: GPU and memory. */
+extern const char *const platform_charts[];
 
 #endif

@@ -102,7 +102,13 @@ static void update_procs(struct wsl_matcher *m, const struct wsl_tick *t)
 		}
 		if (i < 0)
 			continue;
-		m->procs[i].nvml_only = p->nvml_only;
+		struct wsl_pslot *q = &m->procs[i];
+		q->nvml_only = p->nvml_only;
+		/* first seen, not read, or a thread ran (or left): it may have called the GPU now */
+		if (q->first_tick == m->tick || !p->run_known || p->run_ns != q->run_ns || p->n_tasks != q->n_tasks)
+			q->ran_tick = m->tick;
+		q->run_ns = p->run_known ? p->run_ns : 0;
+		q->n_tasks = p->run_known ? p->n_tasks : 0;
 		seen[i] = true;
 	}
 	for (int i = 0; i < WSL_PROC_SLOTS; i++)
@@ -132,7 +138,7 @@ static struct wsl_adapter_state *adapter_for(struct wsl_matcher *m, const char *
 
 /* ---- ambiguous matches ---- */
 
-static int group_col(const struct wsl_group *g, uint32_t uid)
+int wsl_group_col(const struct wsl_group *g, uint32_t uid)
 {
 	for (int c = 0; c < g->n_ctx; c++)
 		if (g->uid[c] == uid)
@@ -148,7 +154,7 @@ static int group_col(const struct wsl_group *g, uint32_t uid)
 static void group_vanished(struct wsl_matcher *m, int gi, uint32_t uid, bool evidence, int leaver)
 {
 	struct wsl_group *g = &m->groups[gi];
-	int col = group_col(g, uid), w = 0;
+	int col = wsl_group_col(g, uid), w = 0;
 
 	if (col < 0)
 		return;
@@ -284,7 +290,7 @@ static bool may_be(const struct wsl_matcher *m, const struct wsl_tracked *t, int
 	if (t->group < 0 || !m->groups[t->group].used || m->groups[t->group].frozen)
 		return true;
 	const struct wsl_group *g = &m->groups[t->group];
-	int col = group_col(g, t->uid);
+	int col = wsl_group_col(g, t->uid);
 	for (int k = 0; col >= 0 && k < g->n_alts; k++)
 		if (g->own[k][col] == slot)
 			return true;
@@ -494,7 +500,7 @@ static uint64_t vanish_cost(const struct wsl_matcher *m, const struct wsl_tracke
 	if (t->group < 0 || !m->groups[t->group].used || m->groups[t->group].frozen)
 		return WSL_VANISH;
 	const struct wsl_group *g = &m->groups[t->group];
-	int col = group_col(g, t->uid);
+	int col = wsl_group_col(g, t->uid);
 	uint64_t c = WSL_LIVE_VANISH;
 	for (int k = 0; col >= 0 && k < g->n_alts; k++) {
 		int o = g->own[k][col];
@@ -516,7 +522,7 @@ static int count_fresh(const struct wsl_matcher *m, const struct wsl_adapter_sta
 }
 
 static void adapter_tick(struct wsl_matcher *m, struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
-			 bool startup)
+			 bool startup, uint64_t since)
 {
 	struct wsl_align al;
 	int q;
@@ -527,6 +533,7 @@ static void adapter_tick(struct wsl_matcher *m, struct wsl_adapter_state *a, con
 		t->zero_only = t->owner == WSL_OWNER_PROC && m->procs[t->proc].alive && m->procs[t->proc].nvml_only;
 	}
 	wsl_align(m, a, h, count_fresh(m, a, startup), &al);
+	wsl_moves(m, a, h, &al, since);
 	apply_alignment(m, a, h, &al);
 	q = al.n_new;
 	for (int i = q; i < a->n; i++) /* exits: held aside, never offered again */
@@ -578,6 +585,7 @@ void wsl_match_tick(struct wsl_matcher *m, const struct wsl_tick *t, struct wsl_
 
 	m->tick++;
 	startup = maybe_reset(m, t);
+	uint64_t since = wsl_sample_note(m, t->sample_seq);
 	update_procs(m, t);
 	for (int k = 0; k < WSL_MAX_ADAPTERS; k++)
 		ad_of[k] = -1;
@@ -587,7 +595,7 @@ void wsl_match_tick(struct wsl_matcher *m, const struct wsl_tick *t, struct wsl_
 			continue;
 		ad_of[k] = (int)(a - m->ad);
 		used[ad_of[k]] = true;
-		adapter_tick(m, a, &t->adapters[k], startup);
+		adapter_tick(m, a, &t->adapters[k], startup, since);
 	}
 	for (int k = 0; k < WSL_MAX_ADAPTERS; k++)
 		if (!used[k])

@@ -36,6 +36,11 @@
  *   those in which it was not that process's (a context that vanishes with one
  *   process is that process's), and that process owns no other context here;
  *   what all the rest agree on becomes '*'.
+ * - A size that moves with one process: a context of a '?' match whose Total
+ *   Committed grew by WSL_MOVE_MIN was grown by its owner's own calls, so it
+ *   is none of the live processes that ran no thread since two ticks before
+ *   the previous host sample came (run_known, run_ns and n_tasks the same); those
+ *   assignments are dropped and what all the rest agree on becomes '*'.
  * - Two consecutive '*' ticks make an owner established: growth never
  *   reopens it.
  * - Foreign sizes judged '*' become hints of this boot; hints only choose
@@ -76,6 +81,9 @@ struct wsl_proc {
 	uint64_t start;           /* /proc/PID/stat starttime: (pid, start) is the identity */
 	char comm[WSL_COMM_LEN];
 	bool nvml_only;           /* no CUDA/D3D12/DirectML runtime mapped: only NVML's 0-byte context */
+	bool run_known;           /* run_ns and n_tasks were read */
+	uint64_t run_ns;          /* CPU time of its live threads so far (ns: /proc/PID/task/TID/schedstat) */
+	uint32_t n_tasks;         /* its threads (one exiting takes its time out of run_ns) */
 };
 
 struct wsl_tick {
@@ -85,6 +93,7 @@ struct wsl_tick {
 	int n_adapters;
 	const struct wsl_proc *procs;
 	int n_procs;
+	uint64_t sample_seq;      /* the host sample's sequence number (0: unknown): a tick may reuse one */
 };
 
 enum wsl_owner {

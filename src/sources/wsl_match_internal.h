@@ -22,6 +22,9 @@ struct wsl_pslot {
 	uint64_t first_tick;
 	uint64_t gone_tick;       /* the tick it was first missing */
 	uint8_t vanished_on;      /* adapters (bits) where a context vanished since it left */
+	uint64_t run_ns;          /* the last tick's run time and threads (wsl_proc) */
+	uint32_t n_tasks;
+	uint64_t ran_tick;        /* the last tick it was seen to have run (first seen, or unknown: that tick) */
 };
 
 struct wsl_tracked {
@@ -74,6 +77,8 @@ struct wsl_matcher {
 	struct wsl_pslot procs[WSL_PROC_SLOTS];
 	struct wsl_adapter_state ad[WSL_MAX_ADAPTERS];
 	struct wsl_group groups[WSL_MAX_GROUPS];
+	uint64_t sample_seq, sample_tick, prev_sample_tick; /* the host sample's sequence, its first tick, the
+	                                                     * first tick of the one before */
 	char hints_boot[WSL_BOOT_LEN];
 	uint64_t hints[WSL_MAX_HINTS];
 	size_t n_hints;
@@ -146,6 +151,24 @@ struct wsl_assign_out {
 void wsl_assign(const struct wsl_assign_in *in, struct wsl_assign_out *out);
 /* How many of the foreign sizes in own (index WSL_FOREIGN) fit a hint, each hint once. */
 int wsl_hint_fit(const struct wsl_ctx *ctx, const int *own, int q, const uint64_t *hints, size_t n_hints);
+
+/* ---- sizes that move with one process (wsl_moves.c) ---- */
+
+#define WSL_MOVE_MIN (1ull << 20) /* Total Committed growth that counts as an allocation */
+#define WSL_QUIET_TICKS 2         /* ticks before the previous sample's first tick a process must not have
+                                   * run in: a sample may have been taken before the tick before it */
+
+/* Notes the tick's host sample (wsl_tick.sample_seq); returns the first tick
+ * of the sample before it when this tick's is a new one, else 0 (nothing can
+ * have moved: the same sample, or one of unknown sequence). */
+uint64_t wsl_sample_note(struct wsl_matcher *m, uint64_t seq);
+/* The column of context uid in a match, or -1. */
+int wsl_group_col(const struct wsl_group *g, uint32_t uid);
+/* Before apply_alignment: each sure context of a '?' match that grew by
+ * WSL_MOVE_MIN drops the match's assignments that give it to a live process
+ * quiet since WSL_QUIET_TICKS before since_tick (wsl_sample_note; 0: none). */
+void wsl_moves(struct wsl_matcher *m, const struct wsl_adapter_state *a, const struct wsl_adapter_ctxs *h,
+	       const struct wsl_align *al, uint64_t since_tick);
 
 /* ---- rows (wsl_match_rows.c) ---- */
 

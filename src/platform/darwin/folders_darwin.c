@@ -4,7 +4,9 @@
  * same on macOS as on Linux); LM Studio's ~/.lmstudio/models (older
  * ~/.cache/lm-studio/models); the Hugging Face hub as on Linux; Handy's app
  * data in ~/Library/Application Support/com.pais.handy (Tauri's app data
- * folder on macOS). Not checked on a Mac (docs/validation.md). */
+ * folder on macOS) and its log ~/Library/Logs/com.pais.handy/handy.log
+ * (tauri-plugin-log's LogDir on macOS). Not checked on a Mac
+ * (docs/validation.md). */
 #include "platform.h"
 
 #include "core/util.h"
@@ -22,5 +24,6 @@ const struct platform_folder_rule platform_folder_rules[] = {
 	{PLATFORM_FOLDER_HF_HUB, "XDG_CACHE_HOME", "/huggingface/hub"},
 	{PLATFORM_FOLDER_HF_HUB, "HOME", "/.cache/huggingface/hub"},
 	{PLATFORM_FOLDER_HANDY_DATA, "HOME", "/Library/Application Support/com.pais.handy"},
+	{PLATFORM_FOLDER_HANDY_LOGS, "HOME", "/Library/Logs/com.pais.handy"},
 };
 const size_t platform_n_folder_rules = ARRAY_LEN(platform_folder_rules);

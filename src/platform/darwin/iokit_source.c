@@ -3,7 +3,8 @@
  * system memory out of hw.memsize), its load Device Utilization %, with
  * Renderer and Tiler as engines. Per process: GPU% from the clients' GPU
  * time between samples (agx.h), memory from the graphics ledger where macOS
- * lets us read it (own processes; root: all), else N/A saying why. Metal
+ * lets us read it, else from footprint(1)'s graphics rows, run on a thread of
+ * its own (fp_worker.h: own processes; root: all), else N/A saying why. Metal
  * gives one GPU time per process: 3D, compute, copy and video stay N/A. */
 #include "iokit_source.h"
 
@@ -14,16 +15,20 @@
 
 #include "agx.h"
 #include "core/util.h"
+#include "fp_worker.h"
 #include "iokit_read.h"
 #include "proc_darwin.h"
 
 #define MAX_DEVS 4
 #define MAX_ROWS 1024
+#define SETTLE_NS (3ull * 1000000000ull) /* one-shot output waits this long for footprint */
 
 struct iokit {
 	struct agx_tracker tracker;
 	uint64_t memsize; /* hw.memsize, 0 when unreadable */
 	struct agx_proc *rows;
+	struct fp_worker *fp;     /* NULL: no thread, footprint's sizes N/A */
+	bool one_shot;
 };
 
 static uint64_t start_of(void *ctx, uint32_t pid)
@@ -34,7 +39,6 @@ static uint64_t start_of(void *ctx, uint32_t pid)
 
 static void *iokit_open(const struct gtm_source_opts *o, struct gtm_source_status *st)
 {
-	(void)o;
 	struct ioreg_list l;
 	char why[128] = "";
 	ioreg_list_init(&l);
@@ -49,6 +53,9 @@ static void *iokit_open(const struct gtm_source_opts *o, struct gtm_source_statu
 	if (sysctlbyname("hw.memsize", &k->memsize, &len, NULL, 0) != 0)
 		k->memsize = 0;
 	k->rows = xcalloc(MAX_ROWS, sizeof *k->rows);
+	k->one_shot = o->one_shot;
+	char fp_why[128] = "";
+	k->fp = fp_worker_start(fp_why, sizeof fp_why);
 	snprintf(st->message, sizeof st->message, "IOKit: %d accelerator%s", n, n == 1 ? "" : "s");
 	return k;
 }
@@ -80,12 +87,29 @@ static void add_device(struct iokit *k, struct gtm_snapshot *snap, const struct 
 				  (unsigned long long)(a->alloc_mem.v >> 20));
 }
 
-static void add_use(struct gtm_raw_uses *uses, const struct agx_proc *r, int dev_base)
+/* The graphics ledger's size, else footprint's (asked for here, read when
+ * its thread has it). */
+static enum darwin_gfx graphics_bytes(struct iokit *k, const struct agx_proc *r, bool ask, uint64_t *bytes)
+{
+	enum darwin_gfx g = darwin_graphics_footprint(r->pid, bytes);
+	bool denied = false;
+
+	if (g == DARWIN_GFX_OK || g == DARWIN_GFX_GONE || !k->fp)
+		return g;
+	if (ask)
+		fp_worker_want(k->fp, r->pid, r->start_time, gtm_f64_ok(r->gpu_pct) && r->gpu_pct.v > 0);
+	if (fp_worker_get(k->fp, r->pid, r->start_time, bytes, &denied))
+		return DARWIN_GFX_OK;
+	return denied ? DARWIN_GFX_DENIED : DARWIN_GFX_PENDING;
+}
+
+static void add_use(struct iokit *k, struct gtm_raw_uses *uses, const struct agx_proc *r, int dev_base)
 {
 	static const char *const why[] = {
 		[DARWIN_GFX_DENIED] = "another user's process (root sees it)",
 		[DARWIN_GFX_GONE] = "the process exited",
 		[DARWIN_GFX_UNSUPPORTED] = "no graphics ledger in this macOS",
+		[DARWIN_GFX_PENDING] = "footprint has not answered yet",
 	};
 	struct gtm_raw_use *u = raw_uses_add(uses);
 	u->pid = r->pid;
@@ -96,7 +120,7 @@ static void add_use(struct gtm_raw_uses *uses, const struct agx_proc *r, int dev
 	u->use.busy_pct = r->gpu_pct;
 	u->use.n_clients = r->n_clients;
 	uint64_t bytes = 0;
-	enum darwin_gfx g = darwin_graphics_footprint(r->pid, &bytes);
+	enum darwin_gfx g = graphics_bytes(k, r, !k->one_shot, &bytes);
 	if (g == DARWIN_GFX_OK)
 		u->use.vram = gtm_u64_of(bytes, GTM_MEASURED);
 	else
@@ -131,8 +155,14 @@ static int iokit_sample(void *priv, struct gtm_snapshot *snap, struct gtm_raw_us
 		}
 		add_device(k, snap, &devs[i], seen);
 	}
+	if (k->one_shot && k->fp) { /* no later refresh: ask for every size, wait for them (bounded) */
+		uint64_t b;
+		for (size_t i = 0; i < nr; i++)
+			graphics_bytes(k, &k->rows[i], true, &b);
+		fp_worker_settle(k->fp, SETTLE_NS);
+	}
 	for (size_t i = 0; i < nr; i++)
-		add_use(uses, &k->rows[i], base);
+		add_use(k, uses, &k->rows[i], base);
 	free(c);
 	ioreg_list_free(&l);
 	return 0;
@@ -143,6 +173,7 @@ static void iokit_close(void *priv)
 	struct iokit *k = priv;
 	if (!k)
 		return;
+	fp_worker_stop(k->fp);
 	agx_tracker_free(&k->tracker);
 	free(k->rows);
 	free(k);

@@ -14,7 +14,8 @@
  * process), 0 when it is gone. */
 uint64_t darwin_proc_start_time(uint32_t pid);
 
-enum darwin_gfx { DARWIN_GFX_OK, DARWIN_GFX_DENIED, DARWIN_GFX_GONE, DARWIN_GFX_UNSUPPORTED };
+enum darwin_gfx { DARWIN_GFX_OK, DARWIN_GFX_DENIED, DARWIN_GFX_GONE, DARWIN_GFX_UNSUPPORTED,
+		  DARWIN_GFX_PENDING /* footprint's thread has no answer yet */ };
 /* The graphics footprint of a process: task_name_for_pid (self, same user,
  * root) then task_info(TASK_VM_INFO)'s ledger_tag_graphics_footprint
  * (xnu's osfmk/mach/task_info.h, revision 3 and later). */

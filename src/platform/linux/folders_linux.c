@@ -22,5 +22,7 @@ const struct platform_folder_rule platform_folder_rules[] = {
 	{PLATFORM_FOLDER_HF_HUB, "XDG_CACHE_HOME", "/huggingface/hub"},
 	{PLATFORM_FOLDER_HF_HUB, "HOME", "/.cache/huggingface/hub"},
 	{PLATFORM_FOLDER_HANDY_DATA, "HOME", "/.local/share/com.pais.handy"},
+	{PLATFORM_FOLDER_HANDY_LOGS, "XDG_DATA_HOME", "/com.pais.handy/logs"},
+	{PLATFORM_FOLDER_HANDY_LOGS, "HOME", "/.local/share/com.pais.handy/logs"},
 };
 const size_t platform_n_folder_rules = ARRAY_LEN(platform_folder_rules);

@@ -1,6 +1,8 @@
 /* platform/platform_text.h on Linux. */
 #include "platform/platform_text.h"
 
+#include <stddef.h>
+
 const char platform_help_usage[] =
 	"       gputaskman serve [--listen ADDR:PORT] [-i SECONDS] [--max-processes N] [--no-probe]\n"
 	"                        [--record PATH]\n";
@@ -36,3 +38,17 @@ const char platform_uninspectable_why[] = "other users' processes need root";
 const char platform_outside_marks[] = ", H:PID host process outside this container";
 
 const char platform_spill_pool[] = "system RAM (GTT)";
+
+const char platform_shared_pool[] = "GPU-accessible system RAM, GTT";
+
+const char platform_help_measured[] =
+	"Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
+	"(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
+	"DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
+	"engine time per process (fdinfo drm-engine-*, NVML process utilisation samples).";
+
+const char platform_help_estimated[] = "";
+
+const char platform_help_unavailable[] = "Per-process spill on NVIDIA (NVML reports none).";
+
+const char *const platform_charts[] = {NULL}; /* every chart */

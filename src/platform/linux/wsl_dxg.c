@@ -11,6 +11,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "proc_lex.h"
 #include "proc_parse.h"
 
 #define MAPS_MAX (8u << 20)
@@ -59,6 +60,35 @@ static bool maps_allocating_runtime(uint32_t pid)
 	return any;
 }
 
+/* The CPU time of a process's live threads (the first field of each
+ * /proc/PID/task/TID/schedstat, in ns, not clock ticks: a short ioctl shows)
+ * and their count: the matcher's evidence that it ran (a size that moves with
+ * one process). Not known when a thread's file cannot be read. */
+static void read_run(uint32_t pid, struct wsl_proc *out)
+{
+	DIR *d = sysroot_opendir("/proc/%u/task", pid);
+	struct dirent *e;
+	char buf[128];
+	uint64_t sum = 0, ns;
+	uint32_t n = 0;
+	bool ok = d != NULL;
+
+	while (ok && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		ssize_t len = sysroot_read(buf, sizeof buf, "/proc/%u/task/%s/schedstat", pid, e->d_name);
+		struct lex l = {buf, buf + (len > 0 ? len : 0)};
+		ok = len > 0 && lex_u64(&l, &ns) && ns <= UINT64_MAX - sum;
+		sum += ok ? ns : 0;
+		n++;
+	}
+	if (d)
+		closedir(d);
+	out->run_known = ok && n > 0;
+	out->run_ns = out->run_known ? sum : 0;
+	out->n_tasks = out->run_known ? n : 0;
+}
+
 static int add_holder(uint32_t pid, struct wsl_proc *out)
 {
 	char buf[1024];
@@ -70,6 +100,7 @@ static int add_holder(uint32_t pid, struct wsl_proc *out)
 	*out = (struct wsl_proc){.pid = pid, .start = st.start_time};
 	str_copy(out->comm, st.comm, sizeof out->comm);
 	out->nvml_only = !maps_allocating_runtime(pid);
+	read_run(pid, out);
 	return 0;
 }
 

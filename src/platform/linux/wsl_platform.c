@@ -16,12 +16,28 @@
 #include "wsl_stream.h"
 
 #define ONCE_WAIT_NS (5ull * 1000000000ull) /* --once waits this long for the first sample */
+/* --once's helper samples every half second, and its first line has no
+ * engine loads (a load is a Running Time delta): the second line, waited
+ * for this long at most, has them, as the other sources' second sample. */
+#define ONCE_INTERVAL_S 0.5
+#define ONCE_SECOND_WAIT_NS (1500ull * 1000000ull)
 
 struct platform_wsl {
 	struct wsl_signals sig;
 	struct wsl_stream *stream;   /* NULL: off */
 	struct gtm_host_stream off;  /* the status when off */
 };
+
+/* A first line listing Windows processes: their loads come with the next. */
+static void wait_for_loads(struct wsl_stream *st)
+{
+	struct wsl_host_sample *first = xcalloc(1, sizeof *first);
+	struct gtm_host_stream status;
+
+	if (wsl_stream_get(st, first, &status) && first->n_procs > 0)
+		wsl_stream_wait_after(st, first->seq, ONCE_SECOND_WAIT_NS);
+	free(first);
+}
 
 struct platform_wsl *platform_wsl_open(const struct platform_wsl_opts *o)
 {
@@ -35,9 +51,9 @@ struct platform_wsl *platform_wsl_open(const struct platform_wsl_opts *o)
 	else if (!w->sig.interop_enabled)
 		str_copy(w->off.why, "WSL interop is disabled", sizeof w->off.why);
 	else
-		w->stream = wsl_stream_start(o->interval_s);
-	if (w->stream && o->one_shot)
-		wsl_stream_wait(w->stream, ONCE_WAIT_NS);
+		w->stream = wsl_stream_start(o->one_shot ? ONCE_INTERVAL_S : o->interval_s);
+	if (w->stream && o->one_shot && wsl_stream_wait(w->stream, ONCE_WAIT_NS))
+		wait_for_loads(w->stream);
 	return w;
 }
 

@@ -366,16 +366,22 @@ bool wsl_stream_get(struct wsl_stream *s, struct wsl_host_sample *out, struct gt
 	return fresh;
 }
 
+/* The pthread condition's clock (CLOCK_REALTIME) timeout_ns from now. */
+static void deadline(struct timespec *ts, uint64_t timeout_ns)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	uint64_t t = (uint64_t)ts->tv_sec * 1000000000ull + (uint64_t)ts->tv_nsec + timeout_ns;
+	ts->tv_sec = (time_t)(t / 1000000000ull);
+	ts->tv_nsec = (long)(t % 1000000000ull);
+}
+
 bool wsl_stream_wait(struct wsl_stream *s, uint64_t timeout_ns)
 {
 	struct timespec ts;
 	bool have;
 	uint64_t until = now_monotonic_ns() + timeout_ns;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	uint64_t t = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec + timeout_ns;
-	ts.tv_sec = (time_t)(t / 1000000000ull);
-	ts.tv_nsec = (long)(t % 1000000000ull);
+	deadline(&ts, timeout_ns);
 	pthread_mutex_lock(&s->mu);
 	/* a failure with the next helper due past the bound settles it too */
 	while (!s->settled && !(s->retry_at_ns > until) && pthread_cond_timedwait(&s->cond, &s->mu, &ts) == 0)
@@ -383,6 +389,20 @@ bool wsl_stream_wait(struct wsl_stream *s, uint64_t timeout_ns)
 	have = s->have;
 	pthread_mutex_unlock(&s->mu);
 	return have;
+}
+
+bool wsl_stream_wait_after(struct wsl_stream *s, uint64_t after_seq, uint64_t timeout_ns)
+{
+	struct timespec ts;
+	bool got;
+
+	deadline(&ts, timeout_ns);
+	pthread_mutex_lock(&s->mu);
+	while (!(s->have && s->sample.seq > after_seq) && pthread_cond_timedwait(&s->cond, &s->mu, &ts) == 0)
+		;
+	got = s->have && s->sample.seq > after_seq;
+	pthread_mutex_unlock(&s->mu);
+	return got;
 }
 
 void wsl_stream_stop(struct wsl_stream *s)

@@ -22,6 +22,9 @@ bool wsl_stream_get(struct wsl_stream *s, struct wsl_host_sample *out, struct gt
 /* Waits until the first sample or the first failure, at most timeout_ns.
  * Returns true when a sample came. */
 bool wsl_stream_wait(struct wsl_stream *s, uint64_t timeout_ns);
+/* Waits up to timeout_ns for a line with a sequence number past after_seq
+ * (a failure does not end the wait: the bound does). Returns whether one came. */
+bool wsl_stream_wait_after(struct wsl_stream *s, uint64_t after_seq, uint64_t timeout_ns);
 void wsl_stream_stop(struct wsl_stream *s);
 
 #endif

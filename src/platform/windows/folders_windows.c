@@ -28,5 +28,7 @@ const struct platform_folder_rule platform_folder_rules[] = {
 	{PLATFORM_FOLDER_HF_HUB, "XDG_CACHE_HOME", "\\huggingface\\hub"},
 	{PLATFORM_FOLDER_HF_HUB, "USERPROFILE", "\\.cache\\huggingface\\hub"},
 	{PLATFORM_FOLDER_HANDY_DATA, "APPDATA", "\\com.pais.handy"},
+	{PLATFORM_FOLDER_HANDY_LOGS, "LOCALAPPDATA", "\\com.pais.handy\\logs"}, /* Tauri 2 */
+	{PLATFORM_FOLDER_HANDY_LOGS, "APPDATA", "\\com.pais.handy\\logs"},      /* Tauri 1 */
 };
 const size_t platform_n_folder_rules = ARRAY_LEN(platform_folder_rules);

@@ -2,6 +2,8 @@
  * /proc or ncurses variables, no containers' host PIDs. */
 #include "platform/platform_text.h"
 
+#include <stddef.h>
+
 const char platform_help_usage[] = "";
 
 const char platform_help_labels[] = "N/A means unavailable, never zero.\n";
@@ -19,3 +21,21 @@ const char platform_uninspectable_why[] =
 const char platform_outside_marks[] = "";
 
 const char platform_spill_pool[] = "shared GPU memory (system RAM)";
+
+const char platform_shared_pool[] = "shared GPU memory, the system RAM the GPU reaches";
+
+const char platform_help_measured[] =
+	"Device memory as Task Manager shows it: dedicated GPU memory (GPU Adapter Memory's Dedicated "
+	"Usage) and shared GPU memory (Shared Usage); utilisation, temperature, power and clocks from "
+	"the NVIDIA (NVML) and AMD (ADL) drivers where installed. Per process, PDH's GPU Process Memory: "
+	"VRAM = Local Usage (dedicated GPU memory), spill = Non Local Usage (shared GPU memory, the "
+	"system RAM the GPU reaches), and GPU Engine running time per engine type, GPU % being the "
+	"busiest engine, as Task Manager shows it.";
+
+const char platform_help_estimated[] = "Paged (~) is estimated: Total Committed - Local - Non Local Usage.";
+
+const char platform_help_unavailable[] =
+	"The counters of processes PDH does not list; other users' and protected processes' command "
+	"lines and modules without an administrator.";
+
+const char *const platform_charts[] = {NULL}; /* every chart */

@@ -59,9 +59,9 @@ void prom_use_identity(struct prom_out *o, const struct prom_use *u)
 static const struct prom_family f_info = {"gputaskman_gpu_info", "gauge",
 	"A GPU's identity (value 1): name, vendor, PCI address, kernel driver and driver version, and the source that reads it."};
 static const struct prom_family f_mem_total = {"gputaskman_gpu_memory_total_bytes", "gauge",
-	"Memory of a GPU by pool: device (dedicated VRAM) or shared (GPU-accessible system RAM, GTT)."};
+	"Memory of a GPU by pool: device (dedicated VRAM) or shared (" PROM_HELP_POOL ")."};
 static const struct prom_family f_mem_used = {"gputaskman_gpu_memory_used_bytes", "gauge",
-	"Memory in use on a GPU by pool: device (dedicated VRAM) or shared (GPU-accessible system RAM, GTT)."};
+	"Memory in use on a GPU by pool: device (dedicated VRAM) or shared (" PROM_HELP_POOL ")."};
 static const struct prom_family f_mem_free = {"gputaskman_gpu_memory_free_bytes", "gauge",
 	"Dedicated memory the driver reports free."};
 static const struct prom_family f_mem_reserved = {"gputaskman_gpu_memory_reserved_bytes", "gauge",

@@ -9,7 +9,7 @@ static const struct prom_family f_info = {"gputaskman_process_info", "gauge",
 	"A process using a GPU (value 1): its comm, runtime, how its owner was established (local, matched, guessed, host, "
 	"windows, exited, unattributed) and category."};
 static const struct prom_family f_mem = {"gputaskman_process_gpu_memory_bytes", "gauge",
-	"GPU memory a process holds by pool: device (VRAM) or shared (spill to GPU-accessible system RAM, GTT). "
+	"GPU memory a process holds by pool: device (VRAM) or shared (spill to " PROM_HELP_POOL "). "
 	"pid=\"other\" sums the measured memory of the processes beyond --max-processes. Under WSL2 the VM "
 	"row (owner=\"windows\", process=\"vmwp.exe\") is the measured total of every Linux context; the "
 	"processes matched to them are in gputaskman_process_gpu_memory_inferred_bytes, never here: "

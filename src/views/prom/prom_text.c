@@ -7,6 +7,7 @@
 
 #include "core/format.h"
 #include "core/util.h"
+#include "platform/platform_text.h"
 
 void prom_buf_add(struct prom_buf *b, const char *s, size_t n)
 {
@@ -82,9 +83,9 @@ void prom_escape_label(struct prom_buf *b, const char *value)
 	}
 }
 
-void prom_escape_help(struct prom_buf *b, const char *text)
+static void escape_help_n(struct prom_buf *b, const char *text, size_t n)
 {
-	for (const char *p = text; *p; p++) {
+	for (const char *p = text; p < text + n; p++) {
 		if (*p == '\\')
 			prom_buf_add(b, "\\\\", 2);
 		else if (*p == '\n')
@@ -92,6 +93,11 @@ void prom_escape_help(struct prom_buf *b, const char *text)
 		else
 			prom_buf_add(b, p, 1);
 	}
+}
+
+void prom_escape_help(struct prom_buf *b, const char *text)
+{
+	escape_help_n(b, text, strlen(text));
 }
 
 const char *prom_format_double(char *buf, size_t n, double v)
@@ -185,6 +191,18 @@ static bool series_new(struct prom_out *o)
 	return true;
 }
 
+/* A family's HELP text, its PROM_HELP_POOL markers in this OS's words. */
+static void write_help(struct prom_buf *b, const char *help)
+{
+	const size_t n = sizeof PROM_HELP_POOL - 1;
+
+	for (const char *at; (at = strstr(help, PROM_HELP_POOL)); help = at + n) {
+		escape_help_n(b, help, (size_t)(at - help));
+		prom_escape_help(b, platform_shared_pool);
+	}
+	prom_escape_help(b, help);
+}
+
 static void write_sample(struct prom_out *o, const char *value)
 {
 	if (!o->fam)
@@ -198,7 +216,7 @@ static void write_sample(struct prom_out *o, const char *value)
 		prom_buf_puts(&o->text, "# HELP ");
 		prom_buf_puts(&o->text, o->fam->name);
 		prom_buf_add(&o->text, " ", 1);
-		prom_escape_help(&o->text, o->fam->help);
+		write_help(&o->text, o->fam->help);
 		prom_buf_puts(&o->text, "\n# TYPE ");
 		prom_buf_puts(&o->text, o->fam->name);
 		prom_buf_add(&o->text, " ", 1);

@@ -27,8 +27,11 @@ void prom_buf_free(struct prom_buf *b);
 struct prom_family {
 	const char *name;  /* gputaskman_... */
 	const char *type;  /* "gauge", "counter" */
-	const char *help;
+	const char *help;  /* PROM_HELP_POOL in it is written as this OS's name of the shared pool */
 };
+/* The shared pool's words differ by OS (platform_shared_pool: Linux's GTT,
+ * Windows's shared GPU memory): a HELP text names the pool with this marker. */
+#define PROM_HELP_POOL "@shared-pool@"
 
 struct prom_out {
 	struct prom_buf text;

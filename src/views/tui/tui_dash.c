@@ -11,7 +11,7 @@
 
 static int chart_count(const struct tui_view *v)
 {
-	return v->st.chart >= TUI_M_COUNT ? TUI_M_COUNT : 1;
+	return tui_state_n_drawn(&v->st);
 }
 
 int tui_dash_natural(const struct tui_view *v, int width)
@@ -334,7 +334,7 @@ static int draw_device(struct tui_view *v, const struct tui_clip *c, int vline, 
 	vline += HEADER_LINES;
 	tui_chart_grid(n, c->w, &g);
 	for (int i = 0; i < n; i++) {
-		enum tui_metric m = n == 1 ? (enum tui_metric)v->st.chart : (enum tui_metric)i;
+		enum tui_metric m = tui_state_drawn(&v->st, i);
 		draw_chart(v, c, vline + (i / g.per_row) * g.cell_h, c->x0 + (i % g.per_row) * g.cell_w, g.cell_w, d, m);
 	}
 	return HEADER_LINES + g.rows * g.cell_h;

@@ -122,10 +122,10 @@ static void draw_text(const struct tui_view *v, const struct tui_text *t, const 
 
 static void draw_menu(struct tui_view *v)
 {
-	for (int e = 0; e <= TUI_M_COUNT; e++) {
+	for (int e = 0; e <= v->st.n_charts; e++) {
 		char item[32];
-		bool cur = (e == 0 && v->st.chart >= TUI_M_COUNT) || e - 1 == v->st.chart;
-		snprintf(item, sizeof item, "%c %-18s", cur ? '*' : ' ', e == 0 ? "All charts" : tui_metric_title((enum tui_metric)(e - 1)));
+		bool cur = e == tui_state_chart_entry(&v->st);
+		snprintf(item, sizeof item, "%c %-18s", cur ? '*' : ' ', e == 0 ? "All charts" : tui_metric_title(v->st.charts[e - 1]));
 		term_attr_on(e == v->st.menu_sel ? TERM_REVERSE : tui_attr(v, TP_BAR));
 		tui_put(1 + e, v->menu_x, 21, item);
 		term_attr_off(e == v->st.menu_sel ? TERM_REVERSE : tui_attr(v, TP_BAR));

@@ -1,6 +1,8 @@
 /* "What can be known about GPU memory?": the help screen's text. What each
  * platform measures is summarised from its driver's documentation and the NVML
- * reference (nvmlDeviceGetComputeRunningProcesses, usedGpuMemory). */
+ * reference (nvmlDeviceGetComputeRunningProcesses, usedGpuMemory); the OS's
+ * own sentences come from its text file (platform/platform_text.h), so
+ * Windows speaks of shared GPU memory where Linux speaks of GTT. */
 #include <stdio.h>
 
 #include "platform/platform_text.h"
@@ -8,18 +10,14 @@
 
 struct help_section {
 	const char *title;
-	const char *common;                 /* true everywhere */
+	const char *common;                 /* true on every OS; NULL = nothing */
+	const char *os;                     /* this OS's words (platform_text.h); NULL or "" = nothing */
 	const char *extra[GTM_MODE_WSL + 1]; /* what native, container and WSL add; NULL = nothing */
 };
 
 static const struct help_section help_sections[] = {
 	{"Measured (driver and OS counters)",
-	 "Device memory total/used/free, utilisation, memory activity, temperature, power, clocks, PCIe "
-	 "(NVML; DRM sysfs for AMD/Intel). Per-process VRAM as the driver charges it (NVML process lists; "
-	 "DRM fdinfo drm-memory-* for AMD/Intel), spill into system RAM (GTT) where fdinfo splits it, "
-	 "engine time per process (fdinfo drm-engine-*, NVML process utilisation samples). Windows: "
-	 "PDH's GPU Process Memory (VRAM = Local Usage, spill = Non Local Usage) and GPU Engine running "
-	 "time per engine type, GPU % being the busiest engine, as Task Manager shows it.",
+	 NULL, platform_help_measured,
 	 {NULL,
 	  "In a container the driver reports host PIDs: a row's PID is only local after pairing (see Inferred).",
 	  "Under WSL only some device counters come through the Windows driver's NVML in /usr/lib/wsl (GPU "
@@ -29,6 +27,7 @@ static const struct help_section help_sections[] = {
 	 "Runtimes from mapped libraries, the executable and the command line; model files from maps and "
 	 "flags; the category (AI, compositor, browser, ...). A mapped model file shows the process holds "
 	 "it, not that its weights are on the GPU.",
+	 NULL,
 	 {NULL,
 	  "Which local process owns a host PID: '*' when one explanation fits, '?' when several do, "
 	  "H:<pid> when no local process matches (or the host PID is in the graphics list only); "
@@ -40,19 +39,20 @@ static const struct help_section help_sections[] = {
 	 "Reported: what a runtime says about itself - llama.cpp's load log (model/KV/compute buffer "
 	 "sizes), local APIs on loopback (ollama /api/ps). Estimated: weights, KV cache and compute from "
 	 "the GGUF header and the server's flags. Neither is ever added into measured totals; the rest of "
-	 "a process's measured VRAM is shown as runtime overhead/unknown. Windows' paged (~) is estimated: "
-	 "Total Committed - Local - Non Local Usage.",
+	 "a process's measured VRAM is shown as runtime overhead/unknown.",
+	 platform_help_estimated,
 	 {NULL, NULL, NULL}},
 	{"Unavailable",
 	 "How a CUDA context's memory divides into weights, KV cache, activations and allocator cache "
-	 "unless the runtime reports it; memory freed into an allocator's cache still counts as used; "
-	 "per-process spill on NVIDIA (NVML reports none).",
+	 "unless the runtime reports it; memory freed into an allocator's cache still counts as used.",
+	 platform_help_unavailable,
 	 {NULL,
 	  "Details of processes outside this PID namespace (H: rows): command line, maps and models.",
 	  "Per-process NVML lists (empty under WSL); Windows processes' command lines and maps."}},
 	{"Would need a debugger or profiler",
 	 "Each allocation and which tensor it holds (cuda-gdb, Nsight Systems, CUPTI or a hook inside the "
 	 "process); what a kernel is running now; fragmentation inside the allocator.",
+	 NULL,
 	 {NULL, NULL, NULL}},
 };
 
@@ -91,7 +91,10 @@ void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 		const struct help_section *h = &help_sections[i];
 		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
 		tui_text_add(t, TUI_ST_HEAD, 0, "%s", h->title);
-		tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->common);
+		if (h->common)
+			tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->common);
+		if (h->os && *h->os)
+			tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->os);
 		if (h->extra[mode])
 			tui_text_add(t, TUI_ST_TEXT, 2, "  %s", h->extra[mode]);
 	}

@@ -13,6 +13,21 @@ const char *tui_metric_title(enum tui_metric m)
 	return (unsigned)m < TUI_M_COUNT ? t[m] : "";
 }
 
+int tui_metrics_named(const char *const *names, enum tui_metric out[TUI_M_COUNT])
+{
+	static const char *const key[TUI_M_COUNT] = {"gpu", "smclk", "vram", "memact", "temp", "power", "enc", "dec"};
+	int n = 0;
+
+	for (int m = 0; m < TUI_M_COUNT; m++) {
+		bool named = !names || !names[0];
+		for (int i = 0; names && names[i] && !named; i++)
+			named = strcmp(names[i], key[m]) == 0;
+		if (named)
+			out[n++] = (enum tui_metric)m;
+	}
+	return n;
+}
+
 gtm_f64 tui_metric_value(const struct gtm_device *d, enum tui_metric m)
 {
 	switch (m) {

@@ -12,6 +12,9 @@ enum tui_metric {
 	TUI_M_COUNT
 };
 const char *tui_metric_title(enum tui_metric m);
+/* The metrics named in names (NULL-ended; platform_charts' names), in
+ * tui_metric order, into out; none named: all. Returns how many. */
+int tui_metrics_named(const char *const *names, enum tui_metric out[TUI_M_COUNT]);
 
 #define TUI_HIST_LEN 256
 

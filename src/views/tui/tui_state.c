@@ -2,12 +2,33 @@
 
 #include <string.h>
 
+#include "platform/platform_text.h"
+
 void tui_state_init(struct tui_state *st)
 {
 	memset(st, 0, sizeof *st);
 	st->sort = TUI_SORT_VRAM;
 	st->chart = TUI_M_COUNT;
+	st->n_charts = tui_metrics_named(platform_charts, st->charts);
 	st->page = 10;
+}
+
+int tui_state_chart_entry(const struct tui_state *st)
+{
+	for (int i = 0; i < st->n_charts; i++)
+		if ((int)st->charts[i] == st->chart)
+			return i + 1;
+	return 0;
+}
+
+int tui_state_n_drawn(const struct tui_state *st)
+{
+	return st->chart >= TUI_M_COUNT ? st->n_charts : 1;
+}
+
+enum tui_metric tui_state_drawn(const struct tui_state *st, int i)
+{
+	return st->chart >= TUI_M_COUNT ? st->charts[i] : (enum tui_metric)st->chart;
 }
 
 int tui_state_select(struct tui_state *st, int row, int n_rows)
@@ -25,7 +46,7 @@ int tui_state_select(struct tui_state *st, int row, int n_rows)
 
 void tui_state_pick_chart(struct tui_state *st, int entry)
 {
-	st->chart = entry <= 0 || entry > TUI_M_COUNT ? TUI_M_COUNT : entry - 1;
+	st->chart = entry <= 0 || entry > st->n_charts ? TUI_M_COUNT : (int)st->charts[entry - 1];
 	st->overlay = TUI_OVL_NONE;
 	st->dash_scroll = 0;
 }
@@ -49,8 +70,8 @@ static int menu_key(struct tui_state *st, int key)
 {
 	switch (key) {
 	case TUI_KEY_ESC: st->overlay = TUI_OVL_NONE; break;
-	case TUI_KEY_UP: case 'k': st->menu_sel = (st->menu_sel + TUI_M_COUNT) % (TUI_M_COUNT + 1); break;
-	case TUI_KEY_DOWN: case 'j': st->menu_sel = (st->menu_sel + 1) % (TUI_M_COUNT + 1); break;
+	case TUI_KEY_UP: case 'k': st->menu_sel = (st->menu_sel + st->n_charts) % (st->n_charts + 1); break;
+	case TUI_KEY_DOWN: case 'j': st->menu_sel = (st->menu_sel + 1) % (st->n_charts + 1); break;
 	case TUI_KEY_ENTER: case ' ': tui_state_pick_chart(st, st->menu_sel); break;
 	default: return TUI_ACT_NONE;
 	}
@@ -63,8 +84,8 @@ static int view_key(struct tui_state *st, int key)
 	switch (key) {
 	case 's': st->sort = (enum tui_sort)((st->sort + 1) % TUI_SORT_COUNT); return TUI_ACT_REDRAW | TUI_ACT_RESORT;
 	case 'a': st->all = !st->all; st->table_top = 0; return TUI_ACT_REDRAW | TUI_ACT_RESORT;
-	case 'c': st->chart = (st->chart + 1) % (TUI_M_COUNT + 1); st->dash_scroll = 0; return TUI_ACT_REDRAW;
-	case 'm': st->overlay = TUI_OVL_MENU; st->menu_sel = (st->chart + 1) % (TUI_M_COUNT + 1); return TUI_ACT_REDRAW;
+	case 'c': tui_state_pick_chart(st, (tui_state_chart_entry(st) + 1) % (st->n_charts + 1)); return TUI_ACT_REDRAW;
+	case 'm': st->overlay = TUI_OVL_MENU; st->menu_sel = tui_state_chart_entry(st); return TUI_ACT_REDRAW;
 	case 'p': st->paused = !st->paused; return TUI_ACT_REDRAW | TUI_ACT_PAUSE;
 	case '?': case 'h': st->overlay = TUI_OVL_HELP; st->help_scroll = 0; return TUI_ACT_REDRAW;
 	case 'q': case 'Q': return TUI_ACT_QUIT;

@@ -19,10 +19,12 @@ enum tui_action { TUI_ACT_NONE = 0, TUI_ACT_REDRAW = 1, TUI_ACT_RESORT = 2, TUI_
 struct tui_state {
 	enum tui_sort sort;
 	int chart;               /* a tui_metric, or TUI_M_COUNT for all charts */
+	enum tui_metric charts[TUI_M_COUNT]; /* the charts this OS offers (platform_charts), in order */
+	int n_charts;
 	bool all;                /* all collected processes, not only GPU rows */
 	bool paused;
 	enum tui_overlay overlay;
-	int menu_sel;            /* highlighted Charts menu entry: 0 = all, 1.. = metric+1 */
+	int menu_sel;            /* highlighted Charts menu entry: 0 = all, 1.. = charts[entry - 1] */
 	int sel;                 /* selected row in the sorted rows */
 	uint32_t sel_pid;        /* the selected process, kept across snapshots */
 	uint64_t sel_start;
@@ -37,6 +39,11 @@ void tui_state_init(struct tui_state *st);
 int tui_state_key(struct tui_state *st, int key, int n_rows);
 /* Picks a Charts menu entry (0 = all). */
 void tui_state_pick_chart(struct tui_state *st, int entry);
+/* The Charts menu entry of the chart shown (0 = all). */
+int tui_state_chart_entry(const struct tui_state *st);
+/* The charts drawn per device: all offered, or the one picked. */
+int tui_state_n_drawn(const struct tui_state *st);
+enum tui_metric tui_state_drawn(const struct tui_state *st, int i);
 /* Makes `row` the selection. */
 int tui_state_select(struct tui_state *st, int row, int n_rows);
 

@@ -115,7 +115,7 @@ int tui_view_mouse(struct tui_view *v, int y, int x, enum tui_mouse kind)
 	if (v->st.overlay == TUI_OVL_MENU) {
 		/* The menu hangs under the Charts button: one entry per row. */
 		int entry = y - 1;
-		if (x >= v->menu_x && x < v->menu_x + 22 && entry >= 0 && entry <= TUI_M_COUNT)
+		if (x >= v->menu_x && x < v->menu_x + 22 && entry >= 0 && entry <= v->st.n_charts)
 			tui_state_pick_chart(&v->st, entry);
 		else
 			v->st.overlay = TUI_OVL_NONE;
@@ -125,7 +125,7 @@ int tui_view_mouse(struct tui_view *v, int y, int x, enum tui_mouse kind)
 		return TUI_ACT_NONE;
 	if (y == 0 && x >= v->menu_x && x < v->menu_x + v->menu_w) {
 		v->st.overlay = TUI_OVL_MENU;
-		v->st.menu_sel = (v->st.chart + 1) % (TUI_M_COUNT + 1);
+		v->st.menu_sel = tui_state_chart_entry(&v->st);
 		return TUI_ACT_REDRAW;
 	}
 	if (inside(y, x, r->table_y + 1, 0, r->table_h - 1, r->table_w) &&

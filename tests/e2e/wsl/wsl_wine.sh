@@ -69,6 +69,7 @@ GPU Process Memory${tab}Total Committed${tab}pid_${vm}_luid_${L}_phys_0${tab}230
 GPU Process Memory${tab}Local Usage${tab}pid_${app}_luid_${L}_phys_0${tab}104857600
 GPU Process Memory${tab}Non Local Usage${tab}pid_${app}_luid_${L}_phys_0${tab}0
 GPU Process Memory${tab}Total Committed${tab}pid_${app}_luid_${L}_phys_0${tab}125829120
+GPU Engine${tab}Running Time${tab}pid_${app}_luid_${L}_phys_0_eng_0_engtype_3D${tab}5000000
 EOS
 cat >"$t/scenario" <<EOS
 device name="NVIDIA GeForce RTX 4090" uuid=GPU-1111 bus=00000000:01:00.0 mem_total=25769803776 mem_used=3221225472
@@ -103,6 +104,8 @@ gtm --json >"$t/j" 2>"$t/e"
 jq_ok "json: host_stream on, from GPUTASKMAN_WSL_RUN" "j['host_stream']['state'] == 'on' and j['host_stream']['helper'] == 'GPUTASKMAN_WSL_RUN' and j['host_stream']['seq'] >= 1 and j['host_stream']['bad_lines'] == 0" "$t/j"
 jq_ok "json: the VM row holds vmwp.exe's context" "any(p['label'] == 'W:$vm' and p['gpus'][0]['vram_bytes'] == 2147483648 and p['gpus'][0]['spill_bytes'] == 1048576 for p in j['processes'])" "$t/j"
 jq_ok "json: the W: app row's VRAM, spill and paged" "any(p['label'] == 'W:$app' and p['gpus'][0]['vram_bytes'] == 104857600 and p['gpus'][0]['spill_bytes'] == 0 and p['gpus'][0]['paged_bytes'] == 20971520 for p in j['processes'])" "$t/j"
+# the helper's first line has no loads (a Running Time delta): --json waits for its second
+jq_ok "json: the W: app's load from the helper's second line (0 %, not null)" "any(p['label'] == 'W:$app' and p['gpus'][0]['gpu_pct'] == 0 for p in j['processes']) and j['host_stream']['seq'] >= 2" "$t/j"
 jq_ok "json: the CUDA stand-in guessed with the context's size" "any(p['pid'] == $cuda and p['owner'] == 'guessed' and p['gpus'][0]['vram_bytes'] == 2147483648 for p in j['processes'])" "$t/j"
 [ "$(helpers_alive)" = 0 ] && ok "no helper left after --json" || bad "a helper outlived gputaskman --json"
 # Wine's own pdh.dll (builtin): no GPU counters, said through the stream

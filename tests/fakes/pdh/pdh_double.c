@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ITEMS 20000
+#define MAX_ITEMS 40000 /* past the reader's cap of 16,384 instances a counter (wine_pdh_cap.py) */
 #define MAX_COUNTERS 256 /* every query's, for the life of the process */
 #define NAME_MAX_ 200
 

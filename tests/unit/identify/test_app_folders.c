@@ -28,7 +28,7 @@ static const char *abs_root(void)
 
 static const enum platform_folder kinds[] = {PLATFORM_FOLDER_OLLAMA_MODELS, PLATFORM_FOLDER_OLLAMA_LOG,
 					     PLATFORM_FOLDER_LMSTUDIO_MODELS, PLATFORM_FOLDER_HF_HUB,
-					     PLATFORM_FOLDER_HANDY_DATA};
+					     PLATFORM_FOLDER_HANDY_DATA, PLATFORM_FOLDER_HANDY_LOGS};
 
 /* Every variable of the table set to <abs>/<NAME>: each kind yields its
  * rules in the table's order, values with their tails, fixed ones alone. */

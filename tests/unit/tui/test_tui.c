@@ -384,6 +384,41 @@ static void test_keys(void **state)
 	assert_int_equal(tui_state_key(&st, TUI_KEY_DOWN, 0), TUI_ACT_REDRAW); /* help scrolls */
 }
 
+/* macOS offers the GPU and memory charts only (platform_charts): 'c' cycles
+ * through them and all, the menu has three entries, all draws two. */
+static void test_charts_offered(void **state)
+{
+	static const char *const mac[] = {"gpu", "vram", NULL};
+	static const char *const all[] = {NULL};
+	struct tui_state st;
+	enum tui_metric m[TUI_M_COUNT];
+	(void)state;
+
+	assert_int_equal(tui_metrics_named(all, m), TUI_M_COUNT);
+	assert_int_equal(tui_metrics_named((const char *const[]){"vram", "nonsense", "gpu", NULL}, m), 2);
+	assert_int_equal(m[0], TUI_M_GPU); /* in the charts' order */
+	assert_int_equal(m[1], TUI_M_VRAM);
+	tui_state_init(&st);
+	st.n_charts = tui_metrics_named(mac, st.charts);
+	assert_int_equal(tui_state_n_drawn(&st), 2);
+	assert_int_equal(tui_state_drawn(&st, 1), TUI_M_VRAM);
+	tui_state_key(&st, 'c', 5);
+	assert_int_equal(st.chart, TUI_M_GPU);
+	tui_state_key(&st, 'c', 5);
+	assert_int_equal(st.chart, TUI_M_VRAM); /* not SM clock */
+	assert_int_equal(tui_state_n_drawn(&st), 1);
+	tui_state_key(&st, 'c', 5);
+	assert_int_equal(st.chart, TUI_M_COUNT);
+	tui_state_key(&st, 'm', 5);
+	assert_int_equal(st.menu_sel, 0);
+	tui_state_key(&st, TUI_KEY_UP, 5); /* wraps to the last of three entries */
+	assert_int_equal(st.menu_sel, 2);
+	tui_state_key(&st, TUI_KEY_ENTER, 5);
+	assert_int_equal(st.chart, TUI_M_VRAM);
+	tui_state_pick_chart(&st, 5); /* past the menu: all */
+	assert_int_equal(st.chart, TUI_M_COUNT);
+}
+
 static void test_history(void **state)
 {
 	struct tui_history h = {0};
@@ -740,6 +775,7 @@ int main(void)
 		cmocka_unit_test(test_sort_many),
 		cmocka_unit_test(test_metrics),
 		cmocka_unit_test(test_keys),
+		cmocka_unit_test(test_charts_offered),
 		cmocka_unit_test(test_history),
 		cmocka_unit_test(test_text_wrap),
 		cmocka_unit_test(test_inspector_text),

@@ -42,6 +42,15 @@ static inline void tk_proc(struct tk *k, uint32_t pid, uint64_t start, bool nvml
 	snprintf(p->comm, sizeof p->comm, "p%u", pid);
 }
 
+/* The last process added: its threads' run time (one thread). */
+static inline void tk_run(struct tk *k, uint64_t run_ns)
+{
+	struct wsl_proc *p = &k->procs[k->t.n_procs - 1];
+	p->run_known = true;
+	p->run_ns = run_ns;
+	p->n_tasks = 1;
+}
+
 static inline void tk_drop(struct tk *k, uint32_t pid)
 {
 	int w = 0;
