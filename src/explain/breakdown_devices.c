@@ -52,8 +52,17 @@ static void layers_of(struct ex_device *d, const struct llog_load *l)
 static void join_note(struct gtm_explain *e)
 {
 	char named[96] = "", guessed[96] = "";
+	int order[EX_MAX_DEVS];
+	for (int i = 0; i < e->n_devs; i++) { /* by runtime name: CUDA0, CUDA1, ... */
+		int k = i;
+		while (k > 0 && strcmp(e->devs[order[k - 1]].runtime_dev, e->devs[i].runtime_dev) > 0) {
+			order[k] = order[k - 1];
+			k--;
+		}
+		order[k] = i;
+	}
 	for (int i = 0; i < e->n_devs; i++) {
-		const struct ex_device *d = &e->devs[i];
+		const struct ex_device *d = &e->devs[order[i]];
 		char *buf = d->join == EX_JOIN_NAME ? named : d->join == EX_JOIN_GUESS ? guessed : NULL;
 		if (!buf || !d->runtime_dev[0])
 			continue;
@@ -91,6 +100,9 @@ void breakdown_devices(struct gtm_explain *e, const struct bd_input *in)
 	int api_multi = 0;
 	for (int i = 0; i < e->n_devs; i++) {
 		e->devs[i].measured = breakdown_measured_on(in->p, e->devs[i].gpu);
+		for (int d = 0; d < in->snap->n_devices; d++)
+			if (in->snap->devices[d].index == e->devs[i].gpu)
+				str_copy(e->devs[i].uuid, in->snap->devices[d].uuid, sizeof e->devs[i].uuid);
 		layers_of(&e->devs[i], in->load);
 	}
 	for (int i = 0; i < e->n_segs; i++)

@@ -147,6 +147,7 @@ struct ex_app {
  * added into the measured figure; rest is measured minus reported. */
 struct ex_device {
 	int gpu;                   /* snapshot device index */
+	char uuid[96];             /* the driver's UUID of that GPU, "" unknown */
 	char runtime_dev[32];      /* "CUDA1"; "" when the runtime named none there */
 	enum ex_join join;         /* the weakest join of the segments there */
 	int32_t layers;            /* from -lv 4 `layer N assigned to device`, -1 unknown */

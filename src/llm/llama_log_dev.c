@@ -163,6 +163,8 @@ bool llog_parse_vram_used(struct llama_log *lg, struct ls_line *ln)
 		if (!k)
 			continue;
 		const char *q = k + strlen(forms[i].key);
+		while (q < ln->end && *q == ' ')
+			q++;
 		double mib;
 		uint64_t bytes;
 		if (!ls_parse_decimal(&q, ln->end, &mib) || !ls_mib_to_bytes(mib, &bytes))
