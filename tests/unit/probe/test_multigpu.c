@@ -132,6 +132,17 @@ static bool has_note(const struct gtm_explain *e, const char *needle)
 	return false;
 }
 
+/* The explanation as `inspect PID` prints it (malloc'd). */
+static char *text_of(const struct gtm_explain *e)
+{
+	char *txt = NULL;
+	size_t n = 0;
+	FILE *out = open_memstream(&txt, &n);
+	explain_text_print(out, e, "");
+	fclose(out);
+	return txt;
+}
+
 /* Where CUDA0 and CUDA1 went, and how. */
 static void expect_join(const struct gtm_explain *e, int g0, int g1, enum ex_join how)
 {
@@ -182,11 +193,7 @@ static void test_pci_join_shuffled(void **state)
 	assert_int_equal(d1->rest.prov, GTM_MEASURED);
 	assert_false(has_note(f->e, "guess"));
 
-	char *txt = NULL;
-	size_t n = 0;
-	FILE *out = open_memstream(&txt, &n);
-	explain_text_print(out, f->e, "");
-	fclose(out);
+	char *txt = text_of(f->e);
 	assert_non_null(strstr(txt, "per GPU"));
 	assert_non_null(strstr(txt, "GPU 2 CUDA0 (by PCI bus id): 2 layers (1-2); weights 1000.00 MiB + KV 100.00 MiB + compute 50.00 MiB + other 0 B (reported) + rest 300.00 MiB (estimated) = 1.42 GiB measured"));
 	assert_non_null(strstr(txt, "GPU 1: nothing reported; rest 300.00 MiB (measured) = 300.00 MiB measured"));
@@ -259,11 +266,7 @@ static void test_guess_is_marked(void **state)
 	assert_true(has_note(f->e, "a guess by order"));
 	const struct ex_device *d0 = dev_of(f->e, 0);
 	assert_int_equal(d0->join, EX_JOIN_GUESS);
-	char *txt = NULL;
-	size_t n = 0;
-	FILE *out = open_memstream(&txt, &n);
-	explain_text_print(out, f->e, "");
-	fclose(out);
+	char *txt = text_of(f->e);
 	assert_non_null(strstr(txt, "GPU 0? CUDA0"));
 	free(txt);
 	fx_free(f);
