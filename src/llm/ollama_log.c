@@ -206,6 +206,8 @@ static const char *gpu_layers_entry(struct llog_load *l, const char *p, const ch
 				uint64_t last = ls_uint_after(&d, end);
 				if (d > b && first <= last && last < 1000000)
 					r.first = (int32_t)first, r.last = (int32_t)last;
+				if (d < end && *d == ')')
+					d++;
 			}
 		} else if (d < end && *d == '[') {
 			const char *c = ls_find(d, end, "]");
@@ -263,6 +265,8 @@ static void go_line(struct llama_log *lg, const char *ln, const char *end, int64
 		return;
 	}
 	struct llog_load *l = llama_log_last(lg);
+	if (!l && strncmp(msg, "offloaded ", 10) == 0) /* ggml.go logs it before the first memory line */
+		l = llama_log_begin_load(lg, -1.0, tw);
 	if (!l)
 		return;
 	if (strncmp(msg, "offloaded ", 10) == 0) {

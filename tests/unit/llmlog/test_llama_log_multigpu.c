@@ -34,22 +34,7 @@ static char *fixture_block(const char *title)
 		return NULL;
 	char path[1024];
 	snprintf(path, sizeof path, "%s/llama-cpp-multi-gpu-lines-by-version.txt", dir);
-	size_t n;
-	char *buf = tu_read_file(path, &n);
-	char head[128];
-	snprintf(head, sizeof head, "\n## %s", title);
-	char *h = strstr(buf, head);
-	assert_non_null(h);
-	char *start = strchr(h + 1, '\n');
-	assert_non_null(start);
-	start++;
-	char *end = strstr(start, "\n## ");
-	size_t len = end ? (size_t)(end - start) + 1 : strlen(start);
-	char *out = malloc(len + 1);
-	memcpy(out, start, len);
-	out[len] = 0;
-	free(buf);
-	return out;
+	return tu_fixture_block(path, title);
 }
 
 static struct llama_log *parse_block(const char *title)

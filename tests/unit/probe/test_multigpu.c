@@ -16,6 +16,7 @@
 #include "explain/breakdown.h"
 #include "explain/explain.h"
 #include "llm/llama_log.h"
+#include "llm/ollama_log.h"
 #include "views/explain_json.h"
 #include "views/explain_text.h"
 #include "testutil.h"
@@ -137,9 +138,9 @@ static char *text_of(const struct gtm_explain *e)
 {
 	char *txt = NULL;
 	size_t n = 0;
-	FILE *out = open_memstream(&txt, &n);
+	FILE *out = tu_memstream(&txt, &n);
 	explain_text_print(out, e, "");
-	fclose(out);
+	tu_memclose(out);
 	return txt;
 }
 
@@ -155,6 +156,9 @@ static void expect_join(const struct gtm_explain *e, int g0, int g1, enum ex_joi
 	assert_int_equal(w0->join, how);
 	assert_int_equal(w1->join, how);
 	const struct ex_segment *h = seg_of(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CPU_Mapped");
+	if (!h)
+		h = seg_of(e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CPU"); /* Ollama's name */
+	assert_non_null(h);
 	assert_true(h->host);
 	assert_int_equal(h->gpu, -1);
 }
@@ -296,6 +300,66 @@ static void test_ollama_load_request_uuid(void **state)
 	fx_free(f);
 }
 
+/* The suite's two-GPU Ollama log (GPULayers by UUID, memory lines per
+ * CUDAn) on the first two of the three GPUs, UUIDs as the log names them. */
+static struct fx *ollama_fx(const char *env)
+{
+	struct fx *f = fx_new(names_same, env);
+	str_copy(f->snap->devices[0].uuid, "GPU-11111111-aaaa-bbbb-cccc-000000000001", sizeof f->snap->devices[0].uuid);
+	str_copy(f->snap->devices[1].uuid, "GPU-22222222-aaaa-bbbb-cccc-000000000002", sizeof f->snap->devices[1].uuid);
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/unit/llmlog/ollama-multigpu-lines.txt", tu_source_root());
+	size_t n;
+	char *buf = tu_read_file(path, &n);
+	llama_log_init(f->lg);
+	ollama_log_parse(f->lg, buf, n);
+	free(buf);
+	struct bd_input in = {f->snap, f->p, llama_log_last(f->lg), NULL, NULL};
+	breakdown_build(f->e, &in);
+	return f;
+}
+
+/* Ollama's runner with CUDA_VISIBLE_DEVICES of GPU UUIDs (in an order of its
+ * own): exact. Without it, the load request's order: a guess, marked. */
+static void test_ollama_two_gpus(void **state)
+{
+	(void)state;
+	struct fx *f = ollama_fx("CUDA_VISIBLE_DEVICES=GPU-22222222-aaaa-bbbb-cccc-000000000002,"
+				 "GPU-11111111-aaaa-bbbb-cccc-000000000001\n");
+	expect_join(f->e, 1, 0, EX_JOIN_UUID);
+	assert_int_equal(seg_of(f->e, EX_SEG_KV, EX_SRC_LOG, "CUDA1")->gpu, 0);
+	assert_true(seg_of(f->e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0")->approx); /* "16.0 GiB" */
+	assert_int_equal(dev_of(f->e, 1)->weights, 16ull << 30);
+	fx_free(f);
+	f = ollama_fx(NULL);
+	expect_join(f->e, 0, 1, EX_JOIN_GUESS);
+	assert_true(has_note(f->e, "a guess by order"));
+	fx_free(f);
+}
+
+/* One API figure (size_vram) for a model on several GPUs: on no one GPU, said. */
+static void test_api_total_over_gpus(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(names_same, NULL);
+	struct ex_server_model m;
+	memset(&m, 0, sizeof m);
+	str_copy(m.name, "qwen3:32b", sizeof m.name);
+	m.size = gtm_u64_of(30ull << 30, GTM_REPORTED);
+	m.size_vram = gtm_u64_of(24ull << 30, GTM_REPORTED);
+	m.n_ctx = GTM_U64_NA;
+	struct bd_input in = {f->snap, f->p, NULL, &m, NULL};
+	breakdown_build(f->e, &in);
+	const struct ex_segment *s = seg_of(f->e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "GPU");
+	assert_non_null(s);
+	assert_int_equal(s->gpu, -1);
+	assert_true(has_note(f->e, "one VRAM figure for the model across 3 GPUs"));
+	/* nothing subtracted from any GPU: each rest is its measurement */
+	assert_int_equal(dev_of(f->e, 2)->rest.v, 1450 * MiB);
+	assert_int_equal(dev_of(f->e, 2)->rest.prov, GTM_MEASURED);
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +368,8 @@ int main(void)
 		cmocka_unit_test(test_name_and_free_memory),
 		cmocka_unit_test(test_guess_is_marked),
 		cmocka_unit_test(test_ollama_load_request_uuid),
+		cmocka_unit_test(test_ollama_two_gpus),
+		cmocka_unit_test(test_api_total_over_gpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
