@@ -37,9 +37,16 @@ static void add_reported(struct ex_device *d, const struct ex_segment *s)
 		d->join = s->join;
 }
 
-/* The layers -lv 4 placed on the runtime device of d. */
+/* The layers -lv 4 placed on the runtime device of d, else the layers
+ * Ollama's load request gave d's UUID. */
 static void layers_of(struct ex_device *d, const struct llog_load *l)
 {
+	for (int i = 0; l && d->uuid[0] && i < l->n_gpu_req; i++)
+		if (!strcmp(l->gpu_req[i].id, d->uuid) && l->gpu_req[i].layers >= 0) {
+			d->layers = l->gpu_req[i].layers;
+			d->first_layer = l->gpu_req[i].first;
+			d->last_layer = l->gpu_req[i].last;
+		}
 	for (int i = 0; l && d->runtime_dev[0] && i < l->n_layer_devs; i++)
 		if (!strcmp(l->layer_devs[i].device, d->runtime_dev)) {
 			d->layers = (int32_t)l->layer_devs[i].n_layers;

@@ -330,6 +330,10 @@ static void test_ollama_two_gpus(void **state)
 	assert_int_equal(seg_of(f->e, EX_SEG_KV, EX_SRC_LOG, "CUDA1")->gpu, 0);
 	assert_true(seg_of(f->e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA0")->approx); /* "16.0 GiB" */
 	assert_int_equal(dev_of(f->e, 1)->weights, 16ull << 30);
+	assert_int_equal(dev_of(f->e, 1)->layers, 16); /* the request's layers for its UUID */
+	assert_int_equal(dev_of(f->e, 1)->first_layer, 33);
+	assert_int_equal(dev_of(f->e, 0)->layers, 33);
+	assert_int_equal(dev_of(f->e, 2)->layers, -1);
 	fx_free(f);
 	f = ollama_fx(NULL);
 	expect_join(f->e, 0, 1, EX_JOIN_GUESS);
