@@ -115,6 +115,13 @@ void breakdown_devices(struct gtm_explain *e, const struct bd_input *in)
 	for (int i = 0; i < e->n_segs; i++)
 		api_multi += e->segs[i].src == EX_SRC_API && !e->segs[i].host && e->segs[i].gpu < 0;
 	join_note(e);
+	for (int i = 0; i < e->n_segs; i++)
+		if (e->segs[i].src == EX_SRC_LOG && strstr(e->segs[i].device, "_Split")) {
+			ex_add_note(e, "%.32s: a row split (-sm row) over the GPUs; its part on each GPU is not logged, so "
+				       "each GPU's rest includes it",
+				    e->segs[i].device);
+			break;
+		}
 	if (api_multi && e->n_devs > 1)
 		ex_add_note(e, "the API gives one VRAM figure for the model across %d GPUs: its split per GPU is not "
 			       "reported",

@@ -364,6 +364,25 @@ static void test_api_total_over_gpus(void **state)
 	fx_free(f);
 }
 
+/* -sm row: the split weights are one "CUDA_Split" buffer, on no one GPU. */
+static void test_row_split(void **state)
+{
+	(void)state;
+	struct fx *f = fx_new(names_same, NULL);
+	static const char log[] = "load_tensors:   CUDA_Split model buffer size =  3000.00 MiB\n"
+				  "load_tensors:        CUDA0 model buffer size =    10.00 MiB\n";
+	llama_log_init(f->lg);
+	llama_log_parse(f->lg, log, strlen(log));
+	struct bd_input in = {f->snap, f->p, llama_log_last(f->lg), NULL, NULL};
+	breakdown_build(f->e, &in);
+	const struct ex_segment *s = seg_of(f->e, EX_SEG_WEIGHTS, EX_SRC_LOG, "CUDA_Split");
+	assert_non_null(s);
+	assert_int_equal(s->gpu, -1);
+	assert_false(s->host);
+	assert_true(has_note(f->e, "CUDA_Split: a row split (-sm row)"));
+	fx_free(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_ollama_load_request_uuid),
 		cmocka_unit_test(test_ollama_two_gpus),
 		cmocka_unit_test(test_api_total_over_gpus),
+		cmocka_unit_test(test_row_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
