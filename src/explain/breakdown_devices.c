@@ -115,6 +115,13 @@ void breakdown_devices(struct gtm_explain *e, const struct bd_input *in)
 	for (int i = 0; i < e->n_segs; i++)
 		api_multi += e->segs[i].src == EX_SRC_API && !e->segs[i].host && e->segs[i].gpu < 0;
 	join_note(e);
+	uint32_t host_layers = 0;
+	for (int i = 0; in->load && i < in->load->n_layer_devs; i++)
+		if (llog_device_is_host(in->load->layer_devs[i].device))
+			host_layers += in->load->layer_devs[i].n_layers;
+	if (host_layers)
+		ex_add_note(e, "%u layer%s on the CPU (the log's layer placement; the input layer always is)", host_layers,
+			    host_layers == 1 ? "" : "s");
 	for (int i = 0; i < e->n_segs; i++)
 		if (e->segs[i].src == EX_SRC_LOG && strstr(e->segs[i].device, "_Split")) {
 			ex_add_note(e, "%.32s: a row split (-sm row) over the GPUs; its part on each GPU is not logged, so "

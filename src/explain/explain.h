@@ -19,7 +19,7 @@
 
 #define EX_MAX_SEGS 48
 #define EX_MAX_SERVERS 4
-#define EX_MAX_NOTES 8
+#define EX_MAX_NOTES 12 /* a split model adds its join, CPU-layer and row-split notes */
 #define EX_MAX_HISTORY 6
 #define EX_MAX_KV 4
 #define EX_MAX_APP_EVENTS 8

@@ -196,6 +196,7 @@ static void test_pci_join_shuffled(void **state)
 	assert_int_equal(d1->rest.v, 300 * MiB);
 	assert_int_equal(d1->rest.prov, GTM_MEASURED);
 	assert_false(has_note(f->e, "guess"));
+	assert_true(has_note(f->e, "1 layer on the CPU"));
 
 	char *txt = text_of(f->e);
 	assert_non_null(strstr(txt, "per GPU"));
