@@ -42,6 +42,26 @@ static const struct gtm_process *find_pid(const struct gtm_snapshot *s, uint32_t
 	return NULL;
 }
 
+/* A process on several GPUs: its total, the sum of the driver's figures
+ * (N/A when one is not measured: a part is not the whole). */
+static void print_vram_total(FILE *out, const struct gtm_process *p)
+{
+	char b[32];
+	uint64_t sum = 0;
+	bool all = true;
+	int n = 0;
+	for (int i = 0; i < p->n_uses; i++) {
+		bool seen = false;
+		for (int k = 0; k < i; k++)
+			seen |= p->uses[k].dev_index == p->uses[i].dev_index;
+		n += !seen;
+		all &= gtm_u64_ok(p->uses[i].vram);
+		sum += gtm_u64_ok(p->uses[i].vram) ? p->uses[i].vram.v : 0;
+	}
+	fprintf(out, "  total     vram %s over %d GPUs%s\n", all ? fmt_bytes_raw(b, sizeof b, sum) : "N/A", n,
+		all ? " (measured)" : " (a GPU's figure is N/A)");
+}
+
 static void print_header(FILE *out, const struct gtm_process *p)
 {
 	const struct gtm_proc_detail *d = p->detail;
@@ -64,6 +84,8 @@ static void print_header(FILE *out, const struct gtm_process *p)
 			gtm_u64_ok(p->uses[i].vram) ? " (measured)" : "", p->uses[i].compute ? "  compute" : "");
 	if (p->n_uses == 0)
 		fprintf(out, "  GPU       no GPU use reported for this process\n");
+	else if (p->n_uses > 1)
+		print_vram_total(out, p);
 }
 
 /* llama-server loads a draft (-md) under its own -cd/-ngld/-ctkd/-ctvd, not read here. */

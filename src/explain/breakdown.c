@@ -5,67 +5,12 @@
 #include "explain/breakdown.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/format.h"
 #include "core/util.h"
 #include "identify/ident.h"
 #include "llm/estimate.h"
-
-/* "0000:01:00.0" and NVML's "00000000:01:00.0" name the same function. */
-static bool pci_same(const char *a, const char *b)
-{
-	unsigned da, ba, sa, fa, db, bb, sb, fb;
-	if (sscanf(a, "%x:%x:%x.%x", &da, &ba, &sa, &fa) != 4 || sscanf(b, "%x:%x:%x.%x", &db, &bb, &sb, &fb) != 4)
-		return false;
-	return da == db && ba == bb && sa == sb && fa == fb;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
-			 const struct llog_load *load, const char *device)
-{
-	if (llog_device_is_host(device))
-		return -1;
-	/* the log's own `using device CUDA0 (...) (PCI)` line is exact */
-	for (int i = 0; load && i < load->n_devices; i++) {
-		if (strcmp(load->devices[i].name, device) != 0 || !load->devices[i].pci[0])
-			continue;
-		for (int d = 0; d < snap->n_devices; d++)
-			if (pci_same(snap->devices[d].pci_bus_id, load->devices[i].pci))
-				return snap->devices[d].index;
-	}
-	/* a device index no visible GPU could have (CUDA9999999999) maps to none */
-	size_t dl = strlen(device), dk = dl;
-	while (dk > 0 && device[dk - 1] >= '0' && device[dk - 1] <= '9')
-		dk--;
-	if (dk < dl && (dl - dk > 4 || strtol(device + dk, NULL, 10) >= snap->n_devices))
-		return -1;
-	int used[16], n = 0;
-	for (int i = 0; i < p->n_uses && n < 16; i++) {
-		bool dup = false;
-		for (int k = 0; k < n; k++)
-			dup |= used[k] == p->uses[i].dev_index;
-		if (!dup)
-			used[n++] = p->uses[i].dev_index;
-	}
-	if (n == 1)
-		return used[0];
-	/* CUDA1 → the process's second device in index order (no remapping env assumed) */
-	size_t len = strlen(device), k = len;
-	while (k > 0 && device[k - 1] >= '0' && device[k - 1] <= '9')
-		k--;
-	if (k == len || n == 0)
-		return -1;
-	qsort(used, (size_t)n, sizeof used[0], cmp_int);
-	long idx = strtol(device + k, NULL, 10);
-	return idx < n ? used[idx] : -1;
-}
 
 bool breakdown_disagree(uint64_t a, uint64_t b)
 {
@@ -98,7 +43,7 @@ static void log_segments(struct gtm_explain *e, const struct bd_input *in)
 		if (!s)
 			return;
 		s->host = llog_device_is_host(b->device);
-		s->gpu = s->host ? -1 : breakdown_map_device(in->snap, in->p, l, b->device);
+		s->gpu = s->host ? -1 : breakdown_join_device(in->snap, in->p, l, b->device, &s->join);
 		s->bytes = gtm_u64_of(b->bytes, GTM_REPORTED);
 		s->approx = b->approx;
 		if (l->runtime_estimate)
@@ -128,7 +73,7 @@ static void table_segments(struct gtm_explain *e, const struct bd_input *in)
 			if (v[k] <= 0 || !(s = ex_add_seg(e, parts[k].seg, EX_SRC_LOG, r->device)))
 				continue;
 			s->host = host;
-			s->gpu = host ? -1 : breakdown_map_device(in->snap, in->p, in->load, r->device);
+			s->gpu = host ? -1 : breakdown_join_device(in->snap, in->p, in->load, r->device, &s->join);
 			s->bytes = gtm_u64_of((uint64_t)v[k] << 20, GTM_REPORTED);
 			s->approx = true;
 			snprintf(s->note, sizeof s->note, "%s%s", t == &in->load->bd_fit ? "projected while fitting; " : "",
@@ -146,6 +91,7 @@ static void api_segments(struct gtm_explain *e, const struct bd_input *in)
 		struct ex_segment *s = ex_add_seg(e, EX_SEG_RUNTIME_TOTAL, EX_SRC_API, "GPU");
 		if (s) {
 			s->gpu = single_gpu(in->p);
+			s->join = s->gpu >= 0 ? EX_JOIN_ONLY : EX_JOIN_NONE;
 			s->bytes = m->size_vram;
 			snprintf(s->note, sizeof s->note, "%.40s: weights + KV + compute on the GPU (size_vram)", m->name);
 		}
@@ -164,7 +110,7 @@ static void api_segments(struct gtm_explain *e, const struct bd_input *in)
 /* Measured VRAM on one device: the sum of the process's uses there; N/A
  * when any of them is not measured (a part is not the whole). A size matched
  * to the process (WSL2's '*'/'?' contexts) keeps that provenance. */
-static gtm_u64 measured_on(const struct gtm_process *p, int dev)
+gtm_u64 breakdown_measured_on(const struct gtm_process *p, int dev)
 {
 	uint64_t sum = 0;
 	enum gtm_prov prov = GTM_MEASURED;
@@ -209,7 +155,7 @@ static void remainder_of(struct ex_segment *s, gtm_u64 vram, uint64_t rep, bool 
 		snprintf(s->note, sizeof s->note, "estimated: %s minus reported, runtime overhead/unknown%s", w,
 			 vram.prov == GTM_MEASURED ? ", not an exact CUDA context" : "");
 	else
-		snprintf(s->note, sizeof s->note, "%s, nothing reported on this GPU: runtime overhead/unknown", w);
+		snprintf(s->note, sizeof s->note, "%s, nothing reported on this GPU: context + runtime overhead/unknown", w);
 }
 
 /* For every GPU the process uses, one "runtime overhead/unknown" line: its
@@ -226,7 +172,7 @@ static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 			seen |= in->p->uses[k].dev_index == dev;
 		if (seen)
 			continue;
-		gtm_u64 vram = measured_on(in->p, dev);
+		gtm_u64 vram = breakdown_measured_on(in->p, dev);
 		uint64_t rep = reported_on(e, n_reported, dev, &any);
 		char name[32];
 		snprintf(name, sizeof name, "GPU%d", dev);
@@ -235,6 +181,9 @@ static void remainder_segments(struct gtm_explain *e, const struct bd_input *in)
 			return;
 		s->gpu = dev;
 		s->bytes = GTM_U64_NA;
+		for (int i = 0; i < n_reported; i++) /* as sure as the weakest join of what it subtracts */
+			if (e->segs[i].gpu == dev && e->segs[i].join > s->join)
+				s->join = e->segs[i].join;
 		if (!gtm_u64_ok(vram)) {
 			str_copy(s->note, "runtime overhead/unknown: N/A, the VRAM on this GPU is not measured", sizeof s->note);
 		} else if (vram.v < rep) {
@@ -419,6 +368,7 @@ void breakdown_build(struct gtm_explain *e, const struct bd_input *in)
 	else if (in->api)
 		api_segments(e, in);
 	remainder_segments(e, in);
+	breakdown_devices(e, in);
 	if (in->est)
 		estimate_segments(e, in);
 	bool reported = false;

@@ -25,6 +25,19 @@ void breakdown_build(struct gtm_explain *e, const struct bd_input *in);
 int breakdown_map_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
 			 const struct llog_load *load, const char *device);
 
+/* The same with how it was joined (explain.h enum ex_join): by the log's PCI
+ * bus id, a UUID, ..., or a guess. */
+int breakdown_join_device(const struct gtm_snapshot *snap, const struct gtm_process *p,
+			  const struct llog_load *load, const char *device, enum ex_join *how);
+
+/* Fills e->devs from the segments (after the remainder) and notes the joins
+ * that are not exact. */
+void breakdown_devices(struct gtm_explain *e, const struct bd_input *in);
+
+/* The process's VRAM on one device (the driver's, with its provenance); N/A
+ * when any part of it is not measured. */
+gtm_u64 breakdown_measured_on(const struct gtm_process *p, int dev);
+
 /* The one GPU the process uses (snapshot device index), or -1 (none, several). */
 int breakdown_single_gpu(const struct gtm_process *p);
 

@@ -31,6 +31,17 @@ const char *ex_src_name(enum ex_src s)
 	return (unsigned)s < ARRAY_LEN(names) ? names[s] : "unknown";
 }
 
+const char *ex_join_name(enum ex_join j)
+{
+	static const char *const names[] = {"", "pci", "uuid", "visible-devices", "single-gpu", "name", "guess"};
+	return (unsigned)j < ARRAY_LEN(names) ? names[j] : "";
+}
+
+const char *ex_join_mark(enum ex_join j)
+{
+	return j == EX_JOIN_NAME ? "*" : j == EX_JOIN_GUESS ? "?" : "";
+}
+
 void explain_free(struct gtm_explain *e)
 {
 	free(e);

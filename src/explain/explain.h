@@ -19,7 +19,7 @@
 
 #define EX_MAX_SEGS 48
 #define EX_MAX_SERVERS 4
-#define EX_MAX_NOTES 8
+#define EX_MAX_NOTES 12 /* a split model adds its join, CPU-layer and row-split notes */
 #define EX_MAX_HISTORY 6
 #define EX_MAX_KV 4
 #define EX_MAX_APP_EVENTS 8
@@ -45,9 +45,27 @@ enum ex_src {
 };
 const char *ex_src_name(enum ex_src s); /* "log", "api", "estimate", "remainder" */
 
+/* How a runtime's device name ("CUDA1") was tied to a driver device. CUDA
+ * ordinals follow CUDA_VISIBLE_DEVICES and CUDA's own order, so the number
+ * alone never says which GPU it is. */
+enum ex_join {
+	EX_JOIN_NONE = 0,  /* host memory, or no GPU */
+	EX_JOIN_PCI,       /* the log's `using device ... (0000:01:00.0)` bus id: exact */
+	EX_JOIN_UUID,      /* a GPU UUID: CUDA_VISIBLE_DEVICES=GPU-..., Ollama's load request: exact */
+	EX_JOIN_ENV,       /* CUDA_VISIBLE_DEVICES indices with CUDA_DEVICE_ORDER=PCI_BUS_ID: exact */
+	EX_JOIN_ONLY,      /* the process is on one GPU and the runtime names one */
+	EX_JOIN_NAME,      /* the only GPU of that name (and free memory at load): matched '*' */
+	EX_JOIN_GUESS,     /* by order, nothing better: guessed '?' */
+};
+/* "", "pci", "uuid", "visible-devices", "single-gpu", "name", "guess" */
+const char *ex_join_name(enum ex_join j);
+/* The mark a view prints after a GPU number: "", "*" (matched), "?" (guessed). */
+const char *ex_join_mark(enum ex_join j);
+
 struct ex_segment {
 	enum ex_seg seg;
 	enum ex_src src;
+	enum ex_join join; /* how device became gpu */
 	char device[32];   /* the runtime's name: "CUDA0", "CPU_Mapped", "Host"; "GPU" when it gave none */
 	int gpu;           /* snapshot device index; -1 host memory or not known */
 	bool host;         /* host (system) memory rather than a GPU's */
@@ -154,6 +172,25 @@ struct ex_kv_estimate {
 	char note[160];
 };
 
+#define EX_MAX_DEVS 8
+
+/* One GPU of the process: what the runtime reported there (log, else API),
+ * and the rest of the driver's measurement there. Reported bytes are never
+ * added into the measured figure; rest is measured minus reported. */
+struct ex_device {
+	int gpu;                   /* snapshot device index */
+	char uuid[96];             /* the driver's UUID of that GPU, "" unknown */
+	char runtime_dev[32];      /* "CUDA1"; "" when the runtime named none there */
+	enum ex_join join;         /* the weakest join of the segments there */
+	int32_t layers;            /* from -lv 4 `layer N assigned to device`, -1 unknown */
+	int32_t first_layer, last_layer;
+	uint64_t weights, kv, compute, other; /* reported (other: output, recurrent state, one API figure) */
+	bool reported;             /* any of them */
+	bool api;                  /* the reported figures are the API's */
+	gtm_u64 measured;          /* the process's VRAM there (driver), N/A when not measured */
+	gtm_u64 rest;              /* measured - reported (ESTIMATED), the measurement itself when nothing reported */
+};
+
 struct gtm_explain {
 	char runtime[24];          /* "llama.cpp", "ollama", "lmstudio", "vllm", "sglang", "sd.cpp", "" */
 	struct ex_log log;
@@ -161,6 +198,8 @@ struct gtm_explain {
 	int n_servers;
 	struct ex_segment segs[EX_MAX_SEGS]; /* reported, then remainder, then estimate */
 	int n_segs;
+	struct ex_device devs[EX_MAX_DEVS]; /* one per GPU the process uses, in its use order */
+	int n_devs;
 	bool estimate_disagrees;   /* estimate and log differ by more than the tolerance somewhere */
 	int n_models;              /* models the process holds (ident), for the per-model KV note */
 	struct ex_app app;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "llm/llama_log_internal.h"
 #include "llm/log_scan.h"
 
 const char *llog_seg_name(enum llog_seg s)
@@ -33,6 +34,7 @@ void llama_log_new_run(struct llama_log *lg)
 	lg->pending_swa = -1;
 	lg->in_table = 0;
 	lg->run_build[0] = 0;
+	lg->n_run_devices = 0;
 }
 
 static void load_init(struct llog_load *l, int run, double t_rel, int64_t t_wall)
@@ -57,6 +59,8 @@ struct llog_load *llama_log_begin_load(struct llama_log *lg, double t_rel, int64
 	struct llog_load *l = &lg->loads[lg->n_loads++];
 	load_init(l, lg->n_runs > 0 ? lg->n_runs - 1 : 0, t_rel, t_wall);
 	memcpy(l->build, lg->run_build, sizeof l->build);
+	memcpy(l->devices, lg->run_devices, sizeof l->devices);
+	l->n_devices = lg->n_run_devices;
 	lg->pending_swa = -1;
 	lg->in_table = 0;
 	return l;
@@ -68,7 +72,7 @@ struct llog_load *llama_log_last(struct llama_log *lg)
 }
 
 /* The block new facts go to: the latest, or a fresh one when none exists. */
-static struct llog_load *cur(struct llama_log *lg, double t, int64_t tw)
+struct llog_load *llog_cur(struct llama_log *lg, double t, int64_t tw)
 {
 	struct llog_load *l = llama_log_last(lg);
 	if (!l || l->run != (lg->n_runs > 0 ? lg->n_runs - 1 : 0))
@@ -110,8 +114,7 @@ bool llog_device_is_host(const char *d)
 	       (n >= 5 && strcmp(d + n - 5, "_Host") == 0);
 }
 
-static void add_buffer(struct llog_load *l, enum llog_seg seg, const char *dev, size_t dn,
-		       uint64_t bytes, bool approx)
+void llog_add_buffer(struct llog_load *l, enum llog_seg seg, const char *dev, size_t dn, uint64_t bytes, bool approx)
 {
 	/* A repeated compute/output/weights (seg, device) in one block is a
 	 * re-reservation: keep the last. KV and RS repeat for separate caches
@@ -166,8 +169,8 @@ static bool parse_buffer_line(struct llama_log *lg, struct ls_line *ln)
 	/* the device must follow the function's colon: "fn:   CUDA0 KV buffer" */
 	if (!dev.n || !ls_colon_before(ln->msg, dev.p))
 		return false;
-	struct llog_load *l = cur(lg, ln->t, ln->t_wall);
-	add_buffer(l, seg, dev.p, dev.n, bytes, false);
+	struct llog_load *l = llog_cur(lg, ln->t, ln->t_wall);
+	llog_add_buffer(l, seg, dev.p, dev.n, bytes, false);
 	return true;
 }
 
@@ -221,7 +224,7 @@ static bool parse_kv_summary(struct llama_log *lg, struct ls_line *ln)
 			kv.cells = lg->pending_swa_cells;
 		lg->pending_swa = -1;
 	}
-	struct llog_load *l = cur(lg, ln->t, ln->t_wall);
+	struct llog_load *l = llog_cur(lg, ln->t, ln->t_wall);
 	if (l->n_kv < LLOG_MAX_KV)
 		l->kv[l->n_kv++] = kv;
 	l->loading_seen = true;
@@ -308,48 +311,11 @@ static bool parse_bd_header(struct llama_log *lg, struct ls_line *ln)
 {
 	if (!ls_find(ln->msg, ln->end, "memory breakdown [MiB]"))
 		return false;
-	struct llog_load *l = cur(lg, ln->t, ln->t_wall);
+	struct llog_load *l = llog_cur(lg, ln->t, ln->t_wall);
 	struct llog_bd_table *t = l->loading_seen ? &l->bd_final : &l->bd_fit;
 	t->n_rows = 0;
 	t->t_rel_s = ln->t;
 	lg->in_table = l->loading_seen ? 2 : 1;
-	return true;
-}
-
-/* `using device CUDA0 (NVIDIA GeForce RTX 4090) (0000:01:00.0) - 23000 MiB free` (llama.cpp:291). */
-static bool parse_using_device(struct llama_log *lg, struct ls_line *ln)
-{
-	const char *u = ls_find(ln->msg, ln->end, "using device ");
-	if (!u)
-		return false;
-	struct llog_load *l = cur(lg, ln->t, ln->t_wall);
-	if (l->n_devices == LLOG_MAX_DEVICES)
-		return true;
-	struct llog_device *dv = &l->devices[l->n_devices];
-	memset(dv, 0, sizeof *dv);
-	dv->free_mib = -1;
-	const char *p = u + strlen("using device ");
-	const char *s = p;
-	while (p < ln->end && *p != ' ')
-		p++;
-	if (p == s)
-		return false;
-	ls_copy(dv->name, sizeof dv->name, s, (size_t)(p - s));
-	/* "(desc) (pci) - N MiB free": the desc may itself hold parentheses, so take
-	 * the last "(...)" before " - " as the PCI id when it looks like one. */
-	const char *dash = ls_find(p, ln->end, ") - ");
-	const char *lim = dash ? dash + 1 : ln->end; /* just past the last ')' */
-	struct ls_tok grp[4];
-	int ng = ls_paren_groups(p, lim, grp, 4);
-	if (ng >= 2 && ls_find(grp[ng - 1].p, grp[ng - 1].p + grp[ng - 1].n, ":"))
-		ls_copy(dv->pci, sizeof dv->pci, grp[ng - 1].p, grp[ng - 1].n);
-	if (ng >= 1)
-		ls_copy(dv->desc, sizeof dv->desc, grp[0].p, grp[0].n);
-	if (dash) {
-		const char *q = dash + 4;
-		dv->free_mib = (int64_t)ls_uint_after(&q, ln->end);
-	}
-	l->n_devices++;
 	return true;
 }
 
@@ -359,7 +325,7 @@ static bool parse_initializing(struct llama_log *lg, struct ls_line *ln)
 	const char *s = ls_find(ln->msg, ln->end, "initializing, n_slots =");
 	if (!s)
 		return false;
-	struct llog_load *l = cur(lg, ln->t, ln->t_wall);
+	struct llog_load *l = llog_cur(lg, ln->t, ln->t_wall);
 	l->n_slots = ls_int_key(s, ln->end, "n_slots =");
 	l->n_ctx_slot = ls_int_key(s, ln->end, "n_ctx_slot =");
 	const char *u = ls_find(s, ln->end, "kv_unified = ");
@@ -378,20 +344,20 @@ static bool parse_context_param(struct llama_log *lg, struct ls_line *ln)
 	struct llog_load *l = NULL;
 	int64_t v;
 	if ((v = ls_int_key(ln->msg, ln->end, ": n_ctx ")) >= 0) {
-		l = cur(lg, ln->t, ln->t_wall);
+		l = llog_cur(lg, ln->t, ln->t_wall);
 		l->n_ctx = v;
 	} else if ((v = ls_int_key(ln->msg, ln->end, ": n_seq_max")) >= 0) {
-		l = cur(lg, ln->t, ln->t_wall);
+		l = llog_cur(lg, ln->t, ln->t_wall);
 		l->n_seq_max = v;
 	} else if (ls_find(ln->msg, ln->end, ": flash_attn")) {
-		l = cur(lg, ln->t, ln->t_wall);
+		l = llog_cur(lg, ln->t, ln->t_wall);
 		const char *e = ls_find(ln->msg, ln->end, "= ");
 		if (e) {
 			e += 2;
 			l->flash_attn = (*e == '1' || *e == 'e') ? 1 : (*e == 'a') ? 2 : 0;
 		}
 	} else if (ls_find(ln->msg, ln->end, ": kv_unified")) {
-		l = cur(lg, ln->t, ln->t_wall);
+		l = llog_cur(lg, ln->t, ln->t_wall);
 		if (l->kv_unified < 0)
 			l->kv_unified = ls_find(ln->msg, ln->end, "true") ? 1 : 0;
 	}
@@ -416,11 +382,11 @@ static bool parse_model_lines(struct llama_log *lg, struct ls_line *ln)
 		return true;
 	}
 	if (ls_find(ln->msg, ln->end, "load_tensors: loading model tensors")) {
-		cur(lg, ln->t, ln->t_wall)->loading_seen = true;
+		llog_cur(lg, ln->t, ln->t_wall)->loading_seen = true;
 		return true;
 	}
 	if ((s = ls_find(ln->msg, ln->end, "offloaded ")) && ls_find(s, ln->end, " layers to GPU")) {
-		struct llog_load *l = cur(lg, ln->t, ln->t_wall);
+		struct llog_load *l = llog_cur(lg, ln->t, ln->t_wall);
 		const char *q = s + strlen("offloaded ");
 		l->layers_offloaded = (int64_t)ls_uint_after(&q, ln->end);
 		if (q < ln->end && *q == '/') {
@@ -430,7 +396,7 @@ static bool parse_model_lines(struct llama_log *lg, struct ls_line *ln)
 		return true;
 	}
 	if (ls_ends_with(ln->msg, ln->end, "model loaded")) {
-		cur(lg, ln->t, ln->t_wall)->loaded = true;
+		llog_cur(lg, ln->t, ln->t_wall)->loaded = true;
 		return true;
 	}
 	if ((s = ls_find(ln->msg, ln->end, "listening on http://"))) {
@@ -439,7 +405,7 @@ static bool parse_model_lines(struct llama_log *lg, struct ls_line *ln)
 			const char *q = colon + 1;
 			uint64_t port = ls_uint_after(&q, ln->end);
 			if (port > 0 && port < 65536)
-				cur(lg, ln->t, ln->t_wall)->port = (uint16_t)port;
+				llog_cur(lg, ln->t, ln->t_wall)->port = (uint16_t)port;
 		}
 		return true;
 	}
@@ -497,7 +463,8 @@ void llama_log_line(struct llama_log *lg, const char *line, size_t n, int64_t t_
 	}
 	if (parse_bd_header(lg, &ln) || parse_buffer_line(lg, &ln) || parse_iswa(lg, &ln) ||
 	    parse_kv_summary(lg, &ln) || parse_model_lines(lg, &ln) || parse_initializing(lg, &ln) ||
-	    parse_using_device(lg, &ln) || parse_context_param(lg, &ln))
+	    llog_parse_using_device(lg, &ln) || llog_parse_device_list(lg, &ln) ||
+	    llog_parse_layer_assigned(lg, &ln) || llog_parse_vram_used(lg, &ln) || parse_context_param(lg, &ln))
 		return;
 }
 

@@ -18,6 +18,7 @@
 #define LLOG_MAX_KV 4        /* KV summaries per block (iSWA has two) */
 #define LLOG_MAX_BD_ROWS 12  /* memory-breakdown rows per table */
 #define LLOG_MAX_DEVICES 8   /* `using device` lines per block */
+#define LLOG_MAX_LAYER_DEVS 8 /* devices named by `layer N assigned to device X` */
 
 enum llog_seg {
 	LLOG_WEIGHTS = 0, /* "model buffer" / older "buffer" (llm_load_tensors) */
@@ -65,8 +66,22 @@ struct llog_bd_table {
 struct llog_device {
 	char name[32];       /* "CUDA0" */
 	char desc[64];       /* "NVIDIA GeForce RTX 4090" */
-	char pci[32];        /* "0000:01:00.0" when printed, else "" */
-	int64_t free_mib;    /* -1 unknown */
+	char pci[32];        /* "0000:01:00.0" when printed, else "" (older builds, "unknown id") */
+	int64_t free_mib;    /* -1 unknown (the startup `Device 0: NAME, compute capability` list) */
+};
+
+/* `load_tensors: layer  13 assigned to device CUDA1, is_swa = 1` (DEBUG, -lv 4),
+ * summed per device. */
+struct llog_layer_dev {
+	char device[32];     /* "CUDA1", "CPU", "RPC[192.9.200.5:50052]" */
+	uint32_t n_layers, n_swa;
+	int32_t first, last; /* lowest and highest layer index seen */
+};
+
+/* Ollama's `load request` GPULayers: `ID:GPU-223c... Layers:20(28..47)`. */
+struct llog_gpu_req {
+	char id[64];         /* the NVML UUID Ollama names the GPU by */
+	int32_t layers, first, last; /* -1 unknown */
 };
 
 /* One model load: the lines from `loading model` (or the loader's metadata
@@ -85,6 +100,11 @@ struct llog_load {
 	int n_kv;
 	struct llog_device devices[LLOG_MAX_DEVICES];
 	int n_devices;
+	struct llog_layer_dev layer_devs[LLOG_MAX_LAYER_DEVS];
+	int n_layer_devs;
+	struct llog_gpu_req gpu_req[LLOG_MAX_DEVICES];
+	int n_gpu_req;
+	uint64_t total_bytes;          /* Ollama `msg="total memory"`, 0 when not logged */
 
 	struct llog_bd_table bd_fit;   /* printed while fitting, before loading: a projection */
 	struct llog_bd_table bd_final; /* printed after loading (at exit by current builds) */
@@ -113,6 +133,11 @@ struct llama_log {
 	uint64_t pending_swa_cells;
 	int in_table;        /* 0 none, 1 fit table, 2 final table */
 	char run_build[48];
+	/* the startup device list (`ggml_cuda_init: found 2 CUDA devices:` then
+	 * `  Device 0: NAME, compute capability ...`), copied into each load */
+	struct llog_device run_devices[LLOG_MAX_DEVICES];
+	int n_run_devices;
+	char run_dev_prefix[8];        /* "CUDA", "ROCm" */
 	int64_t last_wall;   /* Ollama: time of the latest timestamped line, -1 none */
 };
 

@@ -137,9 +137,15 @@ static bool go_engine_memory(struct llama_log *lg, const char *msg, const char *
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		if (strcmp(msg, kinds[i].msg) != 0)
 			continue;
+		/* where the bytes are: device= (backend.go, device.go), buffer= (ggml.go's
+		 * first form), buffer_type= before backend= ("compute graph" backend=CUDA0 buffer_type=CUDA_Host) */
+		static const char *const where[] = {"device", "buffer", "buffer_type", "backend"};
 		char dev[32], size[32];
 		uint64_t bytes;
-		if (!ollama_kv(ln, end, "device", dev, sizeof dev) || !ollama_kv(ln, end, "size", size, sizeof size) ||
+		bool have_dev = false;
+		for (size_t w = 0; w < sizeof where / sizeof where[0] && !have_dev; w++)
+			have_dev = ollama_kv(ln, end, where[w], dev, sizeof dev) && dev[0];
+		if (!have_dev || !ollama_kv(ln, end, "size", size, sizeof size) ||
 		    !llog_parse_size(size, strlen(size), &bytes))
 			return true;
 		struct llog_load *l = llama_log_last(lg);
@@ -178,6 +184,67 @@ static void old_offload_estimate(struct llama_log *lg, const char *ln, const cha
 		add_approx(l, LLOG_COMPUTE, dev, b);
 }
 
+/* One "ID:GPU-... Layers:20(28..47)" (or "Layers:3[1 3 5]") of a load request's GPULayers. */
+static const char *gpu_layers_entry(struct llog_load *l, const char *p, const char *end)
+{
+	const char *id = p + 3, *q = id;
+	while (q < end && *q != ' ' && *q != ']' && *q != '}')
+		q++;
+	struct llog_gpu_req r = {.layers = -1, .first = -1, .last = -1};
+	ls_copy(r.id, sizeof r.id, id, (size_t)(q - id));
+	const char *lay = q + 8 <= end && !memcmp(q, " Layers:", 8) ? q + 8 : NULL;
+	if (lay) {
+		const char *d = lay;
+		uint64_t n = ls_uint_after(&d, end);
+		if (d > lay && n < 1000000)
+			r.layers = (int32_t)n;
+		if (d < end && *d == '(') {
+			const char *a = ++d;
+			uint64_t first = ls_uint_after(&d, end);
+			if (d > a && end - d > 2 && d[0] == '.' && d[1] == '.') {
+				const char *b = d += 2;
+				uint64_t last = ls_uint_after(&d, end);
+				if (d > b && first <= last && last < 1000000)
+					r.first = (int32_t)first, r.last = (int32_t)last;
+				if (d < end && *d == ')')
+					d++;
+			}
+		} else if (d < end && *d == '[') {
+			const char *c = ls_find(d, end, "]");
+			d = c ? c + 1 : end;
+		}
+		q = d;
+	}
+	if (r.id[0] && l->n_gpu_req < LLOG_MAX_DEVICES)
+		l->gpu_req[l->n_gpu_req++] = r;
+	return q;
+}
+
+/* msg=load request="{Operation:commit ... GPULayers:20[ID:GPU-223c... Layers:20(28..47)] ...}"
+ * (runner.go): the GPUs by NVML UUID and the layers each gets. The last request wins. */
+static void load_request(struct llama_log *lg, const char *ln, const char *end, int64_t tw)
+{
+	char req[2048];
+	if (!ollama_kv(ln, end, "request", req, sizeof req))
+		return;
+	const char *re = req + strlen(req), *g = ls_find(req, re, "GPULayers:");
+	struct llog_load *l = llama_log_last(lg);
+	if (!l)
+		l = llama_log_begin_load(lg, -1.0, tw);
+	l->n_gpu_req = 0;
+	const char *p = g ? g + strlen("GPULayers:") : re;
+	while (p < re && *p >= '0' && *p <= '9')
+		p++;
+	if (p >= re || *p != '[')
+		return;
+	/* "[ID:a Layers:21(0..20) ID:b Layers:20(21..40)]": entries until anything else */
+	for (p++; p + 3 < re && !memcmp(p, "ID:", 3);) {
+		p = gpu_layers_entry(l, p, re);
+		while (p < re && *p == ' ')
+			p++;
+	}
+}
+
 static void go_line(struct llama_log *lg, const char *ln, const char *end, int64_t tw)
 {
 	char msg[160];
@@ -193,7 +260,13 @@ static void go_line(struct llama_log *lg, const char *ln, const char *end, int64
 	}
 	if (go_engine_memory(lg, msg, ln, end, tw))
 		return;
+	if (strcmp(msg, "load") == 0) {
+		load_request(lg, ln, end, tw);
+		return;
+	}
 	struct llog_load *l = llama_log_last(lg);
+	if (!l && strncmp(msg, "offloaded ", 10) == 0) /* ggml.go logs it before the first memory line */
+		l = llama_log_begin_load(lg, -1.0, tw);
 	if (!l)
 		return;
 	if (strncmp(msg, "offloaded ", 10) == 0) {
@@ -203,6 +276,11 @@ static void go_line(struct llama_log *lg, const char *ln, const char *end, int64
 			q++;
 			l->layers_total = (int64_t)ls_uint_after(&q, me);
 		}
+	} else if (strcmp(msg, "total memory") == 0) {
+		char size[32];
+		uint64_t b;
+		if (ollama_kv(ln, end, "size", size, sizeof size) && llog_parse_size(size, strlen(size), &b))
+			l->total_bytes = b;
 	} else if (strncmp(msg, "llama runner started", 20) == 0)
 		l->loaded = true;
 }

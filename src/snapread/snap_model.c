@@ -298,7 +298,40 @@ static void read_segment(const json_t *o, struct gtm_explain *e)
 	s->approx = get_bool(o, "approximate");
 	s->planned = get_bool(o, "planned_placement");
 	s->superseded = get_bool(o, "superseded_by_log");
+	s->join = ENUM_OF(get_str(o, "device_join"), ex_join_name, enum ex_join, EX_JOIN_GUESS + 1, EX_JOIN_NONE);
 	copy_str(s->note, sizeof s->note, o, "note");
+}
+
+/* One GPU of a split model (explain.devices[]); bytes null = nothing reported. */
+static void read_device_part(const json_t *o, struct gtm_explain *e)
+{
+	if (e->n_devs == EX_MAX_DEVS)
+		return;
+	struct ex_device *d = &e->devs[e->n_devs];
+	memset(d, 0, sizeof *d);
+	d->gpu = (int)int_or(o, "gpu", 0, 1 << 20, -1);
+	if (d->gpu < 0)
+		return;
+	e->n_devs++;
+	copy_str(d->uuid, sizeof d->uuid, o, "uuid");
+	copy_str(d->runtime_dev, sizeof d->runtime_dev, o, "runtime_device");
+	d->join = ENUM_OF(get_str(o, "device_join"), ex_join_name, enum ex_join, EX_JOIN_GUESS + 1, EX_JOIN_NONE);
+	d->layers = (int32_t)int_or(o, "layers", 0, 1 << 20, -1);
+	d->first_layer = (int32_t)int_or(o, "first_layer", 0, 1 << 20, -1);
+	d->last_layer = (int32_t)int_or(o, "last_layer", 0, 1 << 20, -1);
+	const char *src = get_str(o, "reported_source");
+	d->reported = src != NULL;
+	d->api = src && !strcmp(src, "api");
+	uint64_t *parts[] = {&d->weights, &d->kv, &d->compute, &d->other};
+	static const char *const keys[] = {"weights_bytes", "kv_cache_bytes", "compute_bytes", "other_bytes"};
+	for (size_t i = 0; i < 4; i++) {
+		gtm_u64 v = get_u64(o, keys[i], GTM_REPORTED);
+		*parts[i] = gtm_u64_ok(v) ? v.v : 0;
+	}
+	enum gtm_prov rp = ENUM_OF(get_str(o, "rest_provenance"), gtm_prov_name, enum gtm_prov, GTM_ESTIMATED + 1, GTM_UNAVAILABLE);
+	enum gtm_prov mp = ENUM_OF(get_str(o, "measured_provenance"), gtm_prov_name, enum gtm_prov, GTM_ESTIMATED + 1, GTM_UNAVAILABLE);
+	d->rest = rp == GTM_UNAVAILABLE ? GTM_U64_NA : get_u64(o, "rest_bytes", rp);
+	d->measured = mp == GTM_UNAVAILABLE ? GTM_U64_NA : get_u64(o, "measured_bytes", mp);
 }
 
 static struct gtm_explain *read_explain(const json_t *o, const struct gtm_ident *id)
@@ -313,6 +346,8 @@ static struct gtm_explain *read_explain(const json_t *o, const struct gtm_ident 
 	copy_str(e->runtime, sizeof e->runtime, x, "runtime");
 	for (size_t i = 0; i < json_array_size(segs); i++)
 		read_segment(json_array_get(segs, i), e);
+	for (size_t i = 0; i < json_array_size(get_arr(x, "devices")); i++)
+		read_device_part(json_array_get(get_arr(x, "devices"), i), e);
 	e->estimate_disagrees = get_bool(x, "estimate_disagrees");
 	e->n_models = id ? id->n_models : 0;
 	for (size_t i = 0; i < json_array_size(notes) && e->n_notes < EX_MAX_NOTES; i++) {

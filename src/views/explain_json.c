@@ -28,6 +28,7 @@ static json_t *segment_json(const struct ex_segment *s)
 	json_put(j, "segment", json_string(ex_seg_name(s->seg)));
 	json_put(j, "device", json_of_str(s->device));
 	json_put(j, "gpu", s->gpu >= 0 ? json_integer(s->gpu) : json_null());
+	json_put(j, "device_join", s->gpu >= 0 ? json_string(ex_join_name(s->join)) : json_null());
 	json_put(j, "host_memory", json_boolean(s->host));
 	json_put(j, "bytes", json_of_u64(s->bytes));
 	json_put(j, "source", json_string(ex_src_name(s->src)));
@@ -36,6 +37,36 @@ static json_t *segment_json(const struct ex_segment *s)
 	json_put(j, "planned_placement", json_boolean(s->planned));
 	json_put(j, "superseded_by_log", json_boolean(s->superseded));
 	json_put(j, "note", json_of_str(s->note));
+	return j;
+}
+
+static json_t *bytes_if(bool any, uint64_t v)
+{
+	return any ? json_integer((json_int_t)v) : json_null();
+}
+
+/* One GPU of the process: reported bytes (null when the runtime reported
+ * nothing there), the rest and the driver's measurement with provenance. */
+static json_t *device_json(const struct ex_device *d)
+{
+	json_t *j = json_object();
+	json_put(j, "gpu", json_integer(d->gpu));
+	json_put(j, "uuid", json_of_str(d->uuid));
+	json_put(j, "runtime_device", json_of_str(d->runtime_dev));
+	json_put(j, "device_join", json_string(d->join ? ex_join_name(d->join) : "none"));
+	json_put(j, "layers", d->layers >= 0 ? json_integer(d->layers) : json_null());
+	json_put(j, "first_layer", d->layers >= 0 ? json_integer(d->first_layer) : json_null());
+	json_put(j, "last_layer", d->layers >= 0 ? json_integer(d->last_layer) : json_null());
+	json_put(j, "reported_source", d->reported ? json_string(d->api ? "api" : "log") : json_null());
+	json_put(j, "weights_bytes", bytes_if(d->reported, d->weights));
+	json_put(j, "kv_cache_bytes", bytes_if(d->reported, d->kv));
+	json_put(j, "compute_bytes", bytes_if(d->reported, d->compute));
+	json_put(j, "other_bytes", bytes_if(d->reported, d->other));
+	json_put(j, "rest_bytes", json_of_u64(d->rest));
+	json_put(j, "rest_provenance", gtm_u64_ok(d->rest) ? json_string(gtm_prov_name(d->rest.prov)) : json_null());
+	json_put(j, "measured_bytes", json_of_u64(d->measured));
+	json_put(j, "measured_provenance",
+		 gtm_u64_ok(d->measured) ? json_string(gtm_prov_name(d->measured.prov)) : json_null());
 	return j;
 }
 
@@ -220,6 +251,10 @@ json_t *explain_json(const struct gtm_explain *e)
 	for (int i = 0; i < e->n_segs; i++)
 		json_array_append_new(segs, segment_json(&e->segs[i]));
 	json_put(j, "breakdown", segs);
+	json_t *devs = json_array();
+	for (int i = 0; i < e->n_devs; i++)
+		json_array_append_new(devs, device_json(&e->devs[i]));
+	json_put(j, "devices", devs);
 	json_put(j, "estimate_disagrees", json_boolean(e->estimate_disagrees));
 	explain_kv_json(j, e);
 	for (int i = 0; i < e->n_notes; i++)

@@ -38,9 +38,9 @@ static void where(const struct ex_segment *s, char *buf, size_t n)
 	if (s->host)
 		snprintf(buf, n, "host %s", dev);
 	else if (s->gpu >= 0 && s->src == EX_SRC_REMAINDER)
-		snprintf(buf, n, "GPU %d", s->gpu); /* its device is that GPU's own name ("GPU0"): once is enough */
+		snprintf(buf, n, "GPU %d%s", s->gpu, ex_join_mark(s->join)); /* its device is that GPU's own name ("GPU0") */
 	else if (s->gpu >= 0)
-		snprintf(buf, n, "GPU %d %s", s->gpu, dev);
+		snprintf(buf, n, "GPU %d%s %s", s->gpu, ex_join_mark(s->join), dev);
 	else
 		snprintf(buf, n, "%s", dev);
 }
@@ -159,6 +159,44 @@ static void print_server(FILE *out, const struct ex_server *s, const char *in)
 	fputc('\n', out);
 }
 
+static const char *join_words(enum ex_join j)
+{
+	static const char *const words[] = {
+		[EX_JOIN_NONE] = "", [EX_JOIN_PCI] = "by PCI bus id", [EX_JOIN_UUID] = "by GPU UUID",
+		[EX_JOIN_ENV] = "by CUDA_VISIBLE_DEVICES in PCI order", [EX_JOIN_ONLY] = "its one GPU",
+		[EX_JOIN_NAME] = "by name, matched", [EX_JOIN_GUESS] = "a guess by order",
+	};
+	return (unsigned)j < ARRAY_LEN(words) ? words[j] : "";
+}
+
+/* One line per GPU of a process on several: what the runtime reported there
+ * and the rest of the driver's measurement, which alone is measured. */
+static void print_devices(FILE *out, const struct gtm_explain *e, const char *in)
+{
+	if (e->n_devs < 2)
+		return;
+	fprintf(out, "%sper GPU (reported at load time + rest = the driver's measurement):\n", in);
+	for (int i = 0; i < e->n_devs; i++) {
+		const struct ex_device *d = &e->devs[i];
+		char w[32], k[32], c[32], o[32], r[32], m[32], dev[SAFE_N];
+		fprintf(out, "%s  GPU %d%s", in, d->gpu, ex_join_mark(d->join));
+		if (d->runtime_dev[0])
+			fprintf(out, " %s (%s)", fmt_safe(dev, sizeof dev, d->runtime_dev), join_words(d->join));
+		fputc(':', out);
+		if (d->layers >= 0)
+			fprintf(out, " %d layers (%d-%d);", d->layers, d->first_layer, d->last_layer);
+		if (d->reported)
+			fprintf(out, " weights %s + KV %s + compute %s + other %s (reported%s) +",
+				fmt_bytes_raw(w, sizeof w, d->weights), fmt_bytes_raw(k, sizeof k, d->kv),
+				fmt_bytes_raw(c, sizeof c, d->compute), fmt_bytes_raw(o, sizeof o, d->other),
+				d->api ? ", API" : "");
+		else
+			fprintf(out, " nothing reported;");
+		fprintf(out, " rest %s (%s) = %s measured\n", fmt_bytes(r, sizeof r, d->rest),
+			gtm_u64_ok(d->rest) ? gtm_prov_name(d->rest.prov) : "N/A", fmt_bytes(m, sizeof m, d->measured));
+	}
+}
+
 void explain_text_print(FILE *out, const struct gtm_explain *e, const char *in)
 {
 	char a[SAFE_N], b[SAFE_N];
@@ -170,6 +208,7 @@ void explain_text_print(FILE *out, const struct gtm_explain *e, const char *in)
 	print_segments(out, e, in, EX_SRC_REMAINDER, "rest of the measured VRAM");
 	print_segments(out, e, in, EX_SRC_ESTIMATE, "estimate (model header + flags)");
 	explain_kv_text(out, e, in);
+	print_devices(out, e, in);
 	for (int i = 0; i < e->n_notes; i++)
 		fprintf(out, "%snote: %s\n", in, fmt_safe(a, sizeof a, e->notes[i]));
 	if (e->app.present && e->app.selected_model[0])

@@ -60,6 +60,27 @@ char *tu_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+char *tu_fixture_block(const char *path, const char *title)
+{
+	char *buf = tu_read_file(path, NULL), head[160];
+	snprintf(head, sizeof head, "\n## %s", title);
+	char *h = strstr(buf, head), *start = h ? strchr(h + 1, '\n') : NULL;
+	if (!start) {
+		fprintf(stderr, "tu_fixture_block %s: no block \"%s\"\n", path, title);
+		abort();
+	}
+	start++;
+	char *end = strstr(start, "\n## ");
+	size_t len = end ? (size_t)(end - start) + 1 : strlen(start);
+	char *out = malloc(len + 1);
+	if (!out)
+		abort();
+	memcpy(out, start, len);
+	out[len] = 0;
+	free(buf);
+	return out;
+}
+
 void tu_mkdirs(const char *path)
 {
 	char tmp[PATH_MAX];

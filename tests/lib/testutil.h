@@ -10,6 +10,9 @@ const char *tu_shared_fixture_or_skip(const char *sub);
 const char *tu_shared_fixture(const char *sub);
 /* Reads a whole file (test use only; aborts on error). *len may be NULL. */
 char *tu_read_file(const char *path, size_t *len);
+/* The lines under the "## " heading of a quoted-lines file that starts with
+ * title, up to the next "## " (malloc'd); aborts when the heading is absent. */
+char *tu_fixture_block(const char *path, const char *title);
 /* Writes bytes to path, creating parent folders. */
 void tu_write_file(const char *path, const void *data, size_t len);
 /* mkdir -p */

@@ -95,12 +95,13 @@ static const char *segment_name(enum ex_seg s)
 
 static const char *const segments[] = {"weights", "kv_cache", "compute", "output", "other"};
 
-/* A segment that may be exported: on a known GPU, with bytes, from the log,
- * the API or an estimate of what is resident. */
+/* A segment that may be exported: on a known GPU (not one guessed by order:
+ * a series must not put a model's bytes on the wrong GPU), with bytes, from
+ * the log, the API or an estimate of what is resident. */
 static bool usable(const struct ex_segment *s)
 {
-	return !s->host && s->gpu >= 0 && gtm_u64_ok(s->bytes) && !s->planned && !s->superseded &&
-	       s->src != EX_SRC_REMAINDER && segment_name(s->seg);
+	return !s->host && s->gpu >= 0 && s->join != EX_JOIN_GUESS && gtm_u64_ok(s->bytes) && !s->planned &&
+	       !s->superseded && s->src != EX_SRC_REMAINDER && segment_name(s->seg);
 }
 
 static void write_segments(const struct prom_proc *pp, struct prom_out *o)

@@ -5,10 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "llm/ollama_log.h"
+#include "testutil.h"
+
+#define GIB_F(x) ((uint64_t)((x) * 1073741824.0 + 0.5))
+#define MIB_F(x) ((uint64_t)((x) * 1048576.0 + 0.5))
 
 static struct llama_log *parse(const char *s)
 {
@@ -119,6 +124,115 @@ static void test_old_estimate_and_raw_runner(void **state)
 	free(lg);
 }
 
+static uint64_t bytes_on(const struct llog_load *l, enum llog_seg seg, const char *dev)
+{
+	for (int i = 0; i < l->n_buffers; i++)
+		if (l->buffers[i].seg == seg && !strcmp(l->buffers[i].device, dev))
+			return l->buffers[i].bytes;
+	return UINT64_MAX;
+}
+
+static struct llama_log *quoted_block(const char *title)
+{
+	const char *dir = tu_shared_fixture("inference-logs");
+	if (!dir)
+		return NULL;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/ollama-server-log-lines.txt", dir);
+	char *b = tu_fixture_block(path, title);
+	struct llama_log *lg = parse(b);
+	free(b);
+	return lg;
+}
+
+/* The quoted generations of the per-device memory lines: ggml.go's buffer=
+ * (and compute graph's backend=/buffer_type=), device.go's device= with the
+ * load request naming the GPU by UUID and its layer range, total memory. */
+static void test_quoted_memory_lines(void **state)
+{
+	(void)state;
+	struct llama_log *lg = quoted_block("New memory management, first form");
+	if (!lg)
+		skip();
+	const struct llog_load *l = llama_log_last(lg);
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CUDA1"), GIB_F(11.9));
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CPU"), MIB_F(680.0));
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CUDA0"), GIB_F(11.5));
+	assert_int_equal(bytes_on(l, LLOG_COMPUTE, "CUDA0"), 0);
+	assert_int_equal(l->layers_offloaded, 41);
+	free(lg);
+	lg = quoted_block("backend.go form");
+	l = llama_log_last(lg);
+	assert_int_equal(bytes_on(l, LLOG_KV, "CUDA0"), MIB_F(936.0));
+	assert_int_equal(bytes_on(l, LLOG_COMPUTE, "CPU"), MIB_F(8.0));
+	assert_int_equal(l->total_bytes, GIB_F(5.4));
+	free(lg);
+	lg = quoted_block("device.go form");
+	l = llama_log_last(lg);
+	assert_int_equal(l->n_gpu_req, 1);
+	assert_string_equal(l->gpu_req[0].id, "GPU-223c73ff-f253-3c8c-d212-82b5d1ce2963");
+	assert_int_equal(l->gpu_req[0].layers, 20);
+	assert_int_equal(l->gpu_req[0].first, 28);
+	assert_int_equal(l->gpu_req[0].last, 47);
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CUDA0"), GIB_F(19.9));
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CPU"), GIB_F(28.3));
+	assert_int_equal(bytes_on(l, LLOG_KV, "CUDA0"), GIB_F(1.1));
+	assert_int_equal(bytes_on(l, LLOG_KV, "CPU"), GIB_F(1.5));
+	assert_int_equal(bytes_on(l, LLOG_COMPUTE, "CUDA0"), MIB_F(884.1));
+	assert_int_equal(bytes_on(l, LLOG_COMPUTE, "CPU"), MIB_F(270.6));
+	assert_int_equal(l->total_bytes, GIB_F(51.9));
+	assert_int_equal(l->layers_offloaded, 20);
+	assert_int_equal(l->layers_total, 49);
+	free(lg);
+}
+
+/* The suite's own two-GPU log (no real capture: see the file's head). */
+static void test_written_two_gpus(void **state)
+{
+	(void)state;
+	char path[1024];
+	snprintf(path, sizeof path, "%s/tests/unit/llmlog/ollama-multigpu-lines.txt", tu_source_root());
+	size_t n;
+	char *buf = tu_read_file(path, &n);
+	struct llama_log *lg = malloc(sizeof *lg);
+	llama_log_init(lg);
+	ollama_log_parse(lg, buf, n);
+	const struct llog_load *l = llama_log_last(lg);
+	assert_int_equal(lg->n_loads, 1);
+	assert_int_equal(l->port, 41111);
+	assert_int_equal(l->n_gpu_req, 2);
+	assert_string_equal(l->gpu_req[0].id, "GPU-11111111-aaaa-bbbb-cccc-000000000001");
+	assert_int_equal(l->gpu_req[0].layers, 33);
+	assert_int_equal(l->gpu_req[0].last, 32);
+	assert_string_equal(l->gpu_req[1].id, "GPU-22222222-aaaa-bbbb-cccc-000000000002");
+	assert_int_equal(l->gpu_req[1].first, 33);
+	assert_int_equal(l->gpu_req[1].last, 48);
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CUDA0"), GIB_F(16.0));
+	assert_int_equal(bytes_on(l, LLOG_WEIGHTS, "CUDA1"), GIB_F(8.0));
+	assert_int_equal(bytes_on(l, LLOG_KV, "CUDA1"), MIB_F(512.0));
+	assert_int_equal(bytes_on(l, LLOG_COMPUTE, "CUDA1"), MIB_F(200.0));
+	assert_int_equal(l->total_bytes, GIB_F(26.5));
+	assert_true(l->loaded);
+	free(lg);
+	free(buf);
+	/* a non-contiguous layer list, and garbage after GPULayers */
+	lg = parse("time=2026-04-10T08:00:01.630Z level=INFO msg=load request=\"{GPULayers:3[ID:GPU-c Layers:3[1 3 5] "
+		   "ID:GPU-d Layers:2(7..8)] MainGPU:0}\"\n"
+		   "time=2026-04-10T08:00:01.631Z level=INFO msg=load request=\"{GPULayers:[ID:GPU-e Layers:x(9..]}\"\n");
+	l = llama_log_last(lg);
+	assert_int_equal(l->n_gpu_req, 1); /* the second request replaced the first */
+	assert_string_equal(l->gpu_req[0].id, "GPU-e");
+	assert_int_equal(l->gpu_req[0].layers, -1);
+	free(lg);
+	lg = parse("time=2026-04-10T08:00:01.630Z level=INFO msg=load request=\"{GPULayers:3[ID:GPU-c Layers:3[1 3 5] "
+		   "ID:GPU-d Layers:2(7..8)] MainGPU:0}\"\n");
+	l = llama_log_last(lg);
+	assert_int_equal(l->n_gpu_req, 2);
+	assert_int_equal(l->gpu_req[0].first, -1);
+	assert_int_equal(l->gpu_req[1].first, 7);
+	free(lg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -126,6 +240,8 @@ int main(void)
 		cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_go_engine),
 		cmocka_unit_test(test_old_estimate_and_raw_runner),
+		cmocka_unit_test(test_quoted_memory_lines),
+		cmocka_unit_test(test_written_two_gpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -431,6 +431,35 @@ static void test_golden_rules(void **state)
 	snapshot_free(s);
 }
 
+/* A log segment whose GPU was only guessed by order (no bus id, no UUID, the
+ * name not unique) is not exported: a series must not put a model on the
+ * wrong GPU. The same segments joined by the log's bus id are. */
+static void test_guessed_join_not_exported(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = golden_snapshot();
+	struct gtm_process *p = NULL;
+	for (int i = 0; i < s->n_processes; i++)
+		if (s->processes[i].pid == 4242)
+			p = &s->processes[i];
+	assert_non_null(p);
+	for (int i = 0; i < p->explain->n_segs; i++)
+		if (p->explain->segs[i].src == EX_SRC_LOG && p->explain->segs[i].gpu >= 0)
+			p->explain->segs[i].join = EX_JOIN_GUESS;
+	char *t = render(s, 32, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_model_memory_bytes{gpu=\"0\",pid=\"4242\""), 2); /* the estimate's weights and KV */
+	assert_null(strstr(t, "pid=\"4242\",model=\"Qwen3-8B-Q4_K_M.gguf\",segment=\"kv_cache\",source=\"log\""));
+	assert_null(strstr(t, "pid=\"4242\",model=\"Qwen3-8B-Q4_K_M.gguf\",segment=\"weights\",source=\"log\""));
+	free(t);
+	for (int i = 0; i < p->explain->n_segs; i++)
+		if (p->explain->segs[i].join == EX_JOIN_GUESS)
+			p->explain->segs[i].join = EX_JOIN_PCI;
+	t = render(s, 32, NULL);
+	assert_int_equal(count_lines(t, "gputaskman_model_memory_bytes{gpu=\"0\",pid=\"4242\""), 4);
+	free(t);
+	snapshot_free(s);
+}
+
 static void test_escape(void **state)
 {
 	static const struct { const char *in, *out; } cases[] = {
@@ -847,6 +876,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_golden),
 		cmocka_unit_test(test_golden_rules),
+		cmocka_unit_test(test_guessed_join_not_exported),
 		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_nulls_omitted),

@@ -191,7 +191,13 @@ static void test_process_ident_explain(void **state)
 	seg = ex_add_seg(e, EX_SEG_KV, EX_SRC_LOG, "CUDA0");
 	seg->gpu = 0;
 	seg->bytes = gtm_u64_of(2 * GB, GTM_REPORTED);
+	seg->join = EX_JOIN_PCI;
 	ex_add_note(e, "a note");
+	e->n_devs = 1; /* the per-GPU entry of a split model */
+	e->devs[0] = (struct ex_device){.gpu = 0, .uuid = "GPU-x", .runtime_dev = "CUDA1", .join = EX_JOIN_PCI,
+					.layers = 12, .first_layer = 1, .last_layer = 12, .kv = 2 * GB, .reported = true,
+					.measured = gtm_u64_of(18 * GB, GTM_MEASURED),
+					.rest = gtm_u64_of(16 * GB, GTM_ESTIMATED)};
 
 	r = round_trip(s);
 	assert_int_equal(r->n_processes, 2);
@@ -233,6 +239,20 @@ static void test_process_ident_explain(void **state)
 	assert_int_equal(p->explain->segs[0].bytes.prov, GTM_REPORTED);
 	assert_int_equal(p->explain->segs[0].bytes.v, 2 * GB);
 	assert_string_equal(p->explain->notes[0], "a note");
+	assert_int_equal(p->explain->segs[0].join, EX_JOIN_PCI);
+	assert_int_equal(p->explain->n_devs, 1);
+	const struct ex_device *d = &p->explain->devs[0];
+	assert_string_equal(d->runtime_dev, "CUDA1");
+	assert_string_equal(d->uuid, "GPU-x");
+	assert_int_equal(d->join, EX_JOIN_PCI);
+	assert_int_equal(d->layers, 12);
+	assert_int_equal(d->last_layer, 12);
+	assert_true(d->reported);
+	assert_false(d->api);
+	assert_int_equal(d->kv, 2 * GB);
+	assert_int_equal(d->rest.v, 16 * GB);
+	assert_int_equal(d->rest.prov, GTM_ESTIMATED);
+	assert_int_equal(d->measured.prov, GTM_MEASURED);
 	assert_null(r->processes[1].ident);
 	snapshot_free(s);
 	snapshot_free(r);
