@@ -32,6 +32,7 @@ struct ident_memo {
 
 struct identify_ctx {
 	struct magic_cache *magic;
+	struct runtime_maps_memo *maps_memo;
 	identify_environ_fn load_environ;
 	void *load_environ_arg;
 	struct ident_memo *memo;  /* open addressing by pid; ident NULL = empty */
@@ -66,6 +67,7 @@ struct identify_ctx *identify_ctx_new(void)
 {
 	struct identify_ctx *c = xcalloc(1, sizeof *c);
 	c->magic = magic_cache_new();
+	c->maps_memo = runtime_maps_memo_new();
 	return c;
 }
 
@@ -95,6 +97,7 @@ void identify_ctx_free(struct identify_ctx *c)
 		memo_clear(&c->memo[i]);
 	free(c->memo);
 	magic_cache_free(c->magic);
+	runtime_maps_memo_free(c->maps_memo);
 	free(c);
 }
 
@@ -271,7 +274,7 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 {
 	struct gtm_ident *id = ident_new();
 
-	runtimes_detect(p, id);
+	runtimes_detect_memo(c->maps_memo, p, id);
 	/* stores and caches are found through the environment: a store's
 	 * runtime's (OLLAMA_MODELS, LM Studio's folders), and the HF cache of a
 	 * command line that names a repo (a renamed server); nothing else here

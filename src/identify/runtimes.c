@@ -406,12 +406,12 @@ static void hit(struct rt_hits *h, size_t pattern, const char *what, const char 
 		h->ev[d][h->n[d]++] = xstrdup(buf);
 }
 
-/* Every process maps libc, ld.so and the locale files, and the processes of
- * one runtime map the same libraries: remember, per thread and by the path's
- * hash, which patterns a mapped path matched (most: none), so each path is
- * tried against the table once. A hash collision can only give a path
- * another path's patterns, with probability 2^-64 per pair. */
-#define MATCH_SLOTS 2048
+/* Which patterns mapped paths matched, by the path's hash (runtimes.h). A
+ * hash collision can only give a path another path's patterns, with
+ * probability 2^-64 per pair. The table starts small and doubles: a
+ * one-shot run meets a few dozen paths, and every page of memory it touches
+ * costs a page fault. */
+#define MEMO_MAX_SLOTS 4096
 #define MATCH_HITS 3 /* a path matching more patterns is not remembered */
 
 struct match_slot {
@@ -420,8 +420,22 @@ struct match_slot {
 	uint16_t n;
 };
 
-static _Thread_local struct match_slot matched[MATCH_SLOTS];
-static _Thread_local size_t n_matched;
+struct runtime_maps_memo {
+	struct match_slot *slot;
+	size_t cap, used;
+};
+
+struct runtime_maps_memo *runtime_maps_memo_new(void)
+{
+	return xcalloc(1, sizeof(struct runtime_maps_memo));
+}
+
+void runtime_maps_memo_free(struct runtime_maps_memo *m)
+{
+	if (m)
+		free(m->slot);
+	free(m);
+}
 
 static uint64_t path_hash(const char *s)
 {
@@ -431,12 +445,33 @@ static uint64_t path_hash(const char *s)
 	return h | 1; /* 0 marks an empty slot */
 }
 
-static struct match_slot *match_slot(uint64_t key)
+static struct match_slot *memo_find(struct match_slot *slot, size_t cap, uint64_t key)
 {
-	size_t i = (size_t)(key >> 20) & (MATCH_SLOTS - 1);
-	while (matched[i].key && matched[i].key != key)
-		i = (i + 1) & (MATCH_SLOTS - 1);
-	return &matched[i];
+	size_t i = (size_t)(key >> 20) & (cap - 1);
+	while (slot[i].key && slot[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &slot[i];
+}
+
+/* Room for one more path: doubled up to MEMO_MAX_SLOTS, then emptied at half
+ * full (probing stays short). */
+static void memo_make_room(struct runtime_maps_memo *m)
+{
+	if (m->cap && (m->used + 1) * 2 <= m->cap)
+		return;
+	if (m->cap >= MEMO_MAX_SLOTS) {
+		memset(m->slot, 0, m->cap * sizeof *m->slot);
+		m->used = 0;
+		return;
+	}
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	struct match_slot *slot = xcalloc(cap, sizeof *slot);
+	for (size_t k = 0; k < m->cap; k++)
+		if (m->slot[k].key)
+			*memo_find(slot, cap, m->slot[k].key) = m->slot[k];
+	free(m->slot);
+	m->slot = slot;
+	m->cap = cap;
 }
 
 /* The patterns one mapped path matches, in table order, into out (up to
@@ -474,31 +509,28 @@ static size_t match_map(const char *path, const char *base, uint16_t *out, size_
 	return n;
 }
 
-static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
+static void match_maps(struct runtime_maps_memo *memo, const struct gtm_proc_detail *d, struct rt_hits *h)
 {
 	for (size_t m = 0; m < d->n_maps; m++) {
 		const char *path = d->maps[m];
 		const char *base = path_base(path);
-		uint64_t key = path_hash(path);
-		struct match_slot *slot = match_slot(key);
+		uint64_t key = memo ? path_hash(path) : 0;
+		struct match_slot *slot = memo && memo->cap ? memo_find(memo->slot, memo->cap, key) : NULL;
 		uint16_t hits[N_PATTERNS];
 		size_t n;
 
-		if (slot->key == key) {
+		if (slot && slot->key == key) {
 			n = slot->n;
 			memcpy(hits, slot->hit, n * sizeof *hits);
 		} else {
 			n = match_map(path, base, hits, N_PATTERNS);
-			if (n <= MATCH_HITS) {
-				if (n_matched >= MATCH_SLOTS / 2) { /* keep probing short: start over */
-					memset(matched, 0, sizeof matched);
-					n_matched = 0;
-					slot = match_slot(key);
-				}
+			if (memo && n <= MATCH_HITS) {
+				memo_make_room(memo);
+				slot = memo_find(memo->slot, memo->cap, key);
 				slot->key = key;
 				slot->n = (uint16_t)n;
 				memcpy(slot->hit, hits, n * sizeof *hits);
-				n_matched++;
+				memo->used++;
 			}
 		}
 		for (size_t k = 0; k < n; k++)
@@ -603,13 +635,18 @@ static void emit(struct rt_hits *h, struct gtm_ident *id)
 
 void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id)
 {
+	runtimes_detect_memo(NULL, p, id);
+}
+
+void runtimes_detect_memo(struct runtime_maps_memo *memo, const struct gtm_process *p, struct gtm_ident *id)
+{
 	struct rt_hits *h = xcalloc(1, sizeof *h);
 
 	pthread_once(&pat_once, pat_build);
 	/* the command first: a runtime with many libraries keeps its executable among the evidence */
 	match_command(p, h);
 	if (p->detail)
-		match_maps(p->detail, h);
+		match_maps(memo, p->detail, h);
 	emit(h, id);
 	free(h);
 }

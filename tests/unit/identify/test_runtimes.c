@@ -503,9 +503,10 @@ static void test_one_shot_no_memo(void **state)
 	tf_process_free(p);
 }
 
-/* Mapped paths' matches are remembered per thread: a second process
+/* Mapped paths' matches are remembered by the context: a second process
  * mapping the same files gets the same runtimes and evidence, in table
- * order across kinds (the executable's, the libraries', a whole path). */
+ * order across kinds (the executable's, the libraries', a whole path), and
+ * so do processes after the memo grew past its first size. */
 static void test_remembered_matches(void **state)
 {
 	(void)state;
@@ -513,13 +514,21 @@ static void test_remembered_matches(void **state)
 			      "/usr/lib/libcudart.so.12", "/usr/lib/libc.so.6", "/usr/lib/libcuda.so.1", NULL};
 	const char *argv[] = {"/opt/lm/lms", NULL};
 	struct gtm_ident *seen[3] = {NULL, NULL, NULL};
+	struct identify_ctx *c = identify_ctx_new();
+	char path[64];
 
 	for (int round = 0; round < 3; round++) {
 		struct gtm_process *p = tf_process("lms", argv, "/opt/lm/lms", "/", maps, NULL);
-		const struct gtm_ident *id = tf_identify(p);
-		seen[round] = ident_clone(id);
+		for (int k = 0; round == 1 && k < 200; k++) { /* paths that match nothing: the memo grows */
+			snprintf(path, sizeof path, "/usr/lib/libother%d.so.1", k);
+			tf_add_map(p, path);
+		}
+		p->pid = 100 + (uint32_t)round;
+		identify_process(c, p);
+		seen[round] = ident_clone(p->ident);
 		tf_process_free(p);
 	}
+	identify_ctx_free(c);
 	const struct ident_runtime *lm = tf_runtime(seen[0], "lmstudio");
 	assert_non_null(lm);
 	assert_int_equal(lm->n_evidence, 2);
