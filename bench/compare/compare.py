@@ -10,7 +10,9 @@ usage: python3 bench/compare/compare.py BUILD [once|live|all|hold]
 for stdin to close, for strace or callgrind by hand)
 environment: RUNS (one-shot rounds, default 15), LIVE_RUNS (default 3), NPROC, NCUDA, SECONDS (live window,
 default 30), NVTOP (path of an nvtop binary; skipped when unset or absent),
-GTM_ARGS (extra gputaskman arguments, default --no-probe), PROBE=1 (one more
+GTM_ARGS (extra gputaskman arguments, default --no-probe), BEFORE (path of
+another gputaskman binary, an earlier build, run in the same one-shot rounds
+with the same arguments: before and after side by side), PROBE=1 (one more
 process on GPU 0: the explain stand-in llama-server on loopback, which a run
 without --no-probe queries over HTTP, loading libcurl: GTM_ARGS= PROBE=1).
 
@@ -34,6 +36,7 @@ LIVE_RUNS = int(os.environ.get("LIVE_RUNS", "3"))
 NVTOP = os.environ.get("NVTOP", "")
 PROBE = os.environ.get("PROBE", "") == "1"
 GTM_ARGS = os.environ.get("GTM_ARGS", "--no-probe").split()
+BEFORE = os.environ.get("BEFORE", "")
 binary = os.path.abspath(os.path.join(build, "src", "gputaskman"))
 fake = os.path.abspath(os.path.join(build, "tests", "fakes", "nvml"))
 libcuda = os.path.abspath(os.path.join(build, "tests", "fakes", "cuda", "libcuda.so.1"))
@@ -67,6 +70,8 @@ def med(v):
 
 def once(env):
     cmds = {"gtm": [binary, "--once", "--json", *GTM_ARGS], "ps": ["ps", "-e", "-o", "pid,comm,rss"]}
+    if BEFORE:
+        cmds["before"] = [os.path.abspath(BEFORE), "--once", "--json", *GTM_ARGS]
     if NVTOP:
         cmds["nvtop"] = [NVTOP, "-s"]
     res = {k: [] for k in cmds}
@@ -79,7 +84,7 @@ def once(env):
     for k, cmd in cmds.items():
         w = [r[0] for r in res[k]]
         c = [r[1] for r in res[k]]
-        print(f"  {' '.join(os.path.basename(x) if i == 0 else x for i, x in enumerate(cmd)):44s} "
+        print(f"  {'(before) ' if k == 'before' else ''}{' '.join(os.path.basename(x) if i == 0 else x for i, x in enumerate(cmd)):44s} "
               f"wall {med(w):6.1f} ms ({min(w):.1f} - {max(w):.1f})  CPU {med(c):6.1f} ms "
               f"({min(c):.1f} - {max(c):.1f})")
     rw = [a[0] / b[0] for a, b in zip(res["gtm"], res["ps"])]
@@ -87,9 +92,13 @@ def once(env):
     print(f"  gputaskman / ps, per round: wall {med(rw):.2f}x ({min(rw):.2f} - {max(rw):.2f}), "
           f"CPU {med(rc):.2f}x ({min(rc):.2f} - {max(rc):.2f})   (targets <= 0.8x wall, <= 1.0x CPU)")
     if NVTOP:
-        rn = [a[1] / max(b[1], 0.001) for a, b in zip(res["gtm"], res["nvtop"])]
-        print(f"  gputaskman / nvtop -s, CPU per round: {med(rn):.2f}x ({min(rn):.2f} - {max(rn):.2f})"
-              "   (target <= 1.0x)")
+        for k in ("before", "gtm") if BEFORE else ("gtm",):
+            rn = [a[1] / max(b[1], 0.001) for a, b in zip(res[k], res["nvtop"])]
+            print(f"  gputaskman{' (before)' if k == 'before' else ''} / nvtop -s, CPU per round: {med(rn):.2f}x "
+                  f"({min(rn):.2f} - {max(rn):.2f})   (target <= 1.0x)")
+    if BEFORE:
+        rb = [a[1] / max(b[1], 0.001) for a, b in zip(res["gtm"], res["before"])]
+        print(f"  gputaskman / before, CPU per round: {med(rb):.2f}x ({min(rb):.2f} - {max(rb):.2f})")
 
 
 def task_ns(pid):

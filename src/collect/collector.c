@@ -77,6 +77,8 @@ struct collector *collector_new(const struct collector_opts *o)
 	c->attribute = attribute_state_new();
 	c->identify = identify_ctx_new();
 	identify_set_environ_loader(c->identify, load_environ, c);
+	if (o->one_shot)
+		identify_set_one_shot(c->identify);
 	/* A replayed tree's ports are not this machine's: asking this loopback would
 	 * answer for whatever server happens to listen here. GPUTASKMAN_ROOT_PROBE=1
 	 * asks anyway, for a tree copied from this machine's own live processes. */

@@ -51,20 +51,34 @@ char *xstrndup(const char *s, size_t n)
 	return d;
 }
 
-void *grow_array(void *arr, size_t elem, size_t *cap, size_t need)
+static size_t grown_cap(size_t c, size_t need)
 {
-	size_t c = *cap;
-
-	if (need < c)
-		return arr;
 	if (c == 0)
 		c = 1; /* most arrays here are short (a process's GPUs): no 8-slot default */
 	while (c <= need)
 		c *= 2;
+	return c;
+}
+
+void *grow_array(void *arr, size_t elem, size_t *cap, size_t need)
+{
+	size_t c;
+
+	if (need < *cap)
+		return arr;
+	c = grown_cap(*cap, need);
 	arr = xrealloc(arr, c * elem);
 	memset((char *)arr + *cap * elem, 0, (c - *cap) * elem);
 	*cap = c;
 	return arr;
+}
+
+void *grow_array_raw(void *arr, size_t elem, size_t *cap, size_t need)
+{
+	if (need < *cap)
+		return arr;
+	*cap = grown_cap(*cap, need);
+	return xrealloc(arr, *cap * elem);
 }
 
 size_t str_copy(char *dst, const char *src, size_t n)

@@ -14,6 +14,10 @@ char *xstrndup(const char *s, size_t n);
 
 /* Grows *arr so that index `need` fits; doubles capacity. */
 void *grow_array(void *arr, size_t elem, size_t *cap, size_t need);
+/* The same without zeroing the new slots, for arrays whose every element is
+ * written when added: a page of memory is only touched when used (a first
+ * touch costs a page fault, about 15 us on a shadow-paged VM). */
+void *grow_array_raw(void *arr, size_t elem, size_t *cap, size_t need);
 
 /* strlcpy semantics: always NUL-terminates, returns strlen(src). */
 size_t str_copy(char *dst, const char *src, size_t n);

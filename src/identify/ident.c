@@ -32,11 +32,13 @@ struct ident_memo {
 
 struct identify_ctx {
 	struct magic_cache *magic;
+	struct runtime_maps_memo *maps_memo;
 	identify_environ_fn load_environ;
 	void *load_environ_arg;
 	struct ident_memo *memo;  /* open addressing by pid; ident NULL = empty */
 	size_t n_memo, cap_memo;
 	uint64_t gen;
+	bool one_shot;            /* no memo: there is no next refresh */
 };
 
 static const struct {
@@ -65,6 +67,7 @@ struct identify_ctx *identify_ctx_new(void)
 {
 	struct identify_ctx *c = xcalloc(1, sizeof *c);
 	c->magic = magic_cache_new();
+	c->maps_memo = runtime_maps_memo_new();
 	return c;
 }
 
@@ -72,6 +75,11 @@ void identify_set_environ_loader(struct identify_ctx *c, identify_environ_fn fn,
 {
 	c->load_environ = fn;
 	c->load_environ_arg = arg;
+}
+
+void identify_set_one_shot(struct identify_ctx *c)
+{
+	c->one_shot = true;
 }
 
 static void memo_clear(struct ident_memo *m)
@@ -89,6 +97,7 @@ void identify_ctx_free(struct identify_ctx *c)
 		memo_clear(&c->memo[i]);
 	free(c->memo);
 	magic_cache_free(c->magic);
+	runtime_maps_memo_free(c->maps_memo);
 	free(c);
 }
 
@@ -203,15 +212,21 @@ bool ident_is_ai(const struct gtm_ident *id)
 	return id && id->category == IDENT_CAT_AI;
 }
 
+static unsigned ident_traits(const struct gtm_ident *id)
+{
+	unsigned traits = 0;
+	for (int i = 0; i < id->n_runtimes; i++)
+		traits |= id->runtimes[i].traits;
+	return traits;
+}
+
 /* Store models with no other evidence, as candidates "not proven loaded". */
 static void add_installed(const struct gtm_process *p, struct gtm_ident *id)
 {
 	struct store_candidate cand[IDENT_MAX_INSTALLED];
-	unsigned traits = 0;
+	unsigned traits = ident_traits(id);
 	int more = 0, n;
 
-	for (int i = 0; i < id->n_runtimes; i++)
-		traits |= id->runtimes[i].traits;
 	if (!p->detail || !(traits & (RT_T_STORE_OLLAMA | RT_T_STORE_LMSTUDIO)))
 		return;
 	n = stores_installed(p->detail, traits, cand, IDENT_MAX_INSTALLED, &more);
@@ -259,10 +274,13 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 {
 	struct gtm_ident *id = ident_new();
 
-	runtimes_detect(p, id);
-	/* stores and caches are found through the environment: a runtime's, and
-	 * the HF cache of a command line that names a repo (a renamed server) */
-	if (c->load_environ && p->detail && (id->n_runtimes > 0 || model_files_names_hf(p->detail)))
+	runtimes_detect_memo(c->maps_memo, p, id);
+	/* stores and caches are found through the environment: a store's
+	 * runtime's (OLLAMA_MODELS, LM Studio's folders), and the HF cache of a
+	 * command line that names a repo (a renamed server); nothing else here
+	 * reads it (explain loads it for the rows it explains) */
+	if (c->load_environ && p->detail && (ident_traits(id) & (RT_T_STORE_OLLAMA | RT_T_STORE_LMSTUDIO) ||
+					     model_files_names_hf(p->detail)))
 		c->load_environ(c->load_environ_arg, p);
 	model_files_collect(c->magic, p, id);
 	add_installed(p, id);
@@ -276,7 +294,7 @@ static struct gtm_ident *identify_fresh(struct identify_ctx *c, struct gtm_proce
 void identify_process(struct identify_ctx *c, struct gtm_process *p)
 {
 	struct gtm_ident *id;
-	struct ident_memo *m = p->pid && p->detail ? memo_slot(c, p->pid) : NULL;
+	struct ident_memo *m = p->pid && p->detail && !c->one_shot ? memo_slot(c, p->pid) : NULL;
 	unsigned shape = use_shape(p);
 
 	if (!gtm_ident_free_hook)

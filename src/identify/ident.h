@@ -135,11 +135,17 @@ struct identify_ctx;
 struct identify_ctx *identify_ctx_new(void);
 void identify_ctx_free(struct identify_ctx *c);
 /* How to read a process's environment when its detail has it deferred: called
- * for a process in which a runtime was found, before the model stores and
- * llama.cpp's cache roots are looked up from HOME, OLLAMA_MODELS, HF_HOME...
- * (the collector passes proc_detail_load_environ). */
+ * for a process whose identification looks something up through it (a model
+ * store's runtime, a command line that names a Hugging Face repo), before the
+ * model stores and llama.cpp's cache roots are looked up from HOME,
+ * OLLAMA_MODELS, HF_HOME... (the collector passes proc_detail_load_environ).
+ * Nothing else in identification reads the environment, so a process with a
+ * CUDA library and no store costs no environ read and no stat re-read. */
 typedef void (*identify_environ_fn)(void *arg, const struct gtm_process *p);
 void identify_set_environ_loader(struct identify_ctx *c, identify_environ_fn fn, void *arg);
+/* A context that identifies for one refresh only (--once, --json, inspect):
+ * nothing is kept for a next refresh (no copy of each identification). */
+void identify_set_one_shot(struct identify_ctx *c);
 
 /* Fills p->ident (allocated; replaced when already set) from p->name,
  * p->detail (argv, exe, cwd, maps, environ) and p->uses. Never fails: what

@@ -20,9 +20,13 @@ struct magic_slot {
 	uint64_t checked_gen;  /* the refresh that last stat'ed it */
 };
 
+/* The table grows by doubling up to MAGIC_CACHE_SLOTS: a one-shot run sees
+ * a handful of candidate files, and a full-size table (230 KiB) cost it
+ * 56 page faults just to be walked when freed. */
 struct magic_cache {
-	struct magic_slot slot[MAGIC_CACHE_SLOTS];
-	int used;
+	struct magic_slot *slot;
+	uint32_t cap; /* 0, or a power of two <= MAGIC_CACHE_SLOTS */
+	uint32_t used;
 	uint64_t gen;
 };
 
@@ -33,7 +37,7 @@ struct magic_cache *magic_cache_new(void)
 
 static void magic_cache_empty(struct magic_cache *mc)
 {
-	for (int i = 0; i < MAGIC_CACHE_SLOTS; i++) {
+	for (uint32_t i = 0; i < mc->cap; i++) {
 		free(mc->slot[i].path);
 		mc->slot[i].path = NULL;
 	}
@@ -45,6 +49,7 @@ void magic_cache_free(struct magic_cache *mc)
 	if (!mc)
 		return;
 	magic_cache_empty(mc);
+	free(mc->slot);
 	free(mc);
 }
 
@@ -71,10 +76,36 @@ void magic_cache_next_refresh(struct magic_cache *mc)
  * path already found not to be GGUF is not stat'ed again. */
 static bool known_not_gguf(const struct magic_cache *mc, const char *path)
 {
-	for (uint32_t i = fnv1a(path) % MAGIC_CACHE_SLOTS; mc->slot[i].path; i = (i + 1) % MAGIC_CACHE_SLOTS)
+	uint32_t mask = mc->cap - 1;
+	for (uint32_t i = fnv1a(path) & mask; mc->cap && mc->slot[i].path; i = (i + 1) & mask)
 		if (!strcmp(mc->slot[i].path, path))
 			return mc->slot[i].checked_gen == mc->gen + 1 && !mc->slot[i].gguf;
 	return false;
+}
+
+/* Room for one more path: doubled while under MAGIC_CACHE_SLOTS, emptied
+ * once that is 3/4 full (the bound). */
+static void make_room(struct magic_cache *mc)
+{
+	if (mc->cap && (mc->used + 1) * 4 <= mc->cap * 3)
+		return;
+	if (mc->cap >= MAGIC_CACHE_SLOTS) {
+		magic_cache_empty(mc);
+		return;
+	}
+	struct magic_slot *old = mc->slot;
+	uint32_t old_cap = mc->cap;
+	mc->cap = old_cap ? old_cap * 2 : 16;
+	mc->slot = xcalloc(mc->cap, sizeof *mc->slot);
+	for (uint32_t k = 0; k < old_cap; k++) {
+		if (!old[k].path)
+			continue;
+		uint32_t i = fnv1a(old[k].path) & (mc->cap - 1);
+		while (mc->slot[i].path)
+			i = (i + 1) & (mc->cap - 1);
+		mc->slot[i] = old[k];
+	}
+	free(old);
 }
 
 bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *out)
@@ -90,9 +121,8 @@ bool magic_cache_is_gguf(struct magic_cache *mc, const char *path, struct stat *
 		*out = st;
 	if (!S_ISREG(st.st_mode) || st.st_size < 4)
 		return false;
-	if (mc->used >= MAGIC_CACHE_SLOTS * 3 / 4)
-		magic_cache_empty(mc);
-	for (i = fnv1a(path) % MAGIC_CACHE_SLOTS; mc->slot[i].path; i = (i + 1) % MAGIC_CACHE_SLOTS)
+	make_room(mc);
+	for (i = fnv1a(path) & (mc->cap - 1); mc->slot[i].path; i = (i + 1) & (mc->cap - 1))
 		if (!strcmp(mc->slot[i].path, path))
 			break;
 	struct magic_slot *e = &mc->slot[i];

@@ -10,6 +10,7 @@
 #include "identify/glob.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -361,9 +362,38 @@ struct rt_hits {
 	int n[ARRAY_LEN(runtime_defs)];
 };
 
-static void hit(struct rt_hits *h, const char *rt_id, const char *what, const char *subject)
+/* The pattern table by kind (table order kept within a kind) and each
+ * pattern's first byte when that is literal:
+ * a process's names and maps are tried against the patterns of their kind
+ * only, and most of those are settled by the first byte without a call.
+ * Built once; the table is constant. */
+#define N_PATTERNS ARRAY_LEN(runtime_patterns)
+#define N_HOW (RT_COMM + 1)
+
+static struct {
+	uint16_t of[N_HOW][N_PATTERNS];
+	size_t n[N_HOW];
+	char first[N_PATTERNS]; /* 0: starts with a wildcard */
+} pat;
+static pthread_once_t pat_once = PTHREAD_ONCE_INIT;
+
+static void pat_build(void)
 {
-	int d = def_index(rt_id);
+	for (size_t i = 0; i < N_PATTERNS; i++) {
+		const struct runtime_pattern *rp = &runtime_patterns[i];
+		pat.of[rp->how][pat.n[rp->how]++] = (uint16_t)i;
+		pat.first[i] = strchr("*?[", rp->glob[0]) ? 0 : rp->glob[0];
+	}
+}
+
+static bool pat_match(size_t i, const char *s)
+{
+	return (!pat.first[i] || pat.first[i] == s[0]) && glob_match(runtime_patterns[i].glob, s);
+}
+
+static void hit(struct rt_hits *h, size_t pattern, const char *what, const char *subject)
+{
+	int d = def_index(runtime_patterns[pattern].id);
 	char buf[320];
 
 	if (d < 0)
@@ -376,15 +406,36 @@ static void hit(struct rt_hits *h, const char *rt_id, const char *what, const ch
 		h->ev[d][h->n[d]++] = xstrdup(buf);
 }
 
-/* Most mapped files (libc, ld.so, locale archives) name no runtime, and every
- * process maps them: remember, per thread, the paths that matched nothing, by
- * hash, so each is tried against the pattern table once. A hash collision can
- * only hide a runtime library behind a path that matched nothing, with
- * probability 2^-64 per pair. */
-#define NOMATCH_SLOTS 4096
+/* Which patterns mapped paths matched, by the path's hash (runtimes.h). A
+ * hash collision can only give a path another path's patterns, with
+ * probability 2^-64 per pair. The table starts small and doubles: a
+ * one-shot run meets a few dozen paths, and every page of memory it touches
+ * costs a page fault. */
+#define MEMO_MAX_SLOTS 4096
+#define MATCH_HITS 3 /* a path matching more patterns is not remembered */
 
-static _Thread_local uint64_t nomatch[NOMATCH_SLOTS];
-static _Thread_local size_t n_nomatch;
+struct match_slot {
+	uint64_t key; /* 0: empty */
+	uint16_t hit[MATCH_HITS];
+	uint16_t n;
+};
+
+struct runtime_maps_memo {
+	struct match_slot *slot;
+	size_t cap, used;
+};
+
+struct runtime_maps_memo *runtime_maps_memo_new(void)
+{
+	return xcalloc(1, sizeof(struct runtime_maps_memo));
+}
+
+void runtime_maps_memo_free(struct runtime_maps_memo *m)
+{
+	if (m)
+		free(m->slot);
+	free(m);
+}
 
 static uint64_t path_hash(const char *s)
 {
@@ -394,53 +445,96 @@ static uint64_t path_hash(const char *s)
 	return h | 1; /* 0 marks an empty slot */
 }
 
-static uint64_t *nomatch_slot(uint64_t key)
+static struct match_slot *memo_find(struct match_slot *slot, size_t cap, uint64_t key)
 {
-	size_t i = (size_t)(key >> 20) & (NOMATCH_SLOTS - 1);
-	while (nomatch[i] && nomatch[i] != key)
-		i = (i + 1) & (NOMATCH_SLOTS - 1);
-	return &nomatch[i];
+	size_t i = (size_t)(key >> 20) & (cap - 1);
+	while (slot[i].key && slot[i].key != key)
+		i = (i + 1) & (cap - 1);
+	return &slot[i];
 }
 
-static void match_maps(const struct gtm_proc_detail *d, struct rt_hits *h)
+/* Room for one more path: doubled up to MEMO_MAX_SLOTS, then emptied at half
+ * full (probing stays short). */
+static void memo_make_room(struct runtime_maps_memo *m)
+{
+	if (m->cap && (m->used + 1) * 2 <= m->cap)
+		return;
+	if (m->cap >= MEMO_MAX_SLOTS) {
+		memset(m->slot, 0, m->cap * sizeof *m->slot);
+		m->used = 0;
+		return;
+	}
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	struct match_slot *slot = xcalloc(cap, sizeof *slot);
+	for (size_t k = 0; k < m->cap; k++)
+		if (m->slot[k].key)
+			*memo_find(slot, cap, m->slot[k].key) = m->slot[k];
+	free(m->slot);
+	m->slot = slot;
+	m->cap = cap;
+}
+
+/* The patterns one mapped path matches, in table order, into out (up to
+ * cap; the count of all is returned). */
+static size_t match_map(const char *path, const char *base, uint16_t *out, size_t cap)
+{
+	bool so = runtimes_is_shared_object(base), dll = so && runtimes_is_dll(base);
+	char lower[256];
+	uint16_t found[N_PATTERNS];
+	size_t n = 0;
+
+	if (dll) {
+		size_t k = 0;
+		for (; base[k] && k + 1 < sizeof lower; k++)
+			lower[k] = (char)tolower((unsigned char)base[k]);
+		lower[k] = '\0';
+		for (size_t j = 0; j < pat.n[RT_DLL]; j++)
+			if (pat_match(pat.of[RT_DLL][j], lower))
+				found[n++] = pat.of[RT_DLL][j];
+	}
+	for (size_t j = 0; so && j < pat.n[RT_LIB]; j++)
+		if (pat_match(pat.of[RT_LIB][j], base))
+			found[n++] = pat.of[RT_LIB][j];
+	for (size_t j = 0; j < pat.n[RT_PATH]; j++)
+		if (pat_match(pat.of[RT_PATH][j], path))
+			found[n++] = pat.of[RT_PATH][j];
+	/* table order, as one pass over the whole table found them */
+	for (size_t a = 1; a < n; a++)
+		for (size_t b = a; b > 0 && found[b - 1] > found[b]; b--) {
+			uint16_t t = found[b];
+			found[b] = found[b - 1];
+			found[b - 1] = t;
+		}
+	memcpy(out, found, (n < cap ? n : cap) * sizeof *out);
+	return n;
+}
+
+static void match_maps(struct runtime_maps_memo *memo, const struct gtm_proc_detail *d, struct rt_hits *h)
 {
 	for (size_t m = 0; m < d->n_maps; m++) {
 		const char *path = d->maps[m];
 		const char *base = path_base(path);
-		uint64_t key = path_hash(path);
-		uint64_t *slot = nomatch_slot(key);
-		bool so = runtimes_is_shared_object(base), dll = so && runtimes_is_dll(base), matched = false;
-		char lower[256];
-		if (*slot == key)
-			continue;
-		if (dll) {
-			size_t k = 0;
-			for (; base[k] && k + 1 < sizeof lower; k++)
-				lower[k] = (char)tolower((unsigned char)base[k]);
-			lower[k] = '\0';
-		}
-		for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
-			const struct runtime_pattern *rp = &runtime_patterns[i];
-			if (rp->how == RT_DLL && dll && glob_match(rp->glob, lower)) {
-				hit(h, rp->id, "mapped", base);
-				matched = true;
-			} else if (rp->how == RT_LIB && so && glob_match(rp->glob, base)) {
-				hit(h, rp->id, "mapped", base);
-				matched = true;
-			} else if (rp->how == RT_PATH && glob_match(rp->glob, path)) {
-				hit(h, rp->id, "mapped", path);
-				matched = true;
+		uint64_t key = memo ? path_hash(path) : 0;
+		struct match_slot *slot = memo && memo->cap ? memo_find(memo->slot, memo->cap, key) : NULL;
+		uint16_t hits[N_PATTERNS];
+		size_t n;
+
+		if (slot && slot->key == key) {
+			n = slot->n;
+			memcpy(hits, slot->hit, n * sizeof *hits);
+		} else {
+			n = match_map(path, base, hits, N_PATTERNS);
+			if (memo && n <= MATCH_HITS) {
+				memo_make_room(memo);
+				slot = memo_find(memo->slot, memo->cap, key);
+				slot->key = key;
+				slot->n = (uint16_t)n;
+				memcpy(slot->hit, hits, n * sizeof *hits);
+				memo->used++;
 			}
 		}
-		if (matched)
-			continue;
-		if (n_nomatch >= NOMATCH_SLOTS / 2) { /* keep probing short: start over */
-			memset(nomatch, 0, sizeof nomatch);
-			n_nomatch = 0;
-			slot = nomatch_slot(key);
-		}
-		*slot = key;
-		n_nomatch++;
+		for (size_t k = 0; k < n; k++)
+			hit(h, hits[k], "mapped", runtime_patterns[hits[k]].how == RT_PATH ? path : base);
 	}
 }
 
@@ -452,6 +546,10 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 	const char *cmd = NULL;
 	char cmdline[256], stem_buf[4][256];
 	int ci = runtimes_command(d, &cmd);
+	uint16_t found[N_PATTERNS];
+	const char *subject[N_PATTERNS];
+	const char *what[N_PATTERNS];
+	size_t n = 0;
 
 	if (d && d->exe)
 		names[0] = path_base(d->exe);
@@ -469,21 +567,34 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 		snprintf(cmdline, sizeof cmdline, "%s%s%s", cmd, sub && sub[0] != '-' ? " " : "",
 			 sub && sub[0] != '-' ? sub : "");
 	}
-	for (size_t i = 0; i < ARRAY_LEN(runtime_patterns); i++) {
-		const struct runtime_pattern *rp = &runtime_patterns[i];
-		if (rp->how == RT_EXE) {
-			for (int k = 0; k < 3; k++)
-				if (stems[k] && glob_match(rp->glob, stems[k])) {
-					hit(h, rp->id, "executable", names[k]);
-					break;
-				}
-		} else if (rp->how == RT_CMD && cmdline[0]) {
-			if (glob_match(rp->glob, cmdline) || (cmd && glob_match(rp->glob, cmd)))
-				hit(h, rp->id, "command line", cmdline);
-		} else if (rp->how == RT_COMM && p->name[0] && glob_match(rp->glob, p->name)) {
-			hit(h, rp->id, "process name", p->name);
-		}
+	for (size_t j = 0; j < pat.n[RT_EXE]; j++) {
+		size_t i = pat.of[RT_EXE][j];
+		for (int k = 0; k < 3; k++)
+			if (stems[k] && pat_match(i, stems[k])) {
+				found[n] = (uint16_t)i, subject[n] = names[k], what[n++] = "executable";
+				break;
+			}
 	}
+	for (size_t j = 0; cmdline[0] && j < pat.n[RT_CMD]; j++) {
+		size_t i = pat.of[RT_CMD][j];
+		if (pat_match(i, cmdline) || (cmd && pat_match(i, cmd)))
+			found[n] = (uint16_t)i, subject[n] = cmdline, what[n++] = "command line";
+	}
+	for (size_t j = 0; p->name[0] && j < pat.n[RT_COMM]; j++) {
+		size_t i = pat.of[RT_COMM][j];
+		if (pat_match(i, p->name))
+			found[n] = (uint16_t)i, subject[n] = p->name, what[n++] = "process name";
+	}
+	/* evidence in table order, as one pass over the whole table gave it */
+	for (size_t a = 1; a < n; a++)
+		for (size_t b = a; b > 0 && found[b - 1] > found[b]; b--) {
+			uint16_t t = found[b];
+			const char *ts = subject[b], *tw = what[b];
+			found[b] = found[b - 1], subject[b] = subject[b - 1], what[b] = what[b - 1];
+			found[b - 1] = t, subject[b - 1] = ts, what[b - 1] = tw;
+		}
+	for (size_t k = 0; k < n; k++)
+		hit(h, found[k], what[k], subject[k]);
 }
 
 static void emit(struct rt_hits *h, struct gtm_ident *id)
@@ -495,7 +606,10 @@ static void emit(struct rt_hits *h, struct gtm_ident *id)
 		any = h->n[i];
 	if (!any)
 		return; /* most processes: no runtime, nothing to allocate */
-	id->runtimes = xcalloc(ARRAY_LEN(runtime_defs), sizeof *id->runtimes);
+	any = 0; /* room for the runtimes found, not the whole table */
+	for (size_t i = 0; i < ARRAY_LEN(runtime_defs); i++)
+		any += h->n[i] > 0;
+	id->runtimes = xcalloc((size_t)any, sizeof *id->runtimes);
 	for (size_t i = 0; i < ARRAY_LEN(runtime_defs); i++) {
 		const struct runtime_def *def = &runtime_defs[i];
 		bool dup = false;
@@ -521,12 +635,18 @@ static void emit(struct rt_hits *h, struct gtm_ident *id)
 
 void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id)
 {
+	runtimes_detect_memo(NULL, p, id);
+}
+
+void runtimes_detect_memo(struct runtime_maps_memo *memo, const struct gtm_process *p, struct gtm_ident *id)
+{
 	struct rt_hits *h = xcalloc(1, sizeof *h);
 
+	pthread_once(&pat_once, pat_build);
 	/* the command first: a runtime with many libraries keeps its executable among the evidence */
 	match_command(p, h);
 	if (p->detail)
-		match_maps(p->detail, h);
+		match_maps(memo, p->detail, h);
 	emit(h, id);
 	free(h);
 }

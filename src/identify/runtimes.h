@@ -11,6 +11,15 @@
 
 /* Appends the process's runtimes to id->runtimes, each with its evidence. */
 void runtimes_detect(const struct gtm_process *p, struct gtm_ident *id);
+/* The same, remembering in memo which patterns each mapped path matched
+ * (most: none), so each path a machine's processes map is tried against the
+ * table once: every process maps libc and ld.so, and the processes of one
+ * runtime the same libraries. memo grows with the distinct paths (bounded:
+ * emptied when full); one memo per thread at a time. */
+struct runtime_maps_memo;
+struct runtime_maps_memo *runtime_maps_memo_new(void);
+void runtime_maps_memo_free(struct runtime_maps_memo *m);
+void runtimes_detect_memo(struct runtime_maps_memo *m, const struct gtm_process *p, struct gtm_ident *id);
 
 /* The command a process runs, looking through interpreters: for
  * "python3 -u -m vllm.entrypoints.openai.api_server --port 8000" the command is

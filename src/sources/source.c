@@ -7,7 +7,8 @@
 
 struct gtm_raw_use *raw_uses_add(struct gtm_raw_uses *u)
 {
-	u->v = grow_array(u->v, sizeof *u->v, &u->cap, u->n);
+	/* each use is zeroed here: the slots beyond are not touched (a use is 1 KiB) */
+	u->v = grow_array_raw(u->v, sizeof *u->v, &u->cap, u->n);
 	struct gtm_raw_use *r = &u->v[u->n++];
 	memset(r, 0, sizeof *r);
 	r->use.vram = r->use.spill = r->use.paged = GTM_U64_NA;

@@ -12,7 +12,6 @@
  * "installed_omitted" and "llama_flags" into the writer's open object. */
 void ident_jw_into(struct jw *w, const struct gtm_ident *id);
 json_t *ident_json_model(const struct ident_model *m, const char *alias); /* alias: NULL when none */
-json_t *ident_json_runtime(const struct ident_runtime *r);
 json_t *ident_json_gguf_info(const struct gguf_model_info *info);
 json_t *ident_json_llama_flags(const struct llama_flags *f);
 

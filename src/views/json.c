@@ -329,6 +329,8 @@ int json_write_snapshot_rows(FILE *out, const struct gtm_snapshot *s, bool all, 
 		return -1;
 	jw_init(w, out);
 	w->compact = compact;
+	if (!rows)
+		w->cap = JW_BUF_STREAM; /* no row is kept from the buffer: flush early */
 	jw_begin_object(w, NULL);
 	jw_int(w, "schema_version", s->schema_version);
 	jw_str(w, "gputaskman_version", GTM_VERSION);

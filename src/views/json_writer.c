@@ -17,10 +17,10 @@ static void flush(struct jw *w)
 static void put_slow(struct jw *w, const char *s, size_t n)
 {
 	while (n > 0) {
-		size_t room = JW_BUF - w->len;
+		size_t room = w->cap - w->len;
 		if (room == 0) {
 			flush(w);
-			room = JW_BUF;
+			room = w->cap;
 		}
 		size_t k = n < room ? n : room;
 		memcpy(w->buf + w->len, s, k);
@@ -32,7 +32,7 @@ static void put_slow(struct jw *w, const char *s, size_t n)
 
 static inline void put(struct jw *w, const char *s, size_t n)
 {
-	if (n <= JW_BUF - w->len) {
+	if (n <= w->cap - w->len) {
 		memcpy(w->buf + w->len, s, n);
 		w->len += n;
 		return;
@@ -42,7 +42,7 @@ static inline void put(struct jw *w, const char *s, size_t n)
 
 static inline void putc_(struct jw *w, char c)
 {
-	if (w->len == JW_BUF)
+	if (w->len == w->cap)
 		flush(w);
 	w->buf[w->len++] = c;
 }
@@ -176,6 +176,7 @@ void jw_init(struct jw *w, FILE *out)
 	w->failed = false;
 	w->compact = false;
 	w->flushed = 0;
+	w->cap = JW_BUF;
 }
 
 void jw_members_text(struct jw *w, const char *text, size_t n)

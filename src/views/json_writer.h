@@ -26,6 +26,10 @@
 #include "core/reading.h"
 
 #define JW_BUF (64 * 1024)
+/* What a document nobody keeps rows of (--once --json) buffers before a
+ * write: 16 KiB touch 4 pages of memory, 64 KiB 16 (a first touch is a page
+ * fault, dearer than the three more write calls); set after jw_init. */
+#define JW_BUF_STREAM (16 * 1024)
 
 struct jw {
 	FILE *out;
@@ -36,6 +40,7 @@ struct jw {
 	bool failed;  /* a write to out failed */
 	bool compact; /* one line, no spaces (JSON Lines for recordings); set after jw_init */
 	uint64_t flushed; /* bytes handed to out so far: buf[0] is byte `flushed` of the document */
+	size_t cap;       /* bytes of buf used before a flush: JW_BUF, or less (JW_BUF_STREAM) */
 	char buf[JW_BUF];
 };
 

@@ -56,6 +56,8 @@ void proc_cache_free(struct proc_cache *c)
 		free(c->worker_io[k]);
 	free(c->io);
 	free(c->items);
+	free(c->item_stats);
+	free(c->counted);
 	free(c->parents);
 	free(c->pfds);
 	free(c);
@@ -98,7 +100,8 @@ struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_
 {
 	struct proc_entry *e;
 
-	c->entries = grow_array(c->entries, sizeof *c->entries, &c->cap, c->n);
+	/* zeroed here, one at a time: a slot is touched only when used */
+	c->entries = grow_array_raw(c->entries, sizeof *c->entries, &c->cap, c->n);
 	e = &c->entries[c->n++];
 	memset(e, 0, sizeof *e);
 	e->pid = pid;
@@ -112,6 +115,14 @@ struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_
 		c->index[i] = (int32_t)(c->n - 1);
 	}
 	return e;
+}
+
+void proc_cache_reserve(struct proc_cache *c, size_t more)
+{
+	if (c->n + more > c->cap) {
+		c->entries = xrealloc(c->entries, (c->n + more) * sizeof *c->entries);
+		c->cap = c->n + more;
+	}
 }
 
 /* A PID now names another process: forget everything about the old one. */

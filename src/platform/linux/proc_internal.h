@@ -111,15 +111,23 @@ struct proc_entry {
 	int pidfd_slot;          /* a pidfd of this process + 1 (0: none): live priority PIDs only */
 };
 
-/* One PID of a scan (proc_scan.c): what its phases found. */
+/* One PID of a scan (proc_scan.c): what its phases found. Most of a
+ * listing's PIDs are only counted (no GPU, no GPU runner's parent), so the
+ * stat read for the others is kept apart (item_stat), and an item is small. */
 struct scan_item {
 	uint32_t pid;
 	ino_t ino;               /* of /proc/PID, from readdir (0 unknown) */
 	uint32_t entry;          /* index into the cache's entries once stats are applied */
-	uid_t uid;
-	struct proc_stat st;
+	uint32_t st;             /* index into the cache's item_stats; SCAN_NO_STAT when counted */
 	uint8_t stat;            /* enum stat_result */
 	uint8_t detail;          /* enum item_detail */
+};
+#define SCAN_NO_STAT UINT32_MAX
+
+/* The stat of a scan item that is read or kept (not only counted). */
+struct item_stat {
+	struct proc_stat st;
+	uid_t uid;
 };
 
 struct proc_cache {
@@ -135,6 +143,11 @@ struct proc_cache {
 	char *worker_io[PARALLEL_MAX_WORKERS]; /* the same, one per scan worker ([0] is io) */
 	struct scan_item *items; /* the scan's PIDs, kept between scans */
 	size_t n_items, items_cap;
+	struct item_stat *item_stats; /* the stats of one scan_items pass (scan_item.st) */
+	size_t n_item_stats, item_stats_cap;
+	uint32_t *counted;       /* the PIDs the last scan counted without an entry, sorted */
+	size_t n_counted, counted_cap;
+	uint64_t counted_gen;    /* the scan that listed them */
 	uint32_t *parents;       /* a scan's scratch: its priority PIDs' parents */
 	size_t parents_cap;
 	uint64_t listed_at_ns;   /* the last full listing of /proc by a live priority-only scan */
@@ -153,6 +166,9 @@ struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
 /* What an entry holds (its detail, its pidfd), let go. */
 void proc_entry_release(struct proc_entry *e);
 struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_t start_time);
+/* Room for `more` inserts in one allocation (a listing's new PIDs): no chain
+ * of doublings, each copying the array into fresh pages. */
+void proc_cache_reserve(struct proc_cache *c, size_t more);
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);
 void proc_cache_check_root(struct proc_cache *c);

@@ -33,6 +33,13 @@ static bool parse_pid(const char *s, uint32_t *pid)
 #define SCAN_STATS_PER_WORKER 128
 #define SCAN_DETAILS_PER_WORKER 32
 
+void scan_item_give_stat(struct scan_state *s, struct scan_item *it)
+{
+	struct proc_cache *c = s->c;
+	c->item_stats = grow_array_raw(c->item_stats, sizeof *c->item_stats, &c->item_stats_cap, c->n_item_stats);
+	it->st = (uint32_t)c->n_item_stats++;
+}
+
 void scan_items(struct scan_state *s)
 {
 	struct proc_cache *c = s->c;
@@ -40,17 +47,21 @@ void scan_items(struct scan_state *s)
 	int workers;
 
 	bool counting = s->count_others && !s->parents_known;
+	c->n_item_stats = 0;
 	for (size_t i = 0; i < s->n_items; i++) {
 		struct scan_item *it = &s->items[i];
+		it->st = SCAN_NO_STAT;
 		if (counting && !is_priority(s, it->pid)) {
 			it->stat = ITEM_COUNTED;
 			continue;
 		}
 		const struct proc_entry *e = proc_cache_find(c, it->pid);
 		it->stat = scan_stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
+		scan_item_give_stat(s, it);
 		n_stat += it->stat != ITEM_FRESH;
 		n_new += e == NULL;
 	}
+	proc_cache_reserve(c, n_new);
 	/* threads for the stats of a cold scan only: a repeated full scan of
 	 * known processes is cheap enough that starting them costs more CPU
 	 * than it saves (bench/proc) */
@@ -73,7 +84,7 @@ void scan_push_item(struct scan_state *s, uint32_t pid, ino_t ino)
 {
 	struct proc_cache *c = s->c;
 
-	c->items = grow_array(c->items, sizeof *c->items, &c->items_cap, c->n_items);
+	c->items = grow_array_raw(c->items, sizeof *c->items, &c->items_cap, c->n_items);
 	c->items[c->n_items++] = (struct scan_item){.pid = pid, .ino = ino};
 	s->items = c->items;
 	s->n_items = c->n_items;
@@ -160,5 +171,8 @@ bool proc_cache_scanned(const struct proc_cache *c)
 bool proc_cache_listed(struct proc_cache *c, uint32_t pid)
 {
 	const struct proc_entry *e = proc_cache_find(c, pid);
-	return e && e->gen == c->gen;
+	if (e && e->gen == c->gen)
+		return true;
+	return c->counted_gen == c->gen && c->n_counted &&
+	       bsearch(&pid, c->counted, c->n_counted, sizeof pid, pid_cmp) != NULL;
 }

@@ -65,6 +65,16 @@ static inline uint64_t rss_bytes(const struct proc_cache *c, const struct proc_s
 								   : UINT64_MAX;
 }
 
+/* The stat of an item that has one (it->st != SCAN_NO_STAT). */
+static inline struct item_stat *item_stat_of(const struct scan_state *s, const struct scan_item *it)
+{
+	return &s->c->item_stats[it->st];
+}
+
+/* Gives an item a stat slot (on the scan's thread, before or after the
+ * parallel phases: the array may move). */
+void scan_item_give_stat(struct scan_state *s, struct scan_item *it);
+
 /* proc_scan.c: every phase over s->items, in order */
 void scan_items(struct scan_state *s);
 void scan_push_item(struct scan_state *s, uint32_t pid, ino_t ino);

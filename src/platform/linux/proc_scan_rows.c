@@ -30,12 +30,13 @@ void scan_detail_item(void *ctx, size_t i, int worker)
 		return;
 	}
 	e = &s->c->entries[it->entry];
-	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e, (it->st.flags & PROC_PF_KTHREAD) != 0,
+	const struct proc_stat *st = &item_stat_of(s, it)->st;
+	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e, (st->flags & PROC_PF_KTHREAD) != 0,
 			     s->defer_environ) != PROC_DETAIL_OK) {
 		it->detail = DETAIL_GONE;
 		return;
 	}
-	e->detail_rss = rss_bytes(s->c, &it->st);
+	e->detail_rss = rss_bytes(s->c, st);
 	e->detail_at_ns = s->now;
 }
 
@@ -54,7 +55,7 @@ void scan_collect_parents(struct scan_state *s)
 			continue;
 		/* before the stats are applied (count_others) as after */
 		const struct proc_entry *e = it->stat == ITEM_FRESH ? proc_cache_find(s->c, it->pid) : NULL;
-		uint32_t ppid = e ? e->last_stat.ppid : it->st.ppid;
+		uint32_t ppid = e ? e->last_stat.ppid : item_stat_of(s, it)->st.ppid;
 		if (ppid > 1) {
 			s->parents = grow_array(s->parents, sizeof *s->parents, &s->c->parents_cap, s->n_parents);
 			s->parents[s->n_parents++] = ppid;
@@ -136,6 +137,7 @@ void scan_add_rows(struct scan_state *s)
 		if (fresh)
 			add_row(s, e, &e->last_stat, e->stat_uid, rss_bytes(s->c, &e->last_stat));
 		else
-			add_row(s, e, &it->st, it->uid, rss_bytes(s->c, &it->st));
+			add_row(s, e, &item_stat_of(s, it)->st, item_stat_of(s, it)->uid,
+				rss_bytes(s->c, &item_stat_of(s, it)->st));
 	}
 }

@@ -72,8 +72,10 @@ void scan_stat_item(void *ctx, size_t i, int worker)
 	struct scan_item *it = &s->items[i];
 
 	(void)worker;
-	if (it->stat == ITEM_UNREAD)
-		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &it->st, &it->uid);
+	if (it->stat == ITEM_UNREAD) {
+		struct item_stat *is = item_stat_of(s, it);
+		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &is->st, &is->uid);
+	}
 }
 
 /* Whether this process's details are read at all: with priority_only, what
@@ -101,8 +103,19 @@ void scan_read_counted_parents(struct scan_state *s)
 			continue;
 		const struct proc_entry *e = proc_cache_find(s->c, it->pid);
 		it->stat = scan_stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
+		scan_item_give_stat(s, it);
 		scan_stat_item(s, i, 0);
 	}
+}
+
+static void scan_add_counted(struct proc_cache *c, uint32_t pid)
+{
+	if (c->counted_gen != c->gen) {
+		c->counted_gen = c->gen;
+		c->n_counted = 0;
+	}
+	c->counted = grow_array_raw(c->counted, sizeof *c->counted, &c->counted_cap, c->n_counted);
+	c->counted[c->n_counted++] = pid;
 }
 
 /* Phase 2, in order: the cache takes the stats (inserting moves entries, so
@@ -118,9 +131,13 @@ size_t scan_apply_stats(struct scan_state *s)
 
 		it->detail = DETAIL_NONE;
 		if (it->stat == ITEM_COUNTED) {
-			/* kept as listed (proc_cache_listed); what it held is dropped */
-			if (!e)
-				e = proc_cache_insert(c, it->pid, 0);
+			/* listed (proc_cache_listed): a PID in the counted list, no
+			 * entry (248 bytes each, most of a listing); one that mattered
+			 * before keeps its entry, and what it held is dropped */
+			if (!e) {
+				scan_add_counted(c, it->pid);
+				continue;
+			}
 			e->gen = c->gen;
 			it->entry = (uint32_t)(e - c->entries);
 			wants_detail(s, e);
@@ -131,7 +148,7 @@ size_t scan_apply_stats(struct scan_state *s)
 			it->entry = (uint32_t)(e - c->entries);
 			/* a known process that just started to matter (a GPU user now) */
 			if (wants_detail(s, e) && !e->detailed) {
-				it->st = e->last_stat;
+				item_stat_of(s, it)->st = e->last_stat;
 				it->detail = DETAIL_DUE;
 				due++;
 			}
@@ -140,21 +157,28 @@ size_t scan_apply_stats(struct scan_state *s)
 		c->stat_reads++;
 		if (it->stat != STAT_OK)
 			continue;
-		if (e && e->start_time != it->st.start_time)
-			proc_entry_reset(e, it->st.start_time); /* the PID was reused */
+		const struct item_stat *is = item_stat_of(s, it);
+		if (e && e->start_time != is->st.start_time)
+			proc_entry_reset(e, is->st.start_time); /* the PID was reused */
 		if (!e)
-			e = proc_cache_insert(c, it->pid, it->st.start_time);
+			e = proc_cache_insert(c, it->pid, is->st.start_time);
 		e->gen = c->gen;
-		e->stat_uid = it->uid;
+		e->stat_uid = is->uid;
 		e->ino = it->ino;
 		e->have_stat = true;
 		e->stat_at_ns = s->now;
-		e->last_stat = it->st;
+		e->last_stat = is->st;
 		it->entry = (uint32_t)(e - c->entries);
-		if (wants_detail(s, e) && rescan_due(e, rss_bytes(c, &it->st), s->now)) {
+		if (wants_detail(s, e) && rescan_due(e, rss_bytes(c, &is->st), s->now)) {
 			it->detail = DETAIL_DUE;
 			due++;
 		}
 	}
+	/* /proc lists PIDs in ascending order; a replayed tree may not */
+	for (size_t i = 1; c->counted_gen == c->gen && i < c->n_counted; i++)
+		if (c->counted[i - 1] > c->counted[i]) {
+			qsort(c->counted, c->n_counted, sizeof *c->counted, pid_cmp);
+			break;
+		}
 	return due;
 }

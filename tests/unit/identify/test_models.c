@@ -142,6 +142,35 @@ static void test_magic_memo_per_refresh(void **state)
 	magic_cache_free(mc);
 }
 
+/* The table starts small and grows: 300 files (a tenth of them GGUF) are
+ * all answered right, before and after growing, and in the next refresh. */
+static void test_magic_cache_grows(void **state)
+{
+	(void)state;
+	struct magic_cache *mc = magic_cache_new();
+	char name[64];
+	struct stat st;
+
+	for (int i = 0; i < 300; i++) {
+		snprintf(name, sizeof name, "grow-%d.bin", i);
+		if (i % 10 == 0)
+			tf_write_gguf(at(name), "qwen3");
+		else
+			tu_write_file(at(name), "not a model", 11);
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < 300; i++) {
+			snprintf(name, sizeof name, "grow-%d.bin", i);
+			assert_int_equal(magic_cache_is_gguf(mc, at(name), &st), i % 10 == 0);
+			/* an earlier path is still answered after later ones made the table grow */
+			snprintf(name, sizeof name, "grow-%d.bin", i / 2);
+			assert_int_equal(magic_cache_is_gguf(mc, at(name), &st), (i / 2) % 10 == 0);
+		}
+		magic_cache_next_refresh(mc);
+	}
+	magic_cache_free(mc);
+}
+
 /* A steady refresh reuses what identify concluded for the same (PID, start
  * time, detail, shape of GPU use) as a private copy; a new detail or a new
  * kind of GPU use is identified afresh. */
@@ -537,8 +566,8 @@ static void load_env(void *arg, const struct gtm_process *p)
 }
 
 /* A scan defers the environment; identification asks for it only where it
- * matters: a runtime was found, or the command line names an HF repo (a
- * server renamed so that no runtime pattern knows it). */
+ * matters: a model store's runtime was found, or the command line names an
+ * HF repo (a server renamed so that no runtime pattern knows it). */
 static void test_environ_on_request(void **state)
 {
 	(void)state;
@@ -574,11 +603,22 @@ static void test_environ_on_request(void **state)
 	assert_null(proc_detail_environ(p->detail));
 	tf_process_free(p);
 
-	/* a runtime found by its library: read */
-	const char *maps[] = {"/opt/lib/libllama.so", NULL};
+	/* a runtime found by its library that keeps no model store: nothing in
+	 * identification reads its environment (explain loads it for AI rows) */
+	const char *maps[] = {"/opt/lib/libllama.so", "/usr/lib/libcuda.so.1", NULL};
 	p = tf_process_cmdline("worker", "worker --serve", "/opt/worker", "/", maps, NULL);
 	p->detail->environ_deferred = true;
 	identify_process(c, p);
+	assert_int_equal(p->ident->n_runtimes, 2);
+	assert_int_equal(l.calls, 1);
+	assert_null(proc_detail_environ(p->detail));
+	tf_process_free(p);
+
+	/* a store's runtime (Ollama finds its models through OLLAMA_MODELS, HOME): read */
+	p = tf_process_cmdline("ollama", "ollama serve", "/usr/local/bin/ollama", "/", NULL, NULL);
+	p->detail->environ_deferred = true;
+	identify_process(c, p);
+	assert_non_null(ident_find_runtime(p->ident, "ollama"));
 	assert_int_equal(l.calls, 2);
 	assert_non_null(proc_detail_environ(p->detail));
 	tf_process_free(p);
@@ -776,6 +816,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_magic_not_extension, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_magic_cache_grows, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mapped_and_named_is_confirmed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_named_model, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_memo_reuse_and_invalidation, setup, teardown),

@@ -480,6 +480,77 @@ static void test_stamps(void **state)
 	tf_process_free(q);
 }
 
+/* A one-shot context (--once, --json) keeps no memo: nothing holds the
+ * detail, and the same process is identified afresh (a new stamp). */
+static void test_one_shot_no_memo(void **state)
+{
+	(void)state;
+	const char *maps[] = {"/usr/lib/x86_64-linux-gnu/libcuda.so.1", NULL};
+	const char *argv[] = {"/usr/bin/app", NULL};
+	struct gtm_process *p = tf_process("app", argv, "/usr/bin/app", "/", maps, NULL);
+	struct identify_ctx *c = identify_ctx_new();
+
+	identify_set_one_shot(c);
+	identify_process(c, p);
+	assert_int_equal(atomic_load(&p->detail->refs), 1);
+	uint64_t first = p->ident->stamp;
+	assert_non_null(tf_runtime(p->ident, "cuda-driver"));
+	identify_refresh_done(c);
+	identify_process(c, p);
+	assert_int_not_equal(p->ident->stamp, first);
+	assert_non_null(tf_runtime(p->ident, "cuda-driver"));
+	identify_ctx_free(c);
+	tf_process_free(p);
+}
+
+/* Mapped paths' matches are remembered by the context: a second process
+ * mapping the same files gets the same runtimes and evidence, in table
+ * order across kinds (the executable's, the libraries', a whole path), and
+ * so do processes after the memo grew past its first size. */
+static void test_remembered_matches(void **state)
+{
+	(void)state;
+	const char *maps[] = {"/home/u/.lmstudio/extensions/backends/llama-cuda/libggml-cuda.so",
+			      "/usr/lib/libcudart.so.12", "/usr/lib/libc.so.6", "/usr/lib/libcuda.so.1", NULL};
+	const char *argv[] = {"/opt/lm/lms", NULL};
+	struct gtm_ident *seen[3] = {NULL, NULL, NULL};
+	struct identify_ctx *c = identify_ctx_new();
+	char path[64];
+
+	for (int round = 0; round < 3; round++) {
+		struct gtm_process *p = tf_process("lms", argv, "/opt/lm/lms", "/", maps, NULL);
+		for (int k = 0; round == 1 && k < 200; k++) { /* paths that match nothing: the memo grows */
+			snprintf(path, sizeof path, "/usr/lib/libother%d.so.1", k);
+			tf_add_map(p, path);
+		}
+		p->pid = 100 + (uint32_t)round;
+		identify_process(c, p);
+		seen[round] = ident_clone(p->ident);
+		tf_process_free(p);
+	}
+	identify_ctx_free(c);
+	const struct ident_runtime *lm = tf_runtime(seen[0], "lmstudio");
+	assert_non_null(lm);
+	assert_int_equal(lm->n_evidence, 2);
+	assert_string_equal(lm->evidence[0], "executable lms");
+	assert_string_equal(lm->evidence[1], "mapped /home/u/.lmstudio/extensions/backends/llama-cuda/libggml-cuda.so");
+	assert_non_null(tf_runtime(seen[0], "ggml-cuda"));
+	assert_non_null(tf_runtime(seen[0], "cuda-runtime"));
+	assert_non_null(tf_runtime(seen[0], "cuda-driver"));
+	for (int round = 1; round < 3; round++) {
+		assert_int_equal(seen[round]->n_runtimes, seen[0]->n_runtimes);
+		for (int i = 0; i < seen[0]->n_runtimes; i++) {
+			const struct ident_runtime *a = &seen[0]->runtimes[i], *b = &seen[round]->runtimes[i];
+			assert_string_equal(a->id, b->id);
+			assert_int_equal(a->n_evidence, b->n_evidence);
+			for (int k = 0; k < a->n_evidence; k++)
+				assert_string_equal(a->evidence[k], b->evidence[k]);
+		}
+	}
+	for (int round = 0; round < 3; round++)
+		ident_free(seen[round]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +565,8 @@ int main(void)
 		cmocka_unit_test(test_category_rules),
 		cmocka_unit_test(test_no_detail),
 		cmocka_unit_test(test_stamps),
+		cmocka_unit_test(test_one_shot_no_memo),
+		cmocka_unit_test(test_remembered_matches),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

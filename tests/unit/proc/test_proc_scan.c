@@ -485,6 +485,10 @@ static void test_tree_priority_only(void **state)
 	assert_null(find_row(s, 301));
 	assert_true(proc_cache_listed(c, 301));
 	assert_false(proc_cache_listed(c, 999));
+	/* listed without an entry each: only what was read has one */
+	assert_int_equal(c->n, 2);
+	assert_null(proc_cache_find(c, 301));
+	assert_true(proc_cache_listed(c, 1) && proc_cache_listed(c, 2) && proc_cache_listed(c, 300));
 
 	assert_int_equal(proc_detail_load(c, parent), 0);
 	assert_non_null(parent->detail);

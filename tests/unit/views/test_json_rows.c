@@ -131,6 +131,37 @@ static void test_rows_change_field_by_field(void **state)
 	json_row_cache_free(c);
 }
 
+/* What one write of a document hands the stream (a stream that keeps the largest). */
+static ssize_t note_write(void *cookie, const char *buf, size_t n)
+{
+	size_t *most = cookie;
+	(void)buf;
+	if (n > *most)
+		*most = n;
+	return (ssize_t)n;
+}
+
+/* A document no row cache keeps text from (--once --json) is written in
+ * chunks of JW_BUF_STREAM, fewer pages of buffer touched; the text is the
+ * same as through the cache's 64 KiB buffer. */
+static void test_stream_written_in_small_chunks(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = snap(300);
+	struct json_row_cache *c = json_row_cache_new();
+	size_t most = 0;
+	FILE *f = fopencookie(&most, "w", (cookie_io_functions_t){.write = note_write});
+	assert_non_null(f);
+	setvbuf(f, NULL, _IONBF, 0);
+	assert_int_equal(json_write_snapshot(f, s, true, false), 0);
+	fclose(f);
+	assert_true(most > 0);
+	assert_true(most <= JW_BUF_STREAM);
+	same_text(s, c);
+	json_row_cache_free(c);
+	snapshot_free(s);
+}
+
 static void test_more_rows_than_slots(void **state)
 {
 	(void)state;
@@ -220,6 +251,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows_change_field_by_field),
 		cmocka_unit_test(test_more_rows_than_slots),
+		cmocka_unit_test(test_stream_written_in_small_chunks),
 		cmocka_unit_test(test_tail_kept_by_stamp),
 		cmocka_unit_test(test_plain_tail_kept_across_stamps),
 	};
