@@ -18,4 +18,5 @@ const char platform_uninspectable_why[] =
 
 const char platform_outside_marks[] = "";
 
+const char platform_os_name[] = "Windows";
 const char platform_spill_pool[] = "shared GPU memory (system RAM)";
