@@ -7,9 +7,17 @@
 #include "record/rec_reader.h"
 #include "views/json_indent.h"
 
+/* One decompression context for every input, as replay keeps one for every
+ * frame of a file: a fresh context per frame allocated the window a mutated
+ * frame header asks for (up to 16 MiB) each time, and the target ran at a
+ * few hundred executions a second. Each frame read resets it. */
+static struct rec_dctx *kept;
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct rec_src src = {.fd = -1, .mem = data, .size = size};
+	if (!kept)
+		kept = rec_dctx_new();
+	struct rec_src src = {.fd = -1, .mem = data, .size = size, .dctx = kept};
 	struct rec_index idx;
 	char err[256];
 

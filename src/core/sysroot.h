@@ -6,7 +6,7 @@
 #define GTM_SYSROOT_H
 
 #include <stdbool.h>
-/* DIR and readdir: on Windows those of platform/windows/posix/dirent.h
+/* DIR and readdir: on Windows those of compat/windows/posix/dirent.h
  * (UTF-8 names), which the include path puts before mingw's */
 #include <dirent.h>
 #include <stddef.h>

@@ -19,6 +19,8 @@ extern const char platform_uninspectable_why[];
 /* The text snapshot's legend for rows from outside this system's processes
  * (", H:PID host process outside this container"; "" where there are none). */
 extern const char platform_outside_marks[];
+/* The OS's name in messages ("macOS", "Windows"; Linux names none). */
+extern const char platform_os_name[];
 /* What spill is in this OS's words: "system RAM (GTT)". */
 extern const char platform_spill_pool[];
 /* The shared pool in the exporter's HELP lines: "GPU-accessible system RAM, GTT". */

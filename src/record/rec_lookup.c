@@ -23,12 +23,15 @@ int rec_file_open(const char *path, struct rec_file *f, char *err, size_t errn)
 		snprintf(err, errn, "%s", why ? why : strerror(errno));
 		return 2;
 	}
-	f->src = (struct rec_src){.fd = f->fd, .size = (uint64_t)st.st_size};
+	/* one decompression context for every frame replay or diff reads here */
+	f->src = (struct rec_src){.fd = f->fd, .size = (uint64_t)st.st_size, .dctx = rec_dctx_new()};
 	enum rec_status rs = rec_index_build(&f->src, &f->idx, msg, sizeof msg);
 	if (rs != REC_OK) {
 		snprintf(err, errn, "%s", msg);
 		close(f->fd);
 		f->fd = -1;
+		rec_dctx_free(f->src.dctx);
+		f->src.dctx = NULL;
 		return rs == REC_IO ? 1 : 2;
 	}
 	for (size_t i = 0; i < f->idx.n_frames; i++) {
@@ -51,6 +54,8 @@ int rec_file_open(const char *path, struct rec_file *f, char *err, size_t errn)
 void rec_file_close(struct rec_file *f)
 {
 	rec_index_free(&f->idx);
+	rec_dctx_free(f->src.dctx);
+	f->src.dctx = NULL;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->fd = -1;

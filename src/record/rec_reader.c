@@ -256,10 +256,33 @@ void rec_index_free(struct rec_index *idx)
 	idx->n_frames = 0;
 }
 
-static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_frame_text *out, char *err,
-		      size_t errn)
+struct rec_dctx {
+	ZSTD_DCtx *z;
+};
+
+struct rec_dctx *rec_dctx_new(void)
 {
-	ZSTD_DCtx *d = ZSTD_createDCtx();
+	struct rec_dctx *d = calloc(1, sizeof *d);
+	if (d && !(d->z = ZSTD_createDCtx())) {
+		free(d);
+		d = NULL;
+	}
+	return d;
+}
+
+void rec_dctx_free(struct rec_dctx *d)
+{
+	if (d)
+		ZSTD_freeDCtx(d->z);
+	free(d);
+}
+
+/* keep: the source's context, reset here (a frame read before may have
+ * stopped halfway), or NULL for one made and freed here. */
+static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_dctx *keep, struct rec_frame_text *out,
+		      char *err, size_t errn)
+{
+	ZSTD_DCtx *d = keep ? keep->z : ZSTD_createDCtx();
 	ZSTD_inBuffer ib = {in, n, 0};
 	size_t cap = 64 * 1024, ret;
 
@@ -267,6 +290,8 @@ static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_f
 		snprintf(err, errn, "out of memory");
 		return -1;
 	}
+	if (keep)
+		ZSTD_DCtx_reset(d, ZSTD_reset_session_only);
 	ZSTD_DCtx_setParameter(d, ZSTD_d_windowLogMax, REC_WINDOW_LOG_MAX);
 	out->text = xmalloc(cap);
 	for (;;) {
@@ -292,7 +317,8 @@ static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_f
 		if (!progress)
 			break; /* nothing more comes from this input: the frame was cut */
 	}
-	ZSTD_freeDCtx(d);
+	if (!keep)
+		ZSTD_freeDCtx(d);
 	return 0;
 }
 
@@ -335,7 +361,7 @@ int rec_frame_read_bounded(const struct rec_src *src, const struct rec_frame *f,
 			 errno ? strerror(errno) : "short read");
 		return -1;
 	}
-	rc = decompress(in, n, max_text < 64 * 1024 ? 64 * 1024 : max_text, out, err, errn);
+	rc = decompress(in, n, max_text < 64 * 1024 ? 64 * 1024 : max_text, src->dctx, out, err, errn);
 	free(in);
 	if (rc == 0)
 		split_lines(out);

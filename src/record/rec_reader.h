@@ -12,12 +12,21 @@
 
 #include "record/rec_format.h"
 
+/* A zstd decompression context kept from one frame read to the next. A
+ * fresh context per frame allocates that frame's window (up to 16 MiB for
+ * a hostile header) and its buffers again each time; one kept is reset
+ * before each frame, and keeps its buffers. NULL when out of memory. */
+struct rec_dctx;
+struct rec_dctx *rec_dctx_new(void);
+void rec_dctx_free(struct rec_dctx *d);
+
 /* Where the bytes are: a descriptor (pread) or memory (tests, fuzzing). */
 struct rec_src {
 	int fd;                  /* -1 when mem is used */
 	const uint8_t *mem;
 	uint64_t size;
 	uint64_t *bytes_read;    /* when set, counts the bytes read (tests: the reader stays linear) */
+	struct rec_dctx *dctx;   /* when set, every frame read through this source reuses it; NULL: one per frame */
 };
 
 /* Reads n bytes at off into buf; the count read (short at the end), or -1. */

@@ -17,7 +17,7 @@ wine_need tmux
 out="$build/wine-console"
 mkdir -p "$out"
 mingw_cc -o "$out/console_test.exe" "$here/console_test.c" "$src/src/views/tui/backend/wincon/term_console.c" \
-	"$src/src/views/tui/backend/wincon/console_guard.c" "$src/src/core/util.c" "$src/src/platform/windows/portable.c" || { echo "FAIL cross-build"; exit 1; }
+	"$src/src/views/tui/backend/wincon/console_guard.c" "$src/src/core/util.c" "$src/src/compat/windows/portable.c" || { echo "FAIL cross-build"; exit 1; }
 
 t=$(mktemp -d /tmp/gtm-wine-con-XXXXXX)
 sock="gtm-wine-con-$$"

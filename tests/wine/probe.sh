@@ -12,7 +12,7 @@ wine_need python3
 out="$build/wine-probe"
 mkdir -p "$out"
 mingw_cc -o "$out/probe_winhttp_test.exe" "$here/probe_winhttp_test.c" "$src/src/explain/probe.c" \
-	"$src/src/explain/probe_winhttp.c" "$src/src/core/util.c" "$src/src/platform/windows/portable.c" \
+	"$src/src/explain/probe_winhttp.c" "$src/src/core/util.c" "$src/src/compat/windows/portable.c" \
 	"$src/src/platform/windows/time_windows.c" -lwinhttp || { echo "FAIL cross-build"; exit 1; }
 
 t=$(mktemp -d /tmp/gtm-wine-probe-XXXXXX)

@@ -14,7 +14,8 @@ wine_need() { command -v "$1" >/dev/null 2>&1 || { echo "SKIP: $1 is not install
 mingw_cc() {
 	"$CROSS_CC" -std=c17 -Wall -Wextra -Werror -Wno-format-truncation -O1 -static \
 		-DGTM_VERSION='"test"' -D_WIN32_WINNT=0x0A00 -I"$src/src" \
-		-I"$src/src/platform/windows" -I"$src/src/platform/windows/posix" -include portable.h "$@"
+		-I"$src/src/compat/windows" -I"$src/src/compat/endian" -I"$src/src/compat/windows/posix" \
+		-I"$src/src/platform/windows" -include portable.h "$@"
 }
 
 # wine_prefix DIR: a fresh prefix under DIR (its own wineserver).

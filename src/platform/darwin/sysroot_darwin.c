@@ -1,6 +1,7 @@
 /* macOS's half of core/sysroot.h: the observed system is this Mac.
  * GPUTASKMAN_ROOT replays a Linux /proc and /sys tree, which means nothing
- * here: when it is set, sysroot_problem says so and every read fails. */
+ * here: when it is set, sysroot_problem (../sysroot_local.c) says so and
+ * every read fails. */
 #include "core/sysroot_os.h"
 
 #include <errno.h>
@@ -8,31 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static char problem[160];
-static int ready;
-
-void sysroot_reset(void)
-{
-	const char *r = getenv("GPUTASKMAN_ROOT");
-	problem[0] = '\0';
-	if (r && *r)
-		snprintf(problem, sizeof problem,
-			 "GPUTASKMAN_ROOT replays a Linux tree; the macOS build reads this machine only");
-	ready = 1;
-}
-
-const char *sysroot_problem(void)
-{
-	if (!ready)
-		sysroot_reset();
-	return problem[0] ? problem : NULL;
-}
-
-const char *sysroot_prefix(void)
-{
-	return "";
-}
 
 int sysroot_os_open(const char *abs, int flags)
 {

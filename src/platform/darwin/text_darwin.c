@@ -20,6 +20,7 @@ const char platform_uninspectable_why[] = "other users' processes need root";
 
 const char platform_outside_marks[] = "";
 
+const char platform_os_name[] = "macOS";
 const char platform_spill_pool[] = "system RAM (unified memory: Apple GPUs have no separate VRAM)";
 
 const char platform_shared_pool[] = "unified memory, the system RAM Apple GPUs share with the CPU";

@@ -1,6 +1,7 @@
 /* What the files of the Windows process layer share: ntdll's
- * NtQueryInformationProcess (proc_windows.c) and the environment reader
- * (proc_environ.c). */
+ * NtQueryInformationProcess and one process's reads through a handle
+ * (win_proc_read.c), the environment reader (proc_environ.c) and the
+ * listening sockets (tcp_listeners.c). */
 #ifndef GTM_PROC_WIN_H
 #define GTM_PROC_WIN_H
 
@@ -9,9 +10,34 @@
 #include <stdint.h>
 #include <windows.h>
 
+#include "core/snapshot.h"
+#include "platform.h"
+
 typedef LONG(NTAPI *win_nt_query_fn)(HANDLE, ULONG, PVOID, ULONG, PULONG);
 /* NtQueryInformationProcess from ntdll.dll, looked up once; NULL if absent. */
 win_nt_query_fn win_nt_query(void);
+
+/* The drive letters' NT device paths, read once a scan when a mapped file
+ * first needs them (26 QueryDosDeviceW calls). */
+struct win_dos_map {
+	struct win_dos_device dev[26];
+	size_t n;
+	bool read; /* in this scan */
+};
+
+/* A handle with the most of these rights the process grants: *full when it
+ * allows reading its memory and regions; NULL when it grants not even the
+ * limited right. */
+HANDLE win_open_process(uint32_t pid, bool *full);
+/* What ps would show but the user: start time, working set. */
+void win_read_basic(HANDLE h, struct gtm_process *p);
+/* The process's user name from its token into p->user; left as it was when
+ * unreadable. */
+void win_read_user(HANDLE h, struct gtm_process *p);
+/* The detail: image path, and with full rights command line, working
+ * folder, DLLs, mapped files and environment (deferred with
+ * defer_environ). Never NULL. */
+struct gtm_proc_detail *win_read_detail(struct win_dos_map *dos, HANDLE h, bool full, bool defer_environ);
 
 /* The creation time of the process behind h (its start time, FILETIME
  * ticks), 0 when not given. */

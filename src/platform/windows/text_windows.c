@@ -20,6 +20,7 @@ const char platform_uninspectable_why[] =
 
 const char platform_outside_marks[] = "";
 
+const char platform_os_name[] = "Windows";
 const char platform_spill_pool[] = "shared GPU memory (system RAM)";
 
 const char platform_shared_pool[] = "shared GPU memory, the system RAM the GPU reaches";

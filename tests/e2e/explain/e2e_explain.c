@@ -6,13 +6,24 @@
  *     estimate sources.
  *  B: writes the real captured log (when ../shared/fixtures is there).
  *  C: accepts and never answers: it costs its timeout, no more.
+ *  Two idle CUDA processes (the fake libcuda.so.1 mapped, not in the driver's
+ *  list), as other tests or a busy machine have beside them.
  * No check depends on the machine's speed: the per-refresh probe budget is
  * lifted (on a loaded machine A's and B's explanation used up the default
  * 600 ms before C's turn, and C read "not probed"), and the per-endpoint
  * timeout is far above what a loaded machine takes to answer a loopback GET
  * (each endpoint's time is printed), so only C, which never answers, meets it.
+ * Nor on what else runs here: the driver lists no PID that is not a process
+ * of this test. A placeholder PID for B once stood in the list without the
+ * captures; where the test runs in a container that is an unresolved host
+ * PID, and with more idle CUDA processes on the machine than such PIDs
+ * (other tests' stand-ins) the coincidence rule rightly took C, which maps
+ * no NVIDIA compute library, for a host PID's coincidence: C's use went to
+ * another process and its row left --json. The idle CUDA processes make
+ * that scene certain here.
  * Every failed check prints why.
- * Args: gputaskman stand-in libllama.so libggml-cuda.so fake-nvml-dir ident-stand-in */
+ * Args: gputaskman stand-in libllama.so libggml-cuda.so fake-nvml-dir ident-stand-in
+ *       cuda-stand-in fake-libcuda.so.1 */
 #include <jansson.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -32,12 +43,13 @@
 #define PROBE_ENV "GTM_PROBE_BUDGET_MS=300000 GTM_PROBE_TIMEOUT_MS=5000"
 
 static char tmp[] = "/tmp/gtm-e2e-explain-XXXXXX";
-static pid_t kids[3] = {-1, -1, -1};
+#define N_KIDS 5 /* A, B, C, two idle CUDA processes */
+static pid_t kids[N_KIDS] = {-1, -1, -1, -1, -1};
 
 static void cleanup(void)
 {
 	char cmd[128];
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < N_KIDS; i++)
 		if (kids[i] > 0) {
 			kill(kids[i], SIGKILL);
 			waitpid(kids[i], NULL, 0);
@@ -119,6 +131,35 @@ static pid_t start_standin(int slot, const char *standin, char *const *args, con
 	fprintf(stderr, "stand-in %d did not start\n", slot);
 	cleanup();
 	exit(1);
+}
+
+/* An idle CUDA process: cuda_standin maps libcuda and says "ready", then
+ * waits on stdin (a pipe this test holds open) until it is killed. */
+static void start_idle_cuda(int slot, const char *standin, const char *libcuda)
+{
+	int out[2], in[2];
+	char buf[8] = "";
+	if (pipe(out) != 0 || pipe(in) != 0)
+		abort();
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		execl(standin, standin, libcuda, (char *)NULL);
+		_exit(127);
+	}
+	kids[slot] = pid;
+	close(in[0]); /* in[1] stays open: the stand-in's stdin never closes */
+	close(out[1]);
+	ssize_t n = read(out[0], buf, sizeof buf - 1);
+	close(out[0]);
+	if (n <= 0 || strncmp(buf, "ready", 5) != 0) {
+		fprintf(stderr, "idle CUDA stand-in %d did not start\n", slot);
+		cleanup();
+		exit(1);
+	}
 }
 
 static json_t *find_seg(json_t *bd, const char *segment, const char *device, const char *source)
@@ -232,8 +273,9 @@ static void print_endpoints(const char *who, json_t *proc)
 
 int main(int argc, char **argv)
 {
-	if (argc != 7) {
-		fprintf(stderr, "usage: e2e_explain gputaskman stand-in libllama libggml-cuda fake-nvml-dir ident-stand-in\n");
+	if (argc != 9) {
+		fprintf(stderr, "usage: e2e_explain gputaskman stand-in libllama libggml-cuda fake-nvml-dir ident-stand-in "
+				"cuda-stand-in libcuda.so.1\n");
 		return 1;
 	}
 	/* meson passes build-relative paths; the stand-ins run elsewhere */
@@ -283,12 +325,18 @@ int main(int argc, char **argv)
 	char *c_args[] = {"llama-server", "-m", model, "--lib", argv[3], "--hang", "--ready", "ready", NULL};
 	c = start_standin(2, standin, c_args, dir);
 	(void)ready;
+	start_idle_cuda(3, argv[7], argv[8]);
+	start_idle_cuda(4, argv[7], argv[8]);
 
+	/* B's line only where B runs (see the head of this file) */
+	char b_line[64] = "";
+	if (b > 0)
+		snprintf(b_line, sizeof b_line, "process dev=0 pid=%d mem=%d\n", (int)b, 100 << 20);
 	snprintf(scn, sizeof scn, "%s/scenario", tmp);
 	snprintf(cmd, sizeof cmd,
 		 "device name=\"Fake GPU\" uuid=GPU-e2e-explain bus=00000000:01:00.0 mem_total=8589934592 mem_used=1073741824\n"
-		 "process dev=0 pid=%d mem=%d\nprocess dev=0 pid=%d mem=%d\nprocess dev=0 pid=%d mem=%d\n",
-		 (int)a, 200 << 20, (int)(b > 0 ? b : 4000001), 100 << 20, (int)c, 50 << 20);
+		 "process dev=0 pid=%d mem=%d\n%sprocess dev=0 pid=%d mem=%d\n",
+		 (int)a, 200 << 20, b_line, (int)c, 50 << 20);
 	write_file(scn, cmd);
 
 	double ms;

@@ -68,3 +68,16 @@ def row(label):
 $3
 " "$1"; then ok "$2"; else bad "$2"; fi
 }
+
+# The live view in tmux session "gtm" on server $sock (the caller sets sock):
+# screen prints it; wait_for NAME PATTERN [absent] waits until PATTERN shows
+# (or, with absent, is gone) and says ok, else bad with the screen.
+screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
+wait_for() { # name, pattern, [absent]
+	for _ in $(seq 300); do # 15 s: a loaded CI machine is slow
+		if screen | grep -q -- "$2"; then [ "${3:-}" = absent ] || { ok "$1"; return 0; }
+		elif [ "${3:-}" = absent ]; then ok "$1"; return 0; fi
+		sleep 0.05
+	done
+	bad "$1: screen:"; screen | sed 's/^/     | /'; return 1
+}

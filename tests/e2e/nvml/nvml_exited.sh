@@ -13,15 +13,6 @@ sock="gtm-nvmlx-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null; stop_standins; rm -rf "$t"' EXIT
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
 dev='device name="NVIDIA H100 80GB HBM3" bus=00000000:1A:00.0 mem_total=85899345920 mem_used=3221225472'
-screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
-wait_for() { # name, pattern, [absent]
-	for _ in $(seq 300); do # 15 s: a loaded CI machine is slow
-		if screen | grep -q -- "$2"; then [ "${3:-}" = absent ] || { ok "$1"; return 0; }
-		elif [ "${3:-}" = absent ]; then ok "$1"; return 0; fi
-		sleep 0.05
-	done
-	bad "$1: screen:"; screen | sed 's/^/     | /'; return 1
-}
 never() { # name, pattern: absent now (checked after the screen settled)
 	if screen | grep -q -- "$2"; then bad "$1: screen:"; screen | sed 's/^/     | /'; else ok "$1"; fi
 }

@@ -72,15 +72,6 @@ assert h['owner_reason'], h
 
 # Live: a new process and a new host PID appear together → pinned '*'.
 command -v tmux >/dev/null 2>&1 || { echo "skip live part: tmux is not installed"; exit $fail; }
-screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
-wait_for() { # name, pattern, [absent]
-	for _ in $(seq 300); do # 15 s: a loaded CI machine is slow
-		if screen | grep -q -- "$2"; then [ "${3:-}" = absent ] || { ok "$1"; return 0; }
-		elif [ "${3:-}" = absent ]; then ok "$1"; return 0; fi
-		sleep 0.05
-	done
-	bad "$1: screen:"; screen | sed 's/^/     | /'; return 1
-}
 tmux -L "$sock" -f /dev/null new-session -d -s gtm -x 200 -y 50 \
 	"env GTM_FAKE_NVML_SCENARIO='$t/scenario' LD_LIBRARY_PATH='$fake' GPUTASKMAN_ROOT='$root' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
 wait_for "live view shows the guessed rows" "?$A" || { sed 's/^/     | /' "$t/err"; exit 1; }

@@ -564,6 +564,45 @@ static void test_text_limit(void **state)
 	free(rec);
 }
 
+/* One decompression context kept for every frame (rec_src.dctx) reads what
+ * a fresh one per frame reads, also after a read that stopped halfway
+ * through a frame (the text limit): the kept context starts each frame anew. */
+static void test_kept_context(void **state)
+{
+	(void)state;
+	size_t len;
+	uint8_t *rec = recording_bytes(600, 200, &len); /* frames of about 100 KiB of text */
+	struct rec_src fresh = {.fd = -1, .mem = rec, .size = len};
+	struct rec_src kept = {.fd = -1, .mem = rec, .size = len, .dctx = rec_dctx_new()};
+	struct rec_index idx;
+	struct rec_frame_text a, b;
+	char err[256];
+	size_t n_cut = 0;
+
+	assert_non_null(kept.dctx);
+	assert_int_equal(rec_index_build(&kept, &idx, err, sizeof err), REC_OK);
+	assert_true(idx.n_frames >= 3);
+	for (size_t f = 0; f < idx.n_frames; f++) {
+		assert_int_equal(rec_frame_read_bounded(&kept, &idx.frames[f], 64 * 1024, &b, err, sizeof err), 0);
+		bool cut = b.text_limit;
+		rec_frame_text_free(&b);
+		assert_int_equal(rec_frame_read(&fresh, &idx.frames[f], &a, err, sizeof err), 0);
+		assert_int_equal(rec_frame_read(&kept, &idx.frames[f], &b, err, sizeof err), 0);
+		assert_true(a.complete && b.complete);
+		assert_true(cut == (a.len > 64 * 1024));
+		n_cut += cut;
+		assert_int_equal(a.len, b.len);
+		assert_int_equal(a.n, b.n);
+		assert_memory_equal(a.text, b.text, a.len);
+		rec_frame_text_free(&a);
+		rec_frame_text_free(&b);
+	}
+	assert_true(n_cut >= 2);
+	rec_index_free(&idx);
+	rec_dctx_free(kept.dctx);
+	free(rec);
+}
+
 /* Without a time (replay --json, no --at) an unreadable last frame is said as
  * such, not as "at or before that time". */
 static void test_last_frame_unreadable(void **state)
@@ -610,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_empty_entries),     cmocka_unit_test(test_claimed_count),
 		cmocka_unit_test(test_version_zero),      cmocka_unit_test(test_text_limit),
 		cmocka_unit_test(test_last_frame_unreadable),
+		cmocka_unit_test(test_kept_context),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

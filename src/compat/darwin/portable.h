@@ -1,6 +1,7 @@
-/* The few calls every OS folder's portable.h declares (see
- * src/platform/linux/portable.h), over macOS's POSIX, and the GNU functions
- * the layers use that macOS's C library lacks (memrchr: portable_darwin.c).
+/* The few calls every OS's portable.h declares (see
+ * src/compat/linux/portable.h), over macOS's POSIX (those Linux makes the
+ * same way: src/compat/posix/portable_posix.h), and the GNU functions the
+ * layers use that macOS's C library lacks (memrchr: portable_darwin.c).
  * The macOS build includes this header in every file (-include, see
  * meson.build), as the Windows build does its own. */
 #ifndef GTM_PORTABLE_H
@@ -20,6 +21,9 @@
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
+
+/* (its os_memstream is over open_memstream: macOS 10.13's and later) */
+#include "../posix/portable_posix.h"
 
 void *memrchr(const void *s, int c, size_t n);
 
@@ -61,35 +65,6 @@ static inline int64_t stat_mtime_ns(const struct stat *st)
 	return (int64_t)st->st_mtimespec.tv_sec * 1000000000 + st->st_mtimespec.tv_nsec;
 }
 
-static inline void os_stdout_binary(void)
-{
-}
-
-static inline int os_open_read(const char *path)
-{
-	return open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-}
-
-static inline int os_stat(const char *path, struct stat *st)
-{
-	return stat(path, st);
-}
-
-static inline ssize_t os_pread(int fd, void *buf, size_t n, uint64_t off)
-{
-	return pread(fd, buf, n, (off_t)off);
-}
-
-static inline ssize_t os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
-{
-	return pwrite(fd, buf, n, (off_t)off);
-}
-
-static inline int os_open_rw(const char *path, int extra)
-{
-	return open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra, 0600);
-}
-
 /* macOS's fsync leaves the data in the drive's cache; F_FULLFSYNC asks the
  * drive to write it (fsync(2)), falling back to fsync where refused. */
 static inline int os_fdatasync(int fd)
@@ -97,84 +72,8 @@ static inline int os_fdatasync(int fd)
 	return fcntl(fd, F_FULLFSYNC) == 0 ? 0 : fsync(fd);
 }
 
-static inline int os_sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = -1;
-	if (fd >= 0) {
-		rc = fsync(fd);
-		close(fd);
-	}
-	return rc;
-}
-
-static inline int os_lock_exclusive(int fd)
-{
-	return flock(fd, LOCK_EX | LOCK_NB);
-}
-
-static inline int os_rename_replace(const char *from, const char *to, int *to_fd)
-{
-	(void)to_fd;
-	return rename(from, to);
-}
-
-static inline void os_catch_stop_signals(void (*stop)(int))
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = stop;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-/* open_memstream is macOS 10.13's and later. */
-struct os_memstream {
-	FILE *f;
-	char *buf;
-	size_t len;
-};
-static inline FILE *os_memstream_open(struct os_memstream *m)
-{
-	m->buf = NULL;
-	m->len = 0;
-	return m->f = open_memstream(&m->buf, &m->len);
-}
-static inline char *os_memstream_close(struct os_memstream *m, size_t *len)
-{
-	if (fclose(m->f) != 0) {
-		free(m->buf);
-		return NULL;
-	}
-	*len = m->len;
-	return m->buf;
-}
-
-static inline void os_clear_nonblock(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-}
-
 /* A *.exe on a Mac is a Windows program run by Wine/CrossOver, mostly games. */
 #define OS_EXE_IS_FOREIGN 1
-
-#define OS_PATH_SEP '/'
-static inline bool os_path_absolute(const char *p)
-{
-	return p[0] == '/';
-}
-static inline const char *os_path_last_sep(const char *p)
-{
-	return strrchr(p, '/');
-}
-static inline bool os_path_has_sep(const char *p)
-{
-	return strchr(p, '/') != NULL;
-}
 
 /* macOS has no CPU affinity to ask: the CPUs online. */
 static inline int os_usable_cpus(void)

@@ -1,4 +1,4 @@
-/* The few calls whose POSIX form Windows lacks (src/platform/linux/portable.h
+/* The few calls whose POSIX form Windows lacks (src/compat/linux/portable.h
  * has the same names over POSIX). Paths are UTF-8 inside gputaskman and
  * UTF-16 at the Windows boundary; files are opened in binary mode. */
 #ifndef GTM_PORTABLE_H
@@ -64,7 +64,7 @@ int os_rename_replace(const char *from, const char *to, int *to_fd);
  * the console runs it on a thread of its own, so a sleep is not cut short:
  * os_sleep_until, platform_time.h, looks at the flag every 100 ms). */
 void os_catch_stop_signals(void (*stop)(int));
-/* Text written to a stream in memory (src/platform/linux/portable.h): here
+/* Text written to a stream in memory (src/compat/linux/portable.h): here
  * a temporary file, deleted when closed, read back by os_memstream_close. */
 struct os_memstream {
 	FILE *f;
@@ -80,7 +80,7 @@ static inline void os_clear_nonblock(int fd)
 int os_usable_cpus(void);
 
 /* Every program here is an .exe: the name says nothing of games (see
- * platform/linux/portable.h). */
+ * src/compat/linux/portable.h). */
 #define OS_EXE_IS_FOREIGN 0
 
 /* Paths of the observed system: "C:\\x", "C:/x" and "\\\\server\\share\\x" are

@@ -1,27 +1,21 @@
-/* The few calls whose POSIX form Windows lacks, as every OS folder's
- * portable.h declares them (src/platform/windows/portable.h has the other
- * side). On Linux they are the plain POSIX calls. */
-#ifndef GTM_PORTABLE_H
-#define GTM_PORTABLE_H
+/* The calls of every OS's portable.h that Linux and macOS both make with
+ * plain POSIX (src/compat/windows/portable.h has the same names over the
+ * Windows API). Included by src/compat/linux/portable.h and
+ * src/compat/darwin/portable.h, which add what differs between the two. */
+#ifndef GTM_PORTABLE_POSIX_H
+#define GTM_PORTABLE_POSIX_H
 
 #include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
-
-/* A file's modification time in nanoseconds (caches key on it). */
-static inline int64_t stat_mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
 
 /* stdout takes bytes as written (Windows's C runtime turns "\n" into
  * "\r\n" unless told): nothing to do here. */
@@ -57,12 +51,6 @@ static inline ssize_t os_pwrite(int fd, const void *buf, size_t n, uint64_t off)
 static inline int os_open_rw(const char *path, int extra)
 {
 	return open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | extra, 0600);
-}
-
-/* The file's data on the disk (not necessarily its times). */
-static inline int os_fdatasync(int fd)
-{
-	return fdatasync(fd);
 }
 
 /* A rename into dir on the disk. */
@@ -139,10 +127,6 @@ static inline void os_clear_nonblock(int fd)
 		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 }
 
-/* A program named *.exe is a Windows program here, run by Wine or Proton: on
- * Linux most such are games (identify/category.c); on Windows every program is. */
-#define OS_EXE_IS_FOREIGN 1
-
 /* Paths of the observed system: absolute ones start with '/', '/' is the
  * only separator (Windows also has drive letters and '\\'). */
 #define OS_PATH_SEP '/'
@@ -157,16 +141,6 @@ static inline const char *os_path_last_sep(const char *p)
 static inline bool os_path_has_sep(const char *p)
 {
 	return strchr(p, '/') != NULL;
-}
-
-/* The CPUs this process may run on. */
-static inline int os_usable_cpus(void)
-{
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return 1;
-	return CPU_COUNT(&set);
 }
 
 #endif
