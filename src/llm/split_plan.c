@@ -217,7 +217,7 @@ static bool choose_devices(struct pass *s, const struct split_device_in *devs, s
 	if (f->split_mode == LLAMA_SM_NONE) {
 		if (f->main_gpu >= (int32_t)n) {
 			p->refused = true;
-			note(p, "llama.cpp refuses -sm none -mg %d: only %zu device%s", f->main_gpu, n, n == 1 ? "" : "s");
+			note(p, "llama.cpp refuses -sm none -mg %d: only %u device%s", f->main_gpu, (unsigned)n, n == 1 ? "" : "s");
 			return false;
 		}
 		if (f->main_gpu >= 0)
@@ -245,7 +245,8 @@ static bool choose_devices(struct pass *s, const struct split_device_in *devs, s
 	for (size_t k = 0; k < s->n_used; k++)
 		p->dev[s->used[k]].share = s->cum[k] - (k ? s->cum[k - 1] : 0.0f);
 	if (f->n_tensor_split > n)
-		note(p, "-ts gives %zu proportions for %zu devices: the extra ones are unused", f->n_tensor_split, n);
+		note(p, "-ts gives %u proportions for %u devices: the extra ones are unused",
+		     (unsigned)f->n_tensor_split, (unsigned)n);
 	return true;
 }
 
