@@ -76,10 +76,12 @@ static int mount_fd_of(struct platform_opens *t, const uint8_t fsid[8])
 	return fd;
 }
 
-static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size_t cap, char *why, size_t wcap)
+/* The folder named by a file handle on a marked filesystem, opened with
+ * flags, its path in out. -1 with why (a short phrase) when it cannot be. */
+static int open_handle(struct platform_opens *t, const uint8_t fsid[8], uint32_t hb, int32_t type,
+		       const uint8_t *handle, int flags, char *out, size_t cap, char *why, size_t wcap)
 {
-	struct platform_opens *t = ctx;
-	int mfd = mount_fd_of(t, ev->fsid);
+	int mfd = mount_fd_of(t, fsid);
 	if (mfd < 0) {
 		snprintf(why, wcap, "a filesystem not marked");
 		return -1;
@@ -88,10 +90,10 @@ static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size
 		struct file_handle fh;
 		uint8_t bytes[sizeof(struct file_handle) + FAN_PARSE_HANDLE_MAX];
 	} h;
-	h.fh.handle_bytes = ev->handle_bytes;
-	h.fh.handle_type = ev->handle_type;
-	memcpy(h.fh.f_handle, ev->handle, ev->handle_bytes);
-	int dfd = open_by_handle_at(mfd, &h.fh, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	h.fh.handle_bytes = hb;
+	h.fh.handle_type = type;
+	memcpy(h.fh.f_handle, handle, hb);
+	int dfd = open_by_handle_at(mfd, &h.fh, flags | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		snprintf(why, wcap, "%s", errno == EPERM ? "no CAP_DAC_READ_SEARCH" : strerror(errno));
 		return -1;
@@ -108,6 +110,11 @@ static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size
 	}
 	out[n] = '\0';
 	return dfd;
+}
+
+static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size_t cap, char *why, size_t wcap)
+{
+	return open_handle(ctx, ev->fsid, ev->handle_bytes, ev->handle_type, ev->handle, O_PATH, out, cap, why, wcap);
 }
 
 static long io_read_head(void *ctx, int dirfd, const char *name, uint8_t *b, size_t n)
@@ -144,28 +151,9 @@ static void io_close(void *ctx, int fd)
  * a real fd), its path in out; -1 when it is gone. */
 static int open_folder(struct platform_opens *t, const struct mute_key *k, char *out, size_t cap)
 {
-	int mfd = mount_fd_of(t, k->fsid);
-	if (mfd < 0)
-		return -1;
-	union {
-		struct file_handle fh;
-		uint8_t bytes[sizeof(struct file_handle) + FAN_PARSE_HANDLE_MAX];
-	} h;
-	h.fh.handle_bytes = k->handle_bytes;
-	h.fh.handle_type = k->handle_type;
-	memcpy(h.fh.f_handle, k->handle, k->handle_bytes);
-	int dfd = open_by_handle_at(mfd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	char link[64];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", dfd);
-	ssize_t n = readlink(link, out, cap - 1);
-	if (n <= 0 || (size_t)n >= cap - 1 || out[0] != '/') {
-		close(dfd);
-		return -1;
-	}
-	out[n] = '\0';
-	return dfd;
+	char why[96];
+	return open_handle(t, k->fsid, k->handle_bytes, k->handle_type, k->handle, O_RDONLY, out, cap, why,
+			   sizeof why);
 }
 
 static bool is_muted(const struct platform_opens *t, const struct mute_key *k)

@@ -130,7 +130,7 @@ HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" GPUT
 g=$!
 for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
 inode_marks() { cat /proc/$g/fdinfo/* 2>/dev/null | grep -c '^fanotify ino:'; }
-for _ in $(seq 100); do
+for _ in $(seq 40); do
 	cat "$t"/busy/f*.txt >/dev/null
 	sleep 0.3
 	[ "$(inode_marks)" -gt 0 ] && break
