@@ -69,7 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_size = size;
 	static struct open_table t;
 	struct opens_counts c = {0};
-	const struct opens_io io = {NULL, fz_resolve, fz_head, fz_start, fz_close};
+	static struct mute_tally tally;
+	tally.n = 0;
+	const struct opens_io io = {NULL, fz_resolve, fz_head, fz_start, fz_close, &tally};
 	t.n = 0;
 	opens_handle_buffer(data, size, 1, 1, 1, &io, &t, &c);
 	if (t.n > OPEN_TABLE_CAP || c.model_opens > c.events)

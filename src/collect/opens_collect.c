@@ -194,6 +194,13 @@ static void note_state(struct opens_collect *o, struct gtm_snapshot *snap)
 	if (st.overflows)
 		snapshot_add_note(snap, "--trace-opens: the kernel's queue overflowed %llu time%s: some opens were missed",
 				  (unsigned long long)st.overflows, st.overflows == 1 ? "" : "s");
+	if (st.mutes)
+		snapshot_add_note(snap,
+				  "--trace-opens: %llu busy folder%s muted (a model opened there while muted is missed)",
+				  (unsigned long long)st.mutes, st.mutes == 1 ? "" : "s");
+	if (st.mute_refused)
+		snapshot_add_note(snap, "--trace-opens: this kernel cannot mute busy folders (FAN_MARK_IGNORE, Linux "
+					"6.0): every open on the marked mounts is read");
 	if (o->watch_problem[0])
 		snapshot_add_note(snap, "--trace-opens: %s", o->watch_problem);
 	if (st.unresolved && st.problem[0])

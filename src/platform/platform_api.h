@@ -201,6 +201,8 @@ struct platform_opens_status {
 	uint64_t model_opens;     /* of them, model files recorded */
 	uint64_t overflows;       /* FAN_Q_OVERFLOW: the kernel's queue was full, opens were missed */
 	uint64_t unresolved;      /* a model-named file whose folder could not be resolved */
+	uint64_t mutes;           /* busy non-model folders muted since start (their opens unseen meanwhile) */
+	bool mute_refused;        /* the kernel refused muting (FAN_MARK_IGNORE, Linux 6.0) */
 	char problem[256];        /* the newest failure, a sentence; "" when none */
 };
 

@@ -20,6 +20,7 @@ static void handle_event(const struct fan_event *ev, uint32_t self, int64_t unix
 	if (ev->pid <= 0 || (uint32_t)ev->pid == self || !ev->has_dfid_name)
 		return;
 	enum fan_model_kind k = fan_model_kind_of_name(ev->name, ev->name_len);
+	mute_tally_add(io->tally, ev, k != FAN_MODEL_NONE);
 	if (k == FAN_MODEL_NONE)
 		return;
 	char name[256], dir[PLATFORM_OPEN_PATH_MAX], why[96] = "";

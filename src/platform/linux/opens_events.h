@@ -12,6 +12,7 @@
 
 #include "fanotify_parse.h"
 #include "open_table.h"
+#include "opens_mute.h"
 
 struct opens_io {
 	void *ctx;
@@ -23,6 +24,8 @@ struct opens_io {
 	/* The start time of pid (as struct gtm_process's), or -1 when it is gone. */
 	int (*start_time)(void *ctx, uint32_t pid, uint64_t *out);
 	void (*close_fd)(void *ctx, int fd);
+	/* Each other process's open per folder, for muting busy ones; NULL: none. */
+	struct mute_tally *tally;
 };
 
 struct opens_counts {

@@ -26,6 +26,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "opens_events.h"
+#include "opens_mute.h"
 #include "proc_parse.h"
 
 #define READ_BATCH_NS (250ull * 1000 * 1000)
@@ -48,6 +49,19 @@ struct platform_opens {
 	struct open_table table;
 	struct open_table pending; /* the reader's own, merged under the lock */
 	struct opens_counts counts;
+	char *known[MAX_MARKS * 4]; /* the model folders handed to watch: never muted */
+	size_t n_known;
+	struct muted {
+		struct mute_key key;
+		int fd;               /* the folder, held for the mark's removal */
+		uint64_t until_ns;    /* monotonic: unmuted then */
+	} muted[MUTE_MAX];            /* the reader's own */
+	size_t n_muted;
+	uint64_t mutes;               /* since start, under mu */
+	bool mute_refused;            /* FAN_MARK_IGNORE refused (Linux < 6.0): the reader's own */
+	bool mute_off;                /* the same, under mu */
+	uint64_t mute_ns;
+	struct mute_tally tally;      /* the reader's own: this drain window */
 	uint8_t buf[READ_BUF];
 };
 
@@ -62,10 +76,12 @@ static int mount_fd_of(struct platform_opens *t, const uint8_t fsid[8])
 	return fd;
 }
 
-static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size_t cap, char *why, size_t wcap)
+/* The folder named by a file handle on a marked filesystem, opened with
+ * flags, its path in out. -1 with why (a short phrase) when it cannot be. */
+static int open_handle(struct platform_opens *t, const uint8_t fsid[8], uint32_t hb, int32_t type,
+		       const uint8_t *handle, int flags, char *out, size_t cap, char *why, size_t wcap)
 {
-	struct platform_opens *t = ctx;
-	int mfd = mount_fd_of(t, ev->fsid);
+	int mfd = mount_fd_of(t, fsid);
 	if (mfd < 0) {
 		snprintf(why, wcap, "a filesystem not marked");
 		return -1;
@@ -74,10 +90,10 @@ static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size
 		struct file_handle fh;
 		uint8_t bytes[sizeof(struct file_handle) + FAN_PARSE_HANDLE_MAX];
 	} h;
-	h.fh.handle_bytes = ev->handle_bytes;
-	h.fh.handle_type = ev->handle_type;
-	memcpy(h.fh.f_handle, ev->handle, ev->handle_bytes);
-	int dfd = open_by_handle_at(mfd, &h.fh, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	h.fh.handle_bytes = hb;
+	h.fh.handle_type = type;
+	memcpy(h.fh.f_handle, handle, hb);
+	int dfd = open_by_handle_at(mfd, &h.fh, flags | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		snprintf(why, wcap, "%s", errno == EPERM ? "no CAP_DAC_READ_SEARCH" : strerror(errno));
 		return -1;
@@ -94,6 +110,11 @@ static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size
 	}
 	out[n] = '\0';
 	return dfd;
+}
+
+static int io_resolve_dir(void *ctx, const struct fan_event *ev, char *out, size_t cap, char *why, size_t wcap)
+{
+	return open_handle(ctx, ev->fsid, ev->handle_bytes, ev->handle_type, ev->handle, O_PATH, out, cap, why, wcap);
 }
 
 static long io_read_head(void *ctx, int dirfd, const char *name, uint8_t *b, size_t n)
@@ -126,15 +147,93 @@ static void io_close(void *ctx, int fd)
 	close(fd);
 }
 
+/* The folder key names, opened for a mark (not O_PATH: fanotify_mark wants
+ * a real fd), its path in out; -1 when it is gone. */
+static int open_folder(struct platform_opens *t, const struct mute_key *k, char *out, size_t cap)
+{
+	char why[96];
+	return open_handle(t, k->fsid, k->handle_bytes, k->handle_type, k->handle, O_RDONLY, out, cap, why,
+			   sizeof why);
+}
+
+static bool is_muted(const struct platform_opens *t, const struct mute_key *k)
+{
+	for (size_t i = 0; i < t->n_muted; i++)
+		if (mute_key_same(&t->muted[i].key, k))
+			return true;
+	return false;
+}
+
+#define MUTE_MASK (FAN_OPEN | FAN_EVENT_ON_CHILD)
+
+/* The drain window's busy folders muted: an ignore mark on the folder with
+ * FAN_EVENT_ON_CHILD drops its children's opens in the kernel, before the
+ * mount mark queues them (fanotify_mark(2), FAN_MARK_IGNORE, Linux 6.0,
+ * which wants FAN_MARK_IGNORED_SURV_MODIFY on a folder). */
+static void mute_busy(struct platform_opens *t)
+{
+	for (size_t i = 0; i < t->tally.n && !t->mute_refused; i++) {
+		const struct mute_count *c = &t->tally.v[i];
+		char path[PLATFORM_OPEN_PATH_MAX];
+		int dfd;
+		if (!mute_rule(c->non_model, c->model, false, t->n_muted) || is_muted(t, &c->key) ||
+		    (dfd = open_folder(t, &c->key, path, sizeof path)) < 0)
+			continue;
+		pthread_mutex_lock(&t->mu);
+		bool known = mute_path_known(path, (const char *const *)t->known, t->n_known);
+		pthread_mutex_unlock(&t->mu);
+		if (!mute_rule(c->non_model, c->model, known, t->n_muted) ||
+		    fanotify_mark(t->fan, FAN_MARK_ADD | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY, MUTE_MASK, dfd,
+				  NULL) != 0) {
+			if (!known && errno == EINVAL)
+				t->mute_refused = true;
+			close(dfd);
+			continue;
+		}
+		t->muted[t->n_muted++] = (struct muted){.key = c->key, .fd = dfd, .until_ns = now_monotonic_ns() + t->mute_ns};
+		pthread_mutex_lock(&t->mu);
+		t->mutes++;
+		pthread_mutex_unlock(&t->mu);
+	}
+	if (t->mute_refused) {
+		pthread_mutex_lock(&t->mu);
+		t->mute_off = true;
+		pthread_mutex_unlock(&t->mu);
+	}
+}
+
+/* Folders whose time is up unmuted (the ignore mark removed), to be counted
+ * again. Returns the poll timeout until the next one is due (-1: none). */
+static int unmute_due(struct platform_opens *t)
+{
+	uint64_t now = now_monotonic_ns(), next = UINT64_MAX;
+	for (size_t i = 0; i < t->n_muted;) {
+		struct muted *m = &t->muted[i];
+		if (m->until_ns > now) {
+			next = m->until_ns < next ? m->until_ns : next;
+			i++;
+			continue;
+		}
+		fanotify_mark(t->fan, FAN_MARK_REMOVE | FAN_MARK_IGNORE | FAN_MARK_IGNORED_SURV_MODIFY, MUTE_MASK, m->fd,
+			      NULL);
+		close(m->fd);
+		*m = t->muted[--t->n_muted];
+	}
+	return next == UINT64_MAX ? -1 : (int)((next - now) / 1000000 + 1);
+}
+
 /* Everything queued now, into the table. Returns false when the group failed. */
 static bool drain(struct platform_opens *t, const struct opens_io *io)
 {
+	t->tally.n = 0;
 	for (;;) {
 		ssize_t n = read(t->fan, t->buf, sizeof t->buf);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			mute_busy(t);
 			return true;
+		}
 		if (n <= 0)
 			return false;
 		struct opens_counts c = {0};
@@ -158,11 +257,14 @@ static bool drain(struct platform_opens *t, const struct opens_io *io)
 static void *reader(void *arg)
 {
 	struct platform_opens *t = arg;
-	const struct opens_io io = {t, io_resolve_dir, io_read_head, io_start_time, io_close};
+	const struct opens_io io = {t, io_resolve_dir, io_read_head, io_start_time, io_close, &t->tally};
 	struct pollfd pf[2] = {{.fd = t->fan, .events = POLLIN}, {.fd = t->stop_pipe[0], .events = POLLIN}};
 	for (;;) {
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+		int r = poll(pf, 2, unmute_due(t));
+		if (r < 0 && errno != EINTR)
 			break;
+		if (r <= 0)
+			continue;
 		if (pf[1].revents)
 			break;
 		if ((pf[0].revents & POLLIN) && !drain(t, &io)) {
@@ -201,6 +303,7 @@ struct platform_opens *platform_opens_start(char *why, size_t cap)
 	}
 	struct platform_opens *t = xcalloc(1, sizeof *t);
 	t->fan = fan;
+	t->mute_ns = mute_seconds(getenv("GPUTASKMAN_TRACE_MUTE_S")) * 1000000000ull;
 	pthread_mutex_init(&t->mu, NULL);
 	if (pipe2(t->stop_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		snprintf(why, cap, "--trace-opens: cannot start its reader: %s", strerror(errno));
@@ -267,6 +370,8 @@ int platform_opens_watch(struct platform_opens *t, const char *dir, char *why, s
 		return -1;
 	}
 	pthread_mutex_lock(&t->mu);
+	if (t->n_known < ARRAY_LEN(t->known))
+		t->known[t->n_known++] = xstrdup(dir);
 	for (unsigned i = 0; i < t->n_marks; i++)
 		if (t->marks[i].dev == (uint64_t)st.st_dev) {
 			pthread_mutex_unlock(&t->mu);
@@ -313,7 +418,8 @@ size_t platform_opens_copy(struct platform_opens *t, struct platform_open *out, 
 	if (st) {
 		*st = (struct platform_opens_status){.on = t->n_marks > 0, .n_marks = t->n_marks,
 						     .events = t->counts.events, .model_opens = t->counts.model_opens,
-						     .overflows = t->counts.overflows, .unresolved = t->counts.unresolved};
+						     .overflows = t->counts.overflows, .unresolved = t->counts.unresolved,
+						     .mutes = t->mutes, .mute_refused = t->mute_off};
 		str_copy(st->problem, t->counts.problem, sizeof st->problem);
 	}
 	pthread_mutex_unlock(&t->mu);
@@ -332,6 +438,10 @@ void platform_opens_stop(struct platform_opens *t)
 	close(t->stop_pipe[1]);
 	for (unsigned i = 0; i < t->n_marks; i++)
 		close(t->marks[i].fd);
+	for (size_t i = 0; i < t->n_muted; i++)
+		close(t->muted[i].fd);
+	for (size_t i = 0; i < t->n_known; i++)
+		free(t->known[i]);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
 }

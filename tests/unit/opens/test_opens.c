@@ -15,6 +15,7 @@
 #include "identify/ident_internal.h"
 #include "open_table.h"
 #include "opens_events.h"
+#include "opens_mute.h"
 
 /* One event as the kernel lays it out: metadata, then a DFID_NAME record
  * (fsid, file handle of hb bytes, name, padding) when name is given. */
@@ -200,7 +201,7 @@ static void test_handle_buffer(void **state)
 	n += put_event(b + n, 0x4000, -1, NULL, 0);        /* the queue overflowed */
 	static struct open_table t;
 	struct opens_counts c = {0};
-	const struct opens_io io = {NULL, dbl_resolve, dbl_head, dbl_start, dbl_close};
+	const struct opens_io io = {NULL, dbl_resolve, dbl_head, dbl_start, dbl_close, NULL};
 	n_resolve = n_close = 0;
 	opens_handle_buffer(b, n, 1, 123, 456, &io, &t, &c);
 	assert_int_equal(c.events, 7);
@@ -216,6 +217,54 @@ static void test_handle_buffer(void **state)
 	assert_int_equal(t.v[0].start_time, 5042);
 	assert_int_equal(t.v[0].first_unix_ns, 123);
 	assert_int_equal(t.v[0].first_mono_ns, 456);
+}
+
+/* Busy folders: the tally per folder handle over one read, and the rule. */
+static void test_mute_rule(void **state)
+{
+	(void)state;
+	static uint8_t b[1000 * 80];
+	size_t n = 0;
+	for (int i = 0; i < 300; i++)
+		n += put_event(b + n, 0x20, 50, "cache.txt", 8);   /* folder A: busy, nothing like a model */
+	for (int i = 0; i < 300; i++)
+		n += put_event(b + n, 0x20, 51, "part.txt", 9);    /* folder B: busy, */
+	n += put_event(b + n, 0x20, 51, "model.gguf", 9);          /* but a model candidate too */
+	for (int i = 0; i < 10; i++)
+		n += put_event(b + n, 0x20, 52, "quiet.txt", 10);  /* folder C: quiet */
+	for (int i = 0; i < 300; i++)
+		n += put_event(b + n, 0x20, 1, "mine.txt", 11);    /* gputaskman's own: not counted */
+	static struct open_table t;
+	static struct mute_tally tally;
+	struct opens_counts c = {0};
+	const struct opens_io io = {NULL, dbl_resolve, dbl_head, dbl_start, dbl_close, &tally};
+	opens_handle_buffer(b, n, 1, 123, 456, &io, &t, &c);
+	assert_int_equal(c.malformed, 0);
+	assert_int_equal(tally.n, 3);
+	assert_int_equal(tally.v[0].key.handle_bytes, 8);
+	assert_int_equal(tally.v[0].non_model, 300);
+	assert_false(tally.v[0].model);
+	assert_int_equal(tally.v[1].non_model, 300);
+	assert_true(tally.v[1].model);
+	assert_int_equal(tally.v[2].non_model, 10);
+	assert_false(mute_key_same(&tally.v[0].key, &tally.v[1].key));
+	assert_true(mute_rule(tally.v[0].non_model, tally.v[0].model, false, 0));
+	assert_false(mute_rule(tally.v[1].non_model, tally.v[1].model, false, 0));
+	assert_false(mute_rule(tally.v[2].non_model, tally.v[2].model, false, 0));
+	assert_false(mute_rule(MUTE_MIN_EVENTS - 1, false, false, 0));
+	assert_true(mute_rule(MUTE_MIN_EVENTS, false, false, MUTE_MAX - 1));
+	assert_false(mute_rule(MUTE_MIN_EVENTS, false, false, MUTE_MAX));  /* bounded */
+	assert_false(mute_rule(100000, false, true, 0));                   /* a known model folder */
+	const char *known[] = {"/home/u/.cache/huggingface/hub", "/srv/ollama/models/"};
+	assert_true(mute_path_known("/home/u/.cache/huggingface/hub", known, 2));
+	assert_true(mute_path_known("/home/u/.cache/huggingface/hub/models--x/blobs", known, 2));
+	assert_true(mute_path_known("/srv/ollama/models/blobs", known, 2));
+	assert_false(mute_path_known("/home/u/.cache/huggingface/hubx", known, 2));
+	assert_false(mute_path_known("/home/u/.cache", known, 2));
+	assert_int_equal(mute_seconds(NULL), MUTE_DEFAULT_S);
+	assert_int_equal(mute_seconds("2"), 2);
+	assert_int_equal(mute_seconds("0"), MUTE_DEFAULT_S);
+	assert_int_equal(mute_seconds("5x"), MUTE_DEFAULT_S);
 }
 
 static void test_opened_evidence(void **state)
@@ -253,6 +302,7 @@ int main(void)
 		cmocka_unit_test(test_parse_event),   cmocka_unit_test(test_parse_rejects),
 		cmocka_unit_test(test_model_filter),  cmocka_unit_test(test_table),
 		cmocka_unit_test(test_handle_buffer), cmocka_unit_test(test_opened_evidence),
+		cmocka_unit_test(test_mute_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
