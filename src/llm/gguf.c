@@ -24,7 +24,7 @@ struct rd {
 	size_t errlen;
 	gguf_fill_fn fill; /* file front-end: pulls more of the header on demand */
 	void *fill_ctx;
-	size_t walk_spacing; /* gguf_walk_strings' spacing: 0 but in tests */
+	size_t walk_spacing; /* gguf_walk_strings' spacing: 0 (the defaults) but in tests */
 };
 
 /* the byte at pos, and how many follow it in the window */
@@ -246,8 +246,8 @@ static bool read_array(struct rd *r, struct gguf_kv *kv)
 			const uint8_t *s;
 			uint64_t sl, got;
 			/* fast path (vocabularies): the strings whole in the window and
-			 * under the header limit, walked without a bounds check of the
-			 * parser's own (gguf_walk.h) */
+			 * under the header limit, passed over by several walkers at once
+			 * with exactly the one-walker result (gguf_walk.h) */
 			size_t room = GGUF_MAX_HEADER_BYTES - r->pos;
 			r->pos += gguf_walk_strings(cur(r), avail(r) < room ? avail(r) : room, n - j, r->walk_spacing, &got);
 			j += got;
