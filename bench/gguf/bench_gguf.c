@@ -17,6 +17,7 @@
 #include "llm/estimate.h"
 #include "llm/ggml_types.h"
 #include "llm/gguf.h"
+#include "llm/gguf_internal.h"
 
 #define RUNS 41
 
@@ -83,13 +84,44 @@ static void report(const char *what, uint64_t *t)
 	       (double)t[RUNS - 1] / 1e3);
 }
 
+/* One timed call of gguf_parse (buf) or gguf_read_file (path), with the
+ * walk's spacing set for it; exits on a parse error. */
+struct timed {
+	uint64_t wall, cpu;
+};
+
+static struct timed timed_parse(const uint8_t *buf, size_t len, const char *path, size_t spacing,
+				struct gguf_header **h)
+{
+	char err[256];
+	gguf_walk_spacing = spacing;
+	uint64_t t0 = now_monotonic_ns(), c0 = thread_cpu_ns();
+	enum gguf_status st = buf ? gguf_parse(buf, len, h, err, sizeof err) : gguf_read_file(path, h, err, sizeof err);
+	struct timed t = {now_monotonic_ns() - t0, thread_cpu_ns() - c0};
+	gguf_walk_spacing = 0;
+	if (st != GGUF_OK) {
+		fprintf(stderr, "%s\n", err);
+		exit(1);
+	}
+	return t;
+}
+
+static double median_dbl(double *v)
+{
+	qsort(v, RUNS, sizeof *v, cmp_dbl);
+	return v[RUNS / 2];
+}
+
 int main(int argc, char **argv)
 {
 	char path[] = "/tmp/gtm-bench-gguf-XXXXXX";
 	char err[256];
 	uint64_t t_file[RUNS], t_cpu[RUNS], t_cache[RUNS], t_plan[RUNS];
 	uint64_t t_floor[RUNS], t_floor_cpu[RUNS], t_mem[RUNS], t_mem_cpu[RUNS];
-	double r_wall[RUNS], r_cpu[RUNS], r_mem[RUNS];
+	double r_wall[RUNS], r_cpu[RUNS], r_mem[RUNS], r_mem_cpu[RUNS];
+	/* the same with one walker: the parser before the multi-walker walk */
+	uint64_t t_file1[RUNS], t_cpu1[RUNS], t_mem1[RUNS], t_mem1_cpu[RUNS];
+	double r_wall1[RUNS], r_cpu1[RUNS], r_mem1[RUNS], r_mem1_cpu[RUNS], r_gain[RUNS], r_gain_cpu[RUNS];
 	int fd = mkstemp(path);
 	struct gguf_header *h = NULL;
 	(void)argc;
@@ -119,26 +151,34 @@ int main(int argc, char **argv)
 		close(ffd);
 		t_floor[i] = now_monotonic_ns() - t0;
 		t_floor_cpu[i] = thread_cpu_ns() - c0;
-		/* the same bytes parsed in memory: no I/O at all */
-		t0 = now_monotonic_ns(), c0 = thread_cpu_ns();
-		if (gguf_parse(floor_buf, hlen, &h, err, sizeof err) != GGUF_OK) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
+		/* the same bytes parsed in memory (no I/O at all), then the file;
+		 * one walker and several in turns, which goes first alternating */
+		struct timed m, m1, f, f1;
+		for (int k = 0; k < 2; k++) {
+			if ((k == 0) == (i % 2 == 0)) {
+				m = timed_parse(floor_buf, hlen, NULL, 0, &h);
+				gguf_header_unref(h);
+				f = timed_parse(NULL, 0, path, 0, &h);
+			} else {
+				m1 = timed_parse(floor_buf, hlen, NULL, SIZE_MAX, &h);
+				gguf_header_unref(h);
+				f1 = timed_parse(NULL, 0, path, SIZE_MAX, &h);
+			}
+			if (k == 0)
+				gguf_header_unref(h);
 		}
-		t_mem[i] = now_monotonic_ns() - t0;
-		t_mem_cpu[i] = thread_cpu_ns() - c0;
-		gguf_header_unref(h);
-		/* the file */
-		t0 = now_monotonic_ns(), c0 = thread_cpu_ns();
-		if (gguf_read_file(path, &h, err, sizeof err) != GGUF_OK) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		t_file[i] = now_monotonic_ns() - t0;
-		t_cpu[i] = thread_cpu_ns() - c0;
+		t_mem[i] = m.wall, t_mem_cpu[i] = m.cpu, t_file[i] = f.wall, t_cpu[i] = f.cpu;
+		t_mem1[i] = m1.wall, t_mem1_cpu[i] = m1.cpu, t_file1[i] = f1.wall, t_cpu1[i] = f1.cpu;
 		r_wall[i] = (double)t_file[i] / (double)t_floor[i];
 		r_cpu[i] = (double)t_cpu[i] / (double)t_floor_cpu[i];
 		r_mem[i] = (double)t_mem[i] / (double)t_floor[i];
+		r_mem_cpu[i] = (double)t_mem_cpu[i] / (double)t_floor_cpu[i];
+		r_wall1[i] = (double)t_file1[i] / (double)t_floor[i];
+		r_cpu1[i] = (double)t_cpu1[i] / (double)t_floor_cpu[i];
+		r_mem1[i] = (double)t_mem1[i] / (double)t_floor[i];
+		r_mem1_cpu[i] = (double)t_mem1_cpu[i] / (double)t_floor_cpu[i];
+		r_gain[i] = (double)t_file[i] / (double)t_file1[i];
+		r_gain_cpu[i] = (double)t_cpu[i] / (double)t_cpu1[i];
 		if (i + 1 < RUNS)
 			gguf_header_unref(h);
 	}
@@ -164,14 +204,23 @@ int main(int argc, char **argv)
 	report("floor CPU", t_floor_cpu);
 	report("gguf_parse of the same bytes in memory (no I/O), wall", t_mem);
 	report("gguf_parse in memory CPU", t_mem_cpu);
+	report("gguf_parse in memory, one walker (before), wall", t_mem1);
+	report("gguf_parse in memory, one walker (before), CPU", t_mem1_cpu);
 	report("gguf_read_file wall (page cache warm)", t_file);
 	report("gguf_read_file CPU", t_cpu);
+	report("gguf_read_file, one walker (before), wall", t_file1);
+	report("gguf_read_file, one walker (before), CPU", t_cpu1);
 	qsort(r_wall, RUNS, sizeof *r_wall, cmp_dbl);
-	qsort(r_cpu, RUNS, sizeof *r_cpu, cmp_dbl);
-	qsort(r_mem, RUNS, sizeof *r_mem, cmp_dbl);
 	printf("gguf_read_file / floor, per round: wall median %.2fx (min %.2f, max %.2f), CPU median %.2fx\n",
-	       r_wall[RUNS / 2], r_wall[0], r_wall[RUNS - 1], r_cpu[RUNS / 2]);
-	printf("gguf_parse in memory / floor, per round: wall median %.2fx\n", r_mem[RUNS / 2]);
+	       r_wall[RUNS / 2], r_wall[0], r_wall[RUNS - 1], median_dbl(r_cpu));
+	printf("gguf_read_file, one walker (before) / floor, per round: wall median %.2fx, CPU median %.2fx\n",
+	       median_dbl(r_wall1), median_dbl(r_cpu1));
+	printf("gguf_parse in memory / floor, per round: wall median %.2fx, CPU median %.2fx\n", median_dbl(r_mem),
+	       median_dbl(r_mem_cpu));
+	printf("gguf_parse in memory, one walker (before) / floor, per round: wall median %.2fx, CPU median %.2fx\n",
+	       median_dbl(r_mem1), median_dbl(r_mem1_cpu));
+	printf("gguf_read_file after / before, per round: wall median %.2fx, CPU median %.2fx\n", median_dbl(r_gain),
+	       median_dbl(r_gain_cpu));
 	report("gguf_cache_get hit (one stat), wall", t_cache);
 	report("estimate_plan (28 layers, 309 tensors), wall", t_plan);
 	gguf_header_unref(h);

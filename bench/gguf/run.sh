@@ -1,5 +1,6 @@
 #!/bin/sh
-# Issue 3's target: parse a ~6 MB header (150k-token vocabulary) in < 5 ms.
+# The GGUF header parse benchmark: a ~6 MB header (150k-token vocabulary),
+# side by side with one pread of the same bytes (docs/benchmarks.md).
 set -u
 build=${1:-build}
 exec "$build/bench/gguf/bench_gguf"

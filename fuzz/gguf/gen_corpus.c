@@ -5,6 +5,7 @@
 
 #include "gguf_writer.h"
 #include "llm/ggml_types.h"
+#include "llm/gguf.h"
 
 static const char *out_dir;
 
@@ -93,6 +94,33 @@ static void every_type(struct gw *w, const char *a)
 	gw_arr_f32(w, "t.af", f, 2), gw_arr_i32(w, "t.ai", i, 2);
 }
 
+/* String arrays for the multi-walker walk: merges long enough for several
+ * walkers, and strings whose bytes are themselves short strings (a guessed
+ * boundary inside one is not a real one). */
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void lookalike(struct gw *w, const char *a)
+{
+	uint8_t b[2048];
+	size_t n = 12;
+	(void)a;
+	put_le(b, GGUF_VT_STRING, 4);
+	put_le(b + 4, 60, 8);
+	for (int i = 0; i < 30; i++) {
+		put_le(b + n, 13, 8);
+		memcpy(b + n + 8, "\5\0\0\0\0\0\0\0abcde", 13);
+		put_le(b + n + 21, 3, 8);
+		memcpy(b + n + 29, "xyz", 3);
+		n += 32;
+	}
+	gw_raw_kv(w, "tokenizer.ggml.lookalike", GGUF_VT_ARRAY, b, n);
+	gw_arr_vocab(w, "tokenizer.ggml.merges", 120);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -107,6 +135,7 @@ int main(int argc, char **argv)
 	save(model("mamba2", hybrid), "mamba2.gguf");
 	save(model("deepseek2", mla), "deepseek2-mla.gguf");
 	save(model("bert", NULL), "bert.gguf");
+	save(model("llama", lookalike), "llama-lookalike-strings.gguf");
 	struct gw *w = model("qwen3", NULL);
 	gw_set_version(w, 2);
 	save(w, "qwen3-v2.gguf");

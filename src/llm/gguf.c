@@ -10,6 +10,7 @@
 #include "core/util.h"
 #include "llm/ggml_types.h"
 #include "llm/gguf_internal.h"
+#include "llm/gguf_walk.h"
 
 /* The header's bytes [base, base + len) are at p: all of them for a buffer,
  * a window that moves forward for the file front-end (fill), so a 6 MB
@@ -23,6 +24,7 @@ struct rd {
 	size_t errlen;
 	gguf_fill_fn fill; /* file front-end: pulls more of the header on demand */
 	void *fill_ctx;
+	size_t walk_spacing; /* gguf_walk_strings' spacing: 0 (the defaults) but in tests */
 };
 
 /* the byte at pos, and how many follow it in the window */
@@ -242,20 +244,13 @@ static bool read_array(struct rd *r, struct gguf_kv *kv)
 			return false;
 		for (uint64_t j = 0; j < n;) {
 			const uint8_t *s;
-			uint64_t sl;
+			uint64_t sl, got;
 			/* fast path (vocabularies): the strings whole in the window and
-			 * under the header limit, one load and one add each */
-			const uint8_t *w = cur(r), *w0 = w;
+			 * under the header limit, passed over by several walkers at once
+			 * with exactly the one-walker result (gguf_walk.h) */
 			size_t room = GGUF_MAX_HEADER_BYTES - r->pos;
-			const uint8_t *end = w + (avail(r) < room ? avail(r) : room);
-			while (j < n && end - w >= 8) {
-				sl = load_le64(w);
-				if (sl > GGUF_MAX_STRING || sl > (uint64_t)(end - w - 8))
-					break;
-				w += 8 + sl;
-				j++;
-			}
-			r->pos += (size_t)(w - w0);
+			r->pos += gguf_walk_strings(cur(r), avail(r) < room ? avail(r) : room, n - j, r->walk_spacing, &got);
+			j += got;
 			if (j == n)
 				break;
 			/* one element the slow way: more of the file, or the error */
@@ -551,15 +546,22 @@ enum gguf_status gguf_parse_windowed(const uint8_t *buf, size_t len, size_t wind
 				     struct gguf_header **out, char *err, size_t errlen)
 {
 	struct mem_window m = {.buf = buf, .len = buf ? len : 0, .window = window};
-	enum gguf_status st = gguf_parse_fill(mem_window_fill, &m, NULL, 0, out, err, errlen);
+	/* walkers as close as they go, so that small inputs take every path of
+	 * the multi-walker walk too (gguf_parse keeps the defaults) */
+	struct rd r = {.err = err, .errlen = errlen, .fill = mem_window_fill, .fill_ctx = &m, .walk_spacing = 1};
+	enum gguf_status st = parse_rd(&r, out);
 	if (max_window)
 		*max_window = m.max_len;
 	return st;
 }
 
+size_t gguf_walk_spacing;
+
 static enum gguf_status parse_rd(struct rd *rp, struct gguf_header **out)
 {
 	struct rd r = *rp;
+	if (!r.walk_spacing)
+		r.walk_spacing = gguf_walk_spacing;
 	char *err = r.err;
 	size_t errlen = r.errlen;
 	struct gguf_header *h = xcalloc(1, sizeof *h);

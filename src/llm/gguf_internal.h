@@ -18,12 +18,19 @@ enum gguf_status gguf_parse_fill(gguf_fill_fn fill, void *ctx, const uint8_t *bu
 /* gguf_parse of buf[0..len) through a window of at most `window` bytes past
  * each request, moved forward as the file front-end moves its own (tests and
  * the fuzz target check that both ways agree); *max_window, when not NULL,
- * gets the largest window served. */
+ * gets the largest window served. String arrays are walked with the
+ * multi-walker walk's smallest spacing (gguf_walk.h), so that small inputs
+ * reach its every path. */
 enum gguf_status gguf_parse_windowed(const uint8_t *buf, size_t len, size_t window, size_t *max_window,
 				     struct gguf_header **out, char *err, size_t errlen);
 
 /* Called by gguf_read_file after parsing, before the file is checked for
  * changes; NULL in the program, set by tests to change the file mid-read. */
 extern void (*gguf_read_file_hook)(const char *path);
+
+/* gguf_walk_strings' spacing for every parse (gguf_walk.h): 0, the defaults,
+ * in the program; the benchmark sets SIZE_MAX (one walker, the walk before
+ * there were several) to compare both in one run. */
+extern size_t gguf_walk_spacing;
 
 #endif
