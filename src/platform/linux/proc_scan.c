@@ -57,6 +57,8 @@ void scan_items(struct scan_state *s)
 		}
 		const struct proc_entry *e = proc_cache_find(c, it->pid);
 		it->stat = scan_stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
+		/* the stat file kept open for this very process (same inode) */
+		it->held_slot = e && it->ino && e->ino == it->ino ? e->stat_fd_slot : 0;
 		scan_item_give_stat(s, it);
 		n_stat += it->stat != ITEM_FRESH;
 		n_new += e == NULL;
