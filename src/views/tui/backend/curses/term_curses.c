@@ -116,6 +116,14 @@ bool term_start(struct term_info *info)
 	/* No look at stdin before each line is sent (three polls a redraw): the UI
 	 * thread reads the keys right after a redraw anyway. */
 	typeahead(-1);
+	/* ncurses flushes its output after every cursor move until the screen
+	 * has been suspended and resumed once (lib_mvcur.c: "flush the output if
+	 * the screen has not been initialized", told by _endwin): a redraw went out
+	 * as one write(2) per changed run, 25 a refresh while a chart moves. One
+	 * endwin and refresh here, before anything is drawn, leave that state;
+	 * then a redraw is one write. */
+	endwin();
+	refresh();
 	/* A lone Escape is told from a key sequence after this wait; 25 ms keeps
 	 * Escape prompt. ncurses' own ESCDELAY variable, when set, wins (slow links). */
 	if (!getenv("ESCDELAY"))
