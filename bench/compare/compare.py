@@ -12,7 +12,7 @@ environment: RUNS (one-shot rounds, default 15), LIVE_RUNS (default 3), NPROC, N
 default 30), NVTOP (path of an nvtop binary; skipped when unset or absent),
 GTM_ARGS (extra gputaskman arguments, default --no-probe), BEFORE (path of
 another gputaskman binary, an earlier build, run in the same one-shot rounds
-with the same arguments: before and after side by side), PROBE=1 (one more
+and live windows with the same arguments: before and after side by side), PROBE=1 (one more
 process on GPU 0: the explain stand-in llama-server on loopback, which a run
 without --no-probe queries over HTTP, loading libcurl: GTM_ARGS= PROBE=1).
 
@@ -138,6 +138,8 @@ def live(env, tmp):
     envs = " ".join(f"{k}='{env[k]}'" for k in ("LD_LIBRARY_PATH", "GTM_FAKE_NVML_SCENARIO", "GPUTASKMAN_PROBE_HTTP")
                     if k in env)
     progs = {"gputaskman -i 1 " + " ".join(GTM_ARGS): f"{binary} -i 1 {' '.join(GTM_ARGS)}"}
+    if BEFORE:
+        progs["(before) gputaskman -i 1 " + " ".join(GTM_ARGS)] = f"{os.path.abspath(BEFORE)} -i 1 {' '.join(GTM_ARGS)}"
     if NVTOP:
         progs["nvtop -d 10"] = f"{NVTOP} -d 10"
     rows = {k: [] for k in progs}
@@ -171,7 +173,13 @@ def live(env, tmp):
     if NVTOP:
         g, n = rows[next(iter(rows))], rows["nvtop -d 10"]
         print(f"  gputaskman / nvtop CPU per refresh: {med([x[0] for x in g]) / med([x[0] for x in n]):.2f}x "
-              f"(target <= 1.0x); RSS targets <= 8 MiB without probes, <= 12 MiB probing")
+              f"(target <= 0.6x); RSS targets <= 6 MiB without probes, <= 12 MiB probing")
+        if BEFORE:
+            b = rows[list(rows)[1]]
+            print(f"  (before) gputaskman / nvtop CPU per refresh: {med([x[0] for x in b]) / med([x[0] for x in n]):.2f}x")
+    if BEFORE:
+        g, b = rows[next(iter(rows))], rows[list(rows)[1]]
+        print(f"  gputaskman / before CPU per refresh: {med([x[0] for x in g]) / med([x[0] for x in b]):.2f}x")
 
 
 def start_server(tmp):

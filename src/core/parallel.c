@@ -23,6 +23,10 @@ struct worker {
 
 int parallel_workers(size_t n, size_t min_per_worker)
 {
+	/* too little for two workers, whatever the CPUs: not asked (a steady live
+	 * refresh would ask the kernel for its affinity each time) */
+	if (n < 2 * (min_per_worker ? min_per_worker : 1))
+		return 1;
 	const char *set = getenv("GPUTASKMAN_THREADS");
 	long v = set && *set ? strtol(set, NULL, 10) : 0;
 	int w = v >= 1 && v <= PARALLEL_MAX_WORKERS ? (int)v : os_usable_cpus();

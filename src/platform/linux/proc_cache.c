@@ -27,9 +27,16 @@ void proc_entry_release(struct proc_entry *e)
 {
 	proc_detail_unref(e->detail);
 	e->detail = NULL;
+	proc_entry_drop_fds(e);
+}
+
+void proc_entry_drop_fds(struct proc_entry *e)
+{
 	if (e->pidfd_slot > 0)
 		close(e->pidfd_slot - 1);
-	e->pidfd_slot = 0;
+	if (e->stat_fd_slot > 0)
+		close(e->stat_fd_slot - 1);
+	e->pidfd_slot = e->stat_fd_slot = 0;
 }
 
 static void entries_clear(struct proc_cache *c)

@@ -109,6 +109,7 @@ struct proc_entry {
 	uint16_t ports[PROC_MAX_PORTS];
 	int n_ports;
 	int pidfd_slot;          /* a pidfd of this process + 1 (0: none): live priority PIDs only */
+	int stat_fd_slot;        /* its /proc/PID/stat kept open + 1 (0: none), beside the pidfd */
 };
 
 /* One PID of a scan (proc_scan.c): what its phases found. Most of a
@@ -121,6 +122,7 @@ struct scan_item {
 	uint32_t st;             /* index into the cache's item_stats; SCAN_NO_STAT when counted */
 	uint8_t stat;            /* enum stat_result */
 	uint8_t detail;          /* enum item_detail */
+	int held_slot;           /* the entry's stat_fd_slot, for the stat phase (0: open by path) */
 };
 #define SCAN_NO_STAT UINT32_MAX
 
@@ -165,6 +167,8 @@ struct proc_cache {
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
 /* What an entry holds (its detail, its pidfd), let go. */
 void proc_entry_release(struct proc_entry *e);
+/* Its pidfd and kept stat fd closed (the process exited, or matters no more). */
+void proc_entry_drop_fds(struct proc_entry *e);
 struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_t start_time);
 /* Room for `more` inserts in one allocation (a listing's new PIDs): no chain
  * of doublings, each copying the array into fresh pages. */

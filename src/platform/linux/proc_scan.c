@@ -57,6 +57,8 @@ void scan_items(struct scan_state *s)
 		}
 		const struct proc_entry *e = proc_cache_find(c, it->pid);
 		it->stat = scan_stat_fresh(s, e, it->ino) ? ITEM_FRESH : ITEM_UNREAD;
+		/* the stat file kept open for this very process (same inode) */
+		it->held_slot = e && it->ino && e->ino == it->ino ? e->stat_fd_slot : 0;
 		scan_item_give_stat(s, it);
 		n_stat += it->stat != ITEM_FRESH;
 		n_new += e == NULL;
@@ -119,15 +121,24 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	DIR *d;
 
 	proc_cache_check_root(c);
+	s.t0 = now_monotonic_ns();
+	s.now = c->clock();
+	atomic_init(&s.over_budget, false);
+	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
+	/* between listings nothing is listed: the /proc kept open serves (an
+	 * opendir and its close were five system calls a refresh) */
+	if (!only && s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS &&
+	    (s.procfd = proc_cache_procfd(c)) >= 0) {
+		c->gen++;
+		c->n_items = 0;
+		scan_targeted(&s);
+		return 0;
+	}
 	d = sysroot_opendir("/proc");
 	if (!d)
 		return -1;
 	s.procfd = dirfd(d);
-	s.t0 = now_monotonic_ns();
-	s.now = c->clock();
-	atomic_init(&s.over_budget, false);
 	c->gen++;
-	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
 	c->n_items = 0;
 	if (only) {
 		/* and its parents: an Ollama runner's API is its parent's port, a
@@ -142,10 +153,6 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 			if (snap->n_processes == before)
 				break;
 		}
-	} else if (s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS) {
-		scan_targeted(&s);
-		closedir(d);
-		return 0;
 	} else {
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))

@@ -10,14 +10,37 @@
 #include "core/util.h"
 #include "proc_scan_internal.h"
 
-/* The steady path's only read: open, fstat for the owner, one read, close. */
-static enum stat_result read_stat(int procfd, uint32_t pid, struct proc_stat *st, uid_t *uid)
+/* A stat read through the file kept open for this process (held_fd): fstat
+ * for the owner, a pread at 0. STAT_GONE when it fails (the process exited:
+ * ESRCH), and the caller opens by path. */
+static enum stat_result read_held_stat(int fd, struct proc_stat *st, uid_t *uid)
+{
+	char buf[1024];
+	struct stat sb;
+	ssize_t k;
+
+	if (fstat(fd, &sb) != 0)
+		return STAT_GONE;
+	do
+		k = pread(fd, buf, sizeof buf - 1, 0);
+	while (k < 0 && errno == EINTR);
+	if (k <= 0 || proc_stat_parse(buf, (size_t)k, st) != 0)
+		return STAT_GONE;
+	*uid = sb.st_uid;
+	return STAT_OK;
+}
+
+/* The steady path's only read: open, fstat for the owner, one read, close;
+ * or the same through the file a live priority PID keeps open (held_fd >= 0). */
+static enum stat_result read_stat(int procfd, uint32_t pid, int held_fd, struct proc_stat *st, uid_t *uid)
 {
 	char path[32], buf[1024];
 	struct stat sb;
 	ssize_t k;
 	int fd;
 
+	if (held_fd >= 0 && read_held_stat(held_fd, st, uid) == STAT_OK)
+		return STAT_OK;
 	snprintf(path, sizeof path, "%u/stat", pid);
 	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0) /* exited since readdir, or hidden (mount option hidepid=1) */
@@ -74,7 +97,7 @@ void scan_stat_item(void *ctx, size_t i, int worker)
 	(void)worker;
 	if (it->stat == ITEM_UNREAD) {
 		struct item_stat *is = item_stat_of(s, it);
-		it->stat = (uint8_t)read_stat(s->procfd, it->pid, &is->st, &is->uid);
+		it->stat = (uint8_t)read_stat(s->procfd, it->pid, it->held_slot - 1, &is->st, &is->uid);
 	}
 }
 

@@ -1,5 +1,6 @@
 /* The live view's scan between full listings of /proc (proc_scan_internal.h):
  * the priority PIDs held by pidfds or looked up by inode, then their parents. */
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -23,22 +24,41 @@ static ino_t pid_ino(int procfd, uint32_t pid)
 #define SYS_pidfd_open 434
 #endif
 
+/* Held stat fds stay below this descriptor number: hundreds of GPU processes
+ * never take the descriptors the detail reads need. */
+#define HELD_STAT_FD_MAX 512
+
 /* A priority PID known by its /proc inode gets a pidfd: the process it names
  * cannot change while the pidfd does not report an exit (a PID is reused
  * only after its process is gone), so one poll replaces an fstatat per PID.
- * The inode is checked again after the open: a reuse in between shows. */
+ * The inode is checked again after the opens: a reuse in between shows. Its
+ * /proc/PID/stat is kept open beside it: an open procfs file stays bound to
+ * the process it was opened for (a read after that process exits fails with
+ * ESRCH, never shows a new process under the PID), so a later stat read is
+ * a pread at 0 of the same file, without the open's path walk and the close. */
 static void hold_pidfd(int procfd, struct proc_entry *e)
 {
+	char path[32];
+
 	if (e->pidfd_slot || !e->ino || e->gen == 0)
 		return;
 	int fd = (int)syscall(SYS_pidfd_open, (pid_t)e->pid, 0);
 	if (fd < 0)
 		return; /* before Linux 5.3, or no more fds: looked up by inode */
+	snprintf(path, sizeof path, "%u/stat", e->pid);
+	int sfd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
+	if (sfd >= HELD_STAT_FD_MAX) {
+		close(sfd);
+		sfd = -1;
+	}
 	if (pid_ino(procfd, e->pid) != e->ino) {
 		close(fd);
+		if (sfd >= 0)
+			close(sfd);
 		return;
 	}
 	e->pidfd_slot = fd + 1;
+	e->stat_fd_slot = sfd + 1;
 }
 
 /* The live view between full listings: the priority PIDs (a poll of their
@@ -71,8 +91,7 @@ void scan_targeted(struct scan_state *s)
 				scan_push_item(s, e->pid, e->ino);
 				continue;
 			}
-			close(e->pidfd_slot - 1);
-			e->pidfd_slot = 0;
+			proc_entry_drop_fds(e);
 		}
 		if ((ino = pid_ino(s->procfd, s->priority[i])))
 			scan_push_item(s, s->priority[i], ino);

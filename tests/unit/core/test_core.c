@@ -25,6 +25,52 @@ static void test_na_is_not_zero(void **state)
 	assert_string_equal(gtm_prov_name(GTM_ESTIMATED), "estimated");
 }
 
+/* fmt_f64 and fmt_bytes_raw skip printf where they can: their text must be
+ * printf's for every value, halfway cases (0.125 to two places is "0.12":
+ * printf rounds the exact binary value to even) and buffers too small included. */
+static void check_f64(double v, int decimals, const char *suffix, size_t n)
+{
+	char want[64], got[64];
+	memset(got, 'x', sizeof got);
+	snprintf(want, n, "%.*f%s", decimals, v, suffix);
+	fmt_f64(got, n, gtm_f64_of(v, GTM_MEASURED), decimals, suffix);
+	if (strcmp(want, got) != 0)
+		fail_msg("%.17g to %d places in %zu bytes: printf \"%s\", fmt_f64 \"%s\"", v, decimals, n, want, got);
+}
+
+static void test_fmt_like_printf(void **state)
+{
+	(void)state;
+	static const double ties[] = {0.5, 1.5, 2.5, 0.125, 0.375, 2.675, 1.005, 0.0005, 1e11 + 0.5, 4503599627370495.5,
+				      -0.0, -0.001, -2.5, 1e12, 1e300, 0.0, 99.995, 0.045, 1023.995};
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+
+	for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++)
+		for (int d = 0; d <= 4; d++)
+			check_f64(ties[i], d, " MiB", 32);
+	for (int i = 0; i < 200000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		/* values of every magnitude a view shows, and exact eighths (ties) */
+		double v = (double)(x >> 11) / (double)(1ull << (x % 53));
+		if (i % 4 == 0)
+			v = (double)(x % 100000) / 8.0;
+		check_f64(v, (int)(x % 4), i % 2 ? "%" : "", i % 50 == 0 ? (size_t)(x % 12) + 1 : 32);
+		char want[64], got[64];
+		uint64_t b = x >> (x % 64);
+		fmt_bytes_raw(got, sizeof got, b);
+		double bv = (double)b;
+		int u = 0;
+		static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+		while (b >= 1024 && bv >= 1024.0 && u < 5)
+			bv /= 1024.0, u++;
+		if (b < 1024)
+			snprintf(want, sizeof want, "%llu B", (unsigned long long)b);
+		else
+			snprintf(want, sizeof want, "%.2f %s", bv, units[u]);
+		assert_string_equal(got, want);
+	}
+}
+
 static void test_sysroot_prefix(void **state)
 {
 	(void)state;
@@ -115,6 +161,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_na_is_not_zero),
+		cmocka_unit_test(test_fmt_like_printf),
 		cmocka_unit_test(test_sysroot_prefix),
 		cmocka_unit_test(test_snapshot_growth),
 		cmocka_unit_test(test_parallel_for),

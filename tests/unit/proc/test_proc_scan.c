@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1131,6 +1132,15 @@ static void test_live_targeted_between_listings(void **state)
 	proc_cache_free(c);
 }
 
+/* A live priority-only scan of this process and pid (sorted into prio). */
+static struct proc_scan_opts live_pair_opts(uint32_t prio[2], uint32_t pid)
+{
+	prio[0] = (uint32_t)getpid() < pid ? (uint32_t)getpid() : pid;
+	prio[1] = (uint32_t)getpid() < pid ? pid : (uint32_t)getpid();
+	return (struct proc_scan_opts){.budget_ns = 10 * SEC, .priority_pids = prio, .n_priority = 2,
+				       .details_priority_only = true};
+}
+
 /* Between listings a priority PID is held by a pidfd: while it reports no
  * exit the process is the one it was (no lookup); once it exits its row goes. */
 static void test_live_targeted_pidfd(void **state)
@@ -1139,14 +1149,8 @@ static void test_live_targeted_pidfd(void **state)
 	struct proc_cache *c = live_cache();
 	struct child ch = spawn_listener(false);
 	child_port(&ch);
-	uint32_t prio[2] = {(uint32_t)getpid(), (uint32_t)ch.pid};
-	if (prio[0] > prio[1]) {
-		uint32_t t = prio[0];
-		prio[0] = prio[1];
-		prio[1] = t;
-	}
-	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = prio, .n_priority = 2,
-				   .details_priority_only = true};
+	uint32_t prio[2];
+	struct proc_scan_opts o = live_pair_opts(prio, (uint32_t)ch.pid);
 	snapshot_free(scan_opts(c, &o)); /* the listing */
 	fake_now_ns += SEC;
 	snapshot_free(scan_opts(c, &o)); /* targeted: the pidfds are taken */
@@ -1162,6 +1166,80 @@ static void test_live_targeted_pidfd(void **state)
 	assert_null(find_row(s, (uint32_t)ch.pid));
 	assert_non_null(find_row(s, (uint32_t)getpid()));
 	assert_int_equal(proc_cache_find(c, (uint32_t)ch.pid)->pidfd_slot, 0);
+	snapshot_free(s);
+	proc_cache_free(c);
+}
+
+/* A child that renames itself (prctl) at each byte on cmd, answers on ack, and
+ * exits when cmd closes. */
+static pid_t spawn_renamer(int *cmd, int *ack)
+{
+	int c[2], a[2];
+	assert_int_equal(pipe(c), 0);
+	assert_int_equal(pipe(a), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char b;
+		close(c[1]);
+		close(a[0]);
+		while (read(c[0], &b, 1) == 1) {
+			prctl(PR_SET_NAME, "renamed-now", 0, 0, 0);
+			if (write(a[1], "k", 1) != 1)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(a[1]);
+	*cmd = c[1];
+	*ack = a[0];
+	return pid;
+}
+
+/* The stat of a priority PID held by a pidfd is read through its stat file,
+ * kept open: a change of the process shows at its next stat read (the file
+ * is read again, never a copy), and once it exits both fds go with its row. */
+static void test_live_targeted_held_stat(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
+	int cmd, ack;
+	char b, link[64], want[64];
+	pid_t child = spawn_renamer(&cmd, &ack);
+	uint32_t prio[2];
+	struct proc_scan_opts o = live_pair_opts(prio, (uint32_t)child);
+	snapshot_free(scan_opts(c, &o)); /* the listing */
+	fake_now_ns += SEC;
+	snapshot_free(scan_opts(c, &o)); /* targeted: pidfd and stat file taken */
+	const struct proc_entry *e = proc_cache_find(c, (uint32_t)child);
+	assert_true(e->pidfd_slot > 0);
+	assert_true(e->stat_fd_slot > 0);
+	snprintf(want, sizeof want, "/proc/%d/stat", (int)child);
+	snprintf(link, sizeof link, "/proc/self/fd/%d", e->stat_fd_slot - 1);
+	char got[64] = {0};
+	assert_true(readlink(link, got, sizeof got - 1) > 0);
+	assert_string_equal(got, want);
+	int held = e->stat_fd_slot;
+
+	assert_int_equal(write(cmd, "n", 1), 1);
+	assert_int_equal(read(ack, &b, 1), 1);
+	fake_now_ns += 4 * SEC; /* its stat is due again */
+	struct gtm_snapshot *s = scan_opts(c, &o);
+	assert_non_null(find_row(s, (uint32_t)child));
+	assert_string_equal(find_row(s, (uint32_t)child)->name, "renamed-now");
+	assert_int_equal(proc_cache_find(c, (uint32_t)child)->stat_fd_slot, held); /* read through it */
+	snapshot_free(s);
+
+	close(cmd);
+	int st;
+	assert_int_equal(waitpid(child, &st, 0), child);
+	close(ack);
+	fake_now_ns += 4 * SEC;
+	s = scan_opts(c, &o);
+	assert_null(find_row(s, (uint32_t)child));
+	e = proc_cache_find(c, (uint32_t)child);
+	assert_true(!e || (e->pidfd_slot == 0 && e->stat_fd_slot == 0));
 	snapshot_free(s);
 	proc_cache_free(c);
 }
@@ -1222,6 +1300,7 @@ int main(void)
 		cmocka_unit_test(test_live_ports_follow_listeners),
 		cmocka_unit_test(test_live_targeted_between_listings),
 		cmocka_unit_test(test_live_targeted_pidfd),
+		cmocka_unit_test(test_live_targeted_held_stat),
 		cmocka_unit_test(test_live_diag_matches_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

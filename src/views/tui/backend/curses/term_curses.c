@@ -113,6 +113,17 @@ bool term_start(struct term_info *info)
 	keypad(stdscr, TRUE);
 	nodelay(stdscr, TRUE);
 	curs_set(0);
+	/* No look at stdin before each line is sent (three polls a redraw): the UI
+	 * thread reads the keys right after a redraw anyway. */
+	typeahead(-1);
+	/* ncurses flushes its output after every cursor move until the screen
+	 * has been suspended and resumed once (lib_mvcur.c: "flush the output if
+	 * the screen has not been initialized", told by _endwin): a redraw went out
+	 * as one write(2) per changed run, 25 a refresh while a chart moves. One
+	 * endwin and refresh here, before anything is drawn, leave that state;
+	 * then a redraw is one write. */
+	endwin();
+	refresh();
 	/* A lone Escape is told from a key sequence after this wait; 25 ms keeps
 	 * Escape prompt. ncurses' own ESCDELAY variable, when set, wins (slow links). */
 	if (!getenv("ESCDELAY"))
@@ -325,9 +336,22 @@ static long utf8_decode(const unsigned char *s, int n, int *len)
  * two-column character takes x and x + 1 (when both are on the screen);
  * one of no width (a combining mark) is left out, one that cannot be shown
  * is '?': one character a cell, as the Windows console keeps them. */
+static int char_width(long c)
+{
+	/* a redraw puts the same few glyphs side by side (chart eighths, bar
+	 * blocks): the last answer is kept */
+	static long last_c = -1;
+	static int last_w;
+	if (c != last_c) {
+		last_w = wcwidth((wchar_t)c);
+		last_c = c;
+	}
+	return last_w;
+}
+
 static int put_char(int y, int x, long c)
 {
-	int w = c < 0x80 ? 1 : wcwidth((wchar_t)c);
+	int w = c < 0x80 ? 1 : char_width(c);
 	struct grid_cell *cell = grid_at(&grid, y, x);
 
 	if (w == 0)
@@ -345,7 +369,14 @@ void term_put(int y, int x, const char *s, int n)
 {
 	if (n < 0)
 		n = (int)strlen(s);
+	struct grid_cell *row = y >= 0 && y < grid.lines ? &grid.draw[(long)y * grid.cols] : NULL;
 	for (int i = 0; i < n && x < grid.cols;) {
+		unsigned char b = (unsigned char)s[i];
+		if (row && x >= 0 && b >= 0x20 && b < 0x7F) { /* printable ASCII: its own cell */
+			row[x++] = (struct grid_cell){b, cur_attr};
+			i++;
+			continue;
+		}
 		int k = 1;
 		long c = utf8_decode((const unsigned char *)s + i, n - i, &k);
 		x = put_char(y, x, c < 0 ? '?' : c);
