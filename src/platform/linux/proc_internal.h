@@ -114,9 +114,9 @@ struct proc_entry {
 /* One PID of a scan (proc_scan.c): what its phases found. Most of a
  * listing's PIDs are only counted (no GPU, no GPU runner's parent), so the
  * stat read for the others is kept apart (item_stat), and an item is small. */
-struct scan_item {
-	uint32_t pid;
+struct scan_item {          /* 24 bytes: one a listed PID, the ino first for no padding */
 	ino_t ino;               /* of /proc/PID, from readdir (0 unknown) */
+	uint32_t pid;
 	uint32_t entry;          /* index into the cache's entries once stats are applied */
 	uint32_t st;             /* index into the cache's item_stats; SCAN_NO_STAT when counted */
 	uint8_t stat;            /* enum stat_result */
