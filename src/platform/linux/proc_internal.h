@@ -18,6 +18,10 @@
 /* ---- line splitting (proc_lines.c) ---- */
 typedef void (*proc_line_fn)(const char *line, size_t len, void *ctx);
 /* Calls fn for each '\n'-separated line of buf (the last may lack '\n'). */
+/* "PID/what", the path of a process's file relative to the /proc folder's
+ * fd, into out (cut to n - 1 bytes, as snprintf "%u/%s" would): one per file
+ * a scan opens, where snprintf cost 900 instructions a call. */
+void proc_pid_file(char *out, size_t n, uint32_t pid, const char *what);
 void proc_for_each_line(const char *buf, size_t len, proc_line_fn fn, void *ctx);
 /* Streams an open file through io (cap bytes) line by line; a line longer than
  * cap is skipped whole. Returns 0, or -1 with errno on a read error. */

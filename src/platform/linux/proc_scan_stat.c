@@ -18,7 +18,7 @@ static enum stat_result read_stat(int procfd, uint32_t pid, struct proc_stat *st
 	ssize_t k;
 	int fd;
 
-	snprintf(path, sizeof path, "%u/stat", pid);
+	proc_pid_file(path, sizeof path, pid, "stat");
 	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0) /* exited since readdir, or hidden (mount option hidepid=1) */
 		return errno == EACCES || errno == EPERM ? STAT_DENIED : STAT_GONE;
