@@ -63,7 +63,8 @@ for path in $(sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p' "$tmp/ldd"); do
 	echo "$depends" | tr ',' '\n' | grep -q "^ *$pkg\( \|$\)" || fail "$path is linked, its package $pkg is not in Depends: $depends"
 	n=$((n + 1))
 done
-[ $n -ge 3 ] || fail "ldd listed only $n libraries: $(cat "$tmp/ldd")"
+# libc and jansson at least (ncursesw and zstd are loaded at run time, libm is not needed)
+[ $n -ge 2 ] || fail "ldd listed only $n libraries: $(cat "$tmp/ldd")"
 # the libraries loaded with dlopen by the live view (ncursesw) and the
 # recorder (zstd) are Depends too: no shlibs entry finds them
 for pkg in libncursesw6 libzstd1; do
