@@ -18,7 +18,11 @@ without --no-probe queries over HTTP, loading libcurl: GTM_ARGS= PROBE=1).
 
 once: wall (perf_counter around the run) and CPU (user + system from wait4) of
 each program, median over RUNS rounds; the ratio is computed per round and its
-median reported too.
+median reported too. bench/compare/list_proc (built beside) takes its turn as
+the floor: it only lists /proc, which gputaskman does to count the processes
+and nvtop does not do, and, given an argument, does nothing (what a program's
+start and end cost); (gputaskman - the listing's difference) / nvtop is
+printed too.
 live: gputaskman -i 1 and nvtop -d 10 (both 1 s) idle in tmux at 200x60 at the
 same time; after a warm-up the CPU of every thread (schedstat, ns) over SECONDS
 is divided by the refreshes in the window (one a second); RSS at the end."""
@@ -41,6 +45,7 @@ binary = os.path.abspath(os.path.join(build, "src", "gputaskman"))
 fake = os.path.abspath(os.path.join(build, "tests", "fakes", "nvml"))
 libcuda = os.path.abspath(os.path.join(build, "tests", "fakes", "cuda", "libcuda.so.1"))
 standin = os.path.abspath(os.path.join(build, "tests", "fakes", "cuda", "cuda_standin"))
+list_proc = os.path.abspath(os.path.join(build, "bench", "compare", "list_proc"))
 for f in (binary, os.path.join(fake, "libnvidia-ml.so.1"), libcuda, standin):
     if not os.path.exists(f):
         sys.exit(f"bench: {f} is missing (a build configured with -Dtests=true)")
@@ -74,6 +79,9 @@ def once(env):
         cmds["before"] = [os.path.abspath(BEFORE), "--once", "--json", *GTM_ARGS]
     if NVTOP:
         cmds["nvtop"] = [NVTOP, "-s"]
+    if os.path.exists(list_proc):  # the floor: a listing of /proc and nothing else, and an empty run
+        cmds["list"] = [list_proc]
+        cmds["empty"] = [list_proc, "none"]
     res = {k: [] for k in cmds}
     for cmd in cmds.values():
         run_timed(cmd, env)
@@ -84,7 +92,7 @@ def once(env):
     for k, cmd in cmds.items():
         w = [r[0] for r in res[k]]
         c = [r[1] for r in res[k]]
-        print(f"  {'(before) ' if k == 'before' else ''}{' '.join(os.path.basename(x) if i == 0 else x for i, x in enumerate(cmd)):44s} "
+        print(f"  {'(before) ' if k == 'before' else ''}{'(floor) ' if k in ('list', 'empty') else ''}{' '.join(os.path.basename(x) if i == 0 else x for i, x in enumerate(cmd)):44s} "
               f"wall {med(w):6.1f} ms ({min(w):.1f} - {max(w):.1f})  CPU {med(c):6.1f} ms "
               f"({min(c):.1f} - {max(c):.1f})")
     rw = [a[0] / b[0] for a, b in zip(res["gtm"], res["ps"])]
@@ -96,6 +104,12 @@ def once(env):
             rn = [a[1] / max(b[1], 0.001) for a, b in zip(res[k], res["nvtop"])]
             print(f"  gputaskman{' (before)' if k == 'before' else ''} / nvtop -s, CPU per round: {med(rn):.2f}x "
                   f"({min(rn):.2f} - {max(rn):.2f})   (target <= 1.0x)")
+    if NVTOP and "list" in res:
+        # what gputaskman costs beyond listing /proc, which nvtop does not do
+        ls = [l[1] - e[1] for l, e in zip(res["list"], res["empty"])]
+        rl = [(a[1] - s) / max(b[1], 0.001) for a, b, s in zip(res["gtm"], res["nvtop"], ls)]
+        print(f"  listing /proc alone (list_proc - an empty run), CPU: {med(ls):.1f} ms ({min(ls):.1f} - {max(ls):.1f})")
+        print(f"  (gputaskman - that listing) / nvtop -s, CPU per round: {med(rl):.2f}x ({min(rl):.2f} - {max(rl):.2f})")
     if BEFORE:
         rb = [a[1] / max(b[1], 0.001) for a, b in zip(res["gtm"], res["before"])]
         print(f"  gputaskman / before, CPU per round: {med(rb):.2f}x ({min(rb):.2f} - {max(rb):.2f})")

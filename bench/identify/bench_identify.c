@@ -111,7 +111,7 @@ static uint64_t identify_once(struct identify_ctx *c, struct gtm_process *p, boo
 		struct inspect_model im;
 		char err[256];
 		if (p->ident->models[i].have_info &&
-		    inspect_model_load(&im, p->ident->models[i].path, true, NULL, &p->ident->flags, err, sizeof err))
+		    inspect_model_load(&im, p->ident->models[i].path, true, NULL, p->ident->flags, err, sizeof err))
 			inspect_model_release(&im);
 	}
 	return now_ns() - t0;

@@ -28,7 +28,7 @@
  * process whose llama.cpp flags we parsed. */
 static bool model_plannable(const struct gtm_ident *id, const struct ident_model *m)
 {
-	return id->has_flags && m->path && m->have_info && !ident_model_unproven(m) &&
+	return id->flags && m->path && m->have_info && !ident_model_unproven(m) &&
 	       (m->role == MODEL_ROLE_MODEL || m->role == MODEL_ROLE_DRAFT) &&
 	       (m->info.kind == GGUF_KIND_LLM || m->info.kind == GGUF_KIND_EMBEDDING ||
 		m->info.kind == GGUF_KIND_RERANKER || m->info.kind == GGUF_KIND_DECISION);
@@ -94,10 +94,11 @@ static const char draft_note[] = "a draft model: planned with the process's main
 /* A CPU-only build offloads nothing, whatever -ngl says: planned with -ngl 0. */
 static const char cpu_note[] = EXPLAIN_CPU_BUILD_WHY ": planned with -ngl 0, everything in host memory";
 
-/* The flags a plan of p's models uses: its own, a CPU-only build's with no GPU layer. */
+/* The flags a plan of p's models uses: its own, a CPU-only build's with no GPU
+ * layer (none parsed: zeros, and model_plannable plans nothing). */
 static struct llama_flags plan_flags(const struct gtm_process *p)
 {
-	struct llama_flags f = p->ident->flags;
+	struct llama_flags f = p->ident->flags ? *p->ident->flags : (struct llama_flags){0};
 	if (explain_cpu_only_build(p)) {
 		f.n_gpu_layers = 0;
 		f.defaulted &= ~(unsigned)LF_DEF_NGL;

@@ -12,6 +12,10 @@
 #ifdef GTM_HAVE_SERVE
 #include "serve/http.h"
 #endif
+#ifdef GTM_LOADS_TERM_ZSTD
+#include "record/zstd_ep.h"
+#include "views/tui/backend/curses/curses_ep.h"
+#endif
 
 /* The libraries loaded with dlopen when a part needs them, under the names
  * that part tries. */
@@ -25,6 +29,10 @@ static const struct {
 	{"HTTP (local API probes)", probe_backend_libs},
 #ifdef GTM_HAVE_SERVE
 	{"HTTP (serve)", http_libs},
+#endif
+#ifdef GTM_LOADS_TERM_ZSTD
+	{"terminal (the live view)", curses_lib_names},
+	{"zstd (record, replay)", zstd_lib_names},
 #endif
 };
 

@@ -52,4 +52,36 @@ uint64_t now_realtime_ns(void);
 /* Days from 1970-01-01 to y-m-d, proleptic Gregorian (Howard Hinnant's days_from_civil). */
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
 
+/* llround(3) and round(3) without libm, which the binary needs for nothing
+ * else: a linked library costs every run its mapping and relocations at
+ * start, about ten page faults (docs/benchmarks.md). Halves away from zero,
+ * as they do: a conversion truncates, then the fraction, exact, decides.
+ * Beyond long long's range (and NaN) the integer ones saturate (0 for NaN),
+ * where llround's value is unspecified; gtm_round keeps the sign of a zero
+ * and returns NaN, infinities and whole values beyond 2^52 as they are. */
+static inline long long gtm_llround(double x)
+{
+	if (!(x > -9.2e18 && x < 9.2e18))
+		return x > 0 ? INT64_MAX : x < 0 ? INT64_MIN : 0;
+	long long t = (long long)x;
+	double frac = x - (double)t;
+	return frac >= 0.5 ? t + 1 : frac <= -0.5 ? t - 1 : t;
+}
+
+static inline long long gtm_llroundl(long double x)
+{
+	if (!(x > -9.2e18L && x < 9.2e18L))
+		return x > 0 ? INT64_MAX : x < 0 ? INT64_MIN : 0;
+	long long t = (long long)x;
+	long double frac = x - (long double)t;
+	return frac >= 0.5L ? t + 1 : frac <= -0.5L ? t - 1 : t;
+}
+
+static inline double gtm_round(double x)
+{
+	if (!(x > -4503599627370496.0 && x < 4503599627370496.0))
+		return x;
+	return __builtin_copysign((double)gtm_llround(x), x);
+}
+
 #endif

@@ -148,13 +148,13 @@ static int count_models(const struct gtm_ident *id)
 static bool estimate_for(const struct gtm_process *p, struct estimate *est)
 {
 	const struct gtm_ident *id = p->ident;
-	struct llama_flags flags = id->flags;
+	if (!id->flags || !ident_find_runtime(id, "llama.cpp"))
+		return false;
+	struct llama_flags flags = *id->flags;
 	if (explain_cpu_only_build(p)) {
 		flags.n_gpu_layers = 0;
 		flags.defaulted &= ~(unsigned)LF_DEF_NGL;
 	}
-	if (!id->has_flags || !ident_find_runtime(id, "llama.cpp"))
-		return false;
 	for (int i = 0; i < id->n_models; i++) {
 		const struct ident_model *m = &id->models[i];
 		if (m->role != MODEL_ROLE_MODEL || !m->path || !m->have_info || m->info.kind != GGUF_KIND_LLM)

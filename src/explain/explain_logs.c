@@ -367,8 +367,8 @@ static bool llama_log_path(const struct gtm_process *p, char *out, size_t n, cha
 	const struct gtm_ident *id = p->ident;
 	*flag = NULL;
 	*deleted = false;
-	if (id && id->has_flags && id->flags.log_file && id->flags.log_file[0]) {
-		*flag = id->flags.log_file;
+	if (id && id->flags && id->flags->log_file && id->flags->log_file[0]) {
+		*flag = id->flags->log_file;
 		if (!resolve_path(p, *flag, out, n, shown, sn)) {
 			out[0] = '\0';
 			str_copy(shown, *flag, sn);

@@ -53,11 +53,11 @@ bool ident_model_unproven(const struct ident_model *m)
 
 const char *ident_model_alias(const struct gtm_ident *id, const struct ident_model *m)
 {
-	if (!id || !id->has_flags || !id->flags.alias || !id->flags.alias[0])
+	if (!id || !id->flags || !id->flags->alias || !id->flags->alias[0])
 		return NULL;
 	if (m->role != MODEL_ROLE_MODEL || !(m->evidence & (1u << MODEL_EV_CMDLINE)))
 		return NULL;
-	return id->flags.alias;
+	return id->flags->alias;
 }
 
 enum model_evidence ident_model_strongest(const struct ident_model *m)

@@ -133,8 +133,10 @@ struct gtm_ident *ident_clone(const struct gtm_ident *src)
 		for (int e = 0; e < MODEL_EV_COUNT; e++)
 			m->evidence_detail[e] = dup_or_null(m->evidence_detail[e]);
 	}
-	if (src->has_flags)
-		llama_flags_copy(&id->flags, &src->flags);
+	if (src->flags) {
+		id->flags = xmalloc(sizeof *id->flags);
+		llama_flags_copy(id->flags, src->flags);
+	}
 	return id;
 }
 
@@ -186,8 +188,9 @@ void ident_free(struct gtm_ident *id)
 	for (int i = 0; i < id->n_models; i++)
 		ident_model_clear(&id->models[i]);
 	free(id->models);
-	if (id->has_flags)
-		llama_flags_free(&id->flags);
+	if (id->flags)
+		llama_flags_free(id->flags);
+	free(id->flags);
 	free(id);
 }
 
@@ -262,9 +265,9 @@ static void parse_flags(const struct gtm_process *p, struct gtm_ident *id)
 		return;
 	if ((ci = runtimes_command(p->detail, &cmd)) < 0)
 		return;
-	llama_flags_init(&id->flags);
-	llama_flags_parse(&id->flags, p->detail->argc, p->detail->argv, ci + 1);
-	id->has_flags = true;
+	id->flags = xmalloc(sizeof *id->flags);
+	llama_flags_init(id->flags);
+	llama_flags_parse(id->flags, p->detail->argc, p->detail->argv, ci + 1);
 }
 
 /* Every fresh identification's number: collectors may run on several threads. */

@@ -120,8 +120,11 @@ struct gtm_ident {
 	int n_models, cap_models;
 	int n_installed_omitted;    /* installed candidates beyond the bound, not listed */
 
-	bool has_flags;             /* flags holds the parsed llama.cpp command line */
-	struct llama_flags flags;   /* its error[] says when a value was invalid */
+	/* The parsed llama.cpp command line, NULL when the process has none; its
+	 * error[] says when a value was invalid. A pointer, allocated only for a
+	 * llama.cpp-family process: the flags are 2.6 KB of an identification's
+	 * 2.8, and a one-shot run touches every byte it allocates (a page a fault). */
+	struct llama_flags *flags;
 
 	/* Nonzero: the number of the identification this is (or is a clone of),
 	 * unique in the process; any change after it sets 0. Equal nonzero stamps

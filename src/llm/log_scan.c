@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/util.h"
+
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 /* Digits of exactly n characters at p (p + n <= end checked by caller). */
@@ -163,7 +165,7 @@ bool ls_mib_to_bytes(double mib, uint64_t *out)
 {
 	if (!(mib >= 0) || !isfinite(mib) || mib > 1073741824.0) /* 1 PiB */
 		return false;
-	*out = (uint64_t)llround(mib * 1048576.0);
+	*out = (uint64_t)gtm_llround(mib * 1048576.0);
 	return true;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "llm/log_scan.h"
+#include "core/util.h"
 
 static const char *skip_sep(const char *p, const char *end)
 {
@@ -31,7 +32,7 @@ bool sl_size_at(const char **q, const char *end, uint64_t *bytes)
 			double b = v * units[i].scale;
 			if (!isfinite(b) || b > 1.2e18)
 				return false;
-			*bytes = (uint64_t)llround(b);
+			*bytes = (uint64_t)gtm_llround(b);
 			*q = p + n;
 			return true;
 		}

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "core/util.h"
 #include "portable.h"
 #include "record/rec_time.h"
+#include "record/zstd_names.h"
 
 /* A frame's window may not ask for more than this (the writer's level uses
  * 2 MiB or less): a hostile header cannot make the reader allocate GiBs. */
@@ -167,6 +167,8 @@ enum rec_status rec_index_build(const struct rec_src *src, struct rec_index *idx
 
 	memset(idx, 0, sizeof *idx);
 	idx->size = src->size;
+	if (!zstd_ep_load(err, errn))
+		return REC_IO;
 	if (got < 0) {
 		snprintf(err, errn, "cannot read: %s", strerror(errno));
 		return REC_IO;
@@ -262,7 +264,8 @@ struct rec_dctx {
 
 struct rec_dctx *rec_dctx_new(void)
 {
-	struct rec_dctx *d = calloc(1, sizeof *d);
+	char why[8];
+	struct rec_dctx *d = zstd_ep_load(why, sizeof why) ? calloc(1, sizeof *d) : NULL;
 	if (d && !(d->z = ZSTD_createDCtx())) {
 		free(d);
 		d = NULL;
@@ -282,6 +285,8 @@ void rec_dctx_free(struct rec_dctx *d)
 static int decompress(const uint8_t *in, size_t n, size_t max_text, struct rec_dctx *keep, struct rec_frame_text *out,
 		      char *err, size_t errn)
 {
+	if (!keep && !zstd_ep_load(err, errn))
+		return -1;
 	ZSTD_DCtx *d = keep ? keep->z : ZSTD_createDCtx();
 	ZSTD_inBuffer ib = {in, n, 0};
 	size_t cap = 64 * 1024, ret;

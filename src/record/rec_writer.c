@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "core/util.h"
 #include "portable.h"
 #include "record/rec_format.h"
 #include "record/rec_reader.h"
+#include "record/zstd_names.h"
 
 struct rec_writer {
 	char *path;
@@ -292,11 +292,16 @@ static int resume(struct rec_writer *w, uint64_t size, int *status, char *note, 
 struct rec_writer *rec_writer_open(const char *path, const struct rec_writer_opts *o, int *status, char *err,
 				   size_t errn, char *note, size_t noten)
 {
-	struct rec_writer *w = xcalloc(1, sizeof *w);
+	struct rec_writer *w;
 	struct stat st;
 
 	*status = 1;
 	note[0] = '\0';
+	if (!zstd_ep_load(err, errn)) {
+		*status = 2;
+		return NULL;
+	}
+	w = xcalloc(1, sizeof *w);
 	w->path = xstrdup(path);
 	w->o = *o;
 	if (!w->o.max_bytes)

@@ -118,7 +118,7 @@ void wsl_line_vm(struct wsl_line *l, uint64_t luid, gtm_u64 local, gtm_u64 nonlo
 /* One decimal, without printf's locale: "12.5", "0.0". */
 static void put_pct(struct wsl_line *l, double pct)
 {
-	unsigned long long tenths = (unsigned long long)llround(pct * 10.0);
+	unsigned long long tenths = (unsigned long long)gtm_llround(pct * 10.0);
 	put(l, "%llu.%llu", tenths / 10, tenths % 10);
 }
 

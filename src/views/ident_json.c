@@ -176,5 +176,5 @@ void ident_jw_into(struct jw *w, const struct gtm_ident *id)
 		jw_json(w, NULL, ident_json_model(&id->models[i], ident_model_alias(id, &id->models[i])));
 	jw_end_array(w);
 	jw_int(w, "installed_omitted", id->n_installed_omitted);
-	jw_json(w, "llama_flags", id->has_flags ? ident_json_llama_flags(&id->flags) : NULL);
+	jw_json(w, "llama_flags", id->flags ? ident_json_llama_flags(id->flags) : NULL);
 }

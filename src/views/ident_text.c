@@ -217,6 +217,6 @@ void ident_text_print_full(FILE *out, const struct gtm_ident *id, const char *in
 	}
 	if (id->n_installed_omitted > 0)
 		fprintf(out, "%s          (%d more installed, not listed)\n", indent, id->n_installed_omitted);
-	if (id->has_flags)
-		print_flags(out, &id->flags, indent);
+	if (id->flags)
+		print_flags(out, id->flags, indent);
 }

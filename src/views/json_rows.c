@@ -129,7 +129,7 @@ static void head_keep(struct head_in *k, const struct gtm_process *p)
 /* Whether an identification is written from the fields tail_in holds alone. */
 static bool ident_plain(const struct gtm_ident *id)
 {
-	return !id || (!id->n_runtimes && !id->n_models && !id->has_flags);
+	return !id || (!id->n_runtimes && !id->n_models && !id->flags);
 }
 
 /* Whether the tail's text can be kept: a plain identification by its fields,

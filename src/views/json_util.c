@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/util.h"
+
 json_t *json_of_u64(gtm_u64 r)
 {
 	if (!gtm_u64_ok(r))
@@ -21,7 +23,7 @@ json_t *json_of_f64(gtm_f64 r)
 	/* Whole numbers stay integers so diffs and readers see 45, not 45.0. */
 	if (r.v == floor(r.v) && fabs(r.v) < 9e15)
 		return json_integer((json_int_t)r.v);
-	return json_real(round(r.v * 1000.0) / 1000.0);
+	return json_real(gtm_round(r.v * 1000.0) / 1000.0);
 }
 
 /* Length of a valid UTF-8 sequence at p (at most n bytes), or 0. */

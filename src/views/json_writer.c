@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "views/json_util.h"
+#include "core/util.h"
 static void flush(struct jw *w)
 {
 	if (w->len > 0 && !w->failed && fwrite(w->buf, 1, w->len, w->out) != w->len)
@@ -278,7 +279,7 @@ void jw_f64(struct jw *w, const char *key, gtm_f64 r)
 	 * could round past the largest double (-1.79769313486232e+308) */
 	bool small = fabs(v) < 1e12;
 	if (small)
-		v = round(v * 1000.0) / 1000.0;
+		v = gtm_round(v * 1000.0) / 1000.0;
 	int n = snprintf(text, sizeof text, small ? "%.15g" : "%.17g", v);
 	char *comma = strchr(text, ','); /* a locale's decimal comma (the live view sets LC_ALL) */
 	if (comma)

@@ -14,6 +14,24 @@
 #include "core/util.h"
 #include "proc_internal.h"
 
+void proc_pid_file(char *out, size_t n, uint32_t pid, const char *what)
+{
+	char digits[10];
+	size_t k = 0, at = 0;
+
+	do
+		digits[k++] = (char)('0' + pid % 10);
+	while ((pid /= 10) != 0);
+	while (k && at + 1 < n)
+		out[at++] = digits[--k];
+	if (at + 1 < n)
+		out[at++] = '/';
+	while (*what && at + 1 < n)
+		out[at++] = *what++;
+	if (n)
+		out[at] = '\0';
+}
+
 static bool is_gone_errno(int e) { return e == ENOENT || e == ESRCH; }
 static bool is_denied_errno(int e) { return e == EACCES || e == EPERM; }
 
@@ -22,7 +40,7 @@ static bool pid_gone(int procfd, uint32_t pid)
 {
 	char path[32];
 	struct stat st;
-	snprintf(path, sizeof path, "%u/stat", pid);
+	proc_pid_file(path, sizeof path, pid, "stat");
 	return sysroot_proc_fstatat(procfd, path, &st) != 0 && is_gone_errno(errno);
 }
 
@@ -37,7 +55,7 @@ static ssize_t read_small(int procfd, uint32_t pid, const char *what, char *buf,
 	char path[48];
 	int fd;
 
-	snprintf(path, sizeof path, "%u/%s", pid, what);
+	proc_pid_file(path, sizeof path, pid, what);
 	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0)
 		return -1;
@@ -53,7 +71,7 @@ static char *read_link(int procfd, uint32_t pid, const char *what, bool *denied)
 	char path[48], target[PATH_MAX];
 	ssize_t k;
 
-	snprintf(path, sizeof path, "%u/%s", pid, what);
+	proc_pid_file(path, sizeof path, pid, what);
 	k = sysroot_proc_readlinkat(procfd, path, target, sizeof target);
 	if (k < 0) {
 		if (is_denied_errno(errno))
@@ -106,7 +124,7 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 	char path[32];
 	int fd;
 
-	snprintf(path, sizeof path, "%u/maps", pid);
+	proc_pid_file(path, sizeof path, pid, "maps");
 	fd = sysroot_proc_openat(procfd, path, O_RDONLY);
 	if (fd < 0) {
 		if (is_denied_errno(errno))

@@ -92,12 +92,27 @@ void scan_push_item(struct scan_state *s, uint32_t pid, ino_t ino)
 	s->n_items = c->n_items;
 }
 
-/* Whether a priority PID is missing from the items readdir listed. */
+static int item_pid_cmp(const void *key, const void *elem)
+{
+	uint32_t pid = *(const uint32_t *)key, other = ((const struct scan_item *)elem)->pid;
+	return pid < other ? -1 : pid > other;
+}
+
+/* Whether a priority PID is missing from the items readdir listed. /proc
+ * lists PIDs in ascending order, so the items are searched in place; a
+ * replayed tree's listing may be in any order: then a sorted copy. */
 static bool priority_missing(const struct scan_state *s)
 {
-	uint32_t *pids = xmalloc((s->n_items ? s->n_items : 1) * sizeof *pids);
-	bool missing = false;
+	bool sorted = true, missing = false;
 
+	for (size_t i = 1; i < s->n_items && sorted; i++)
+		sorted = s->items[i - 1].pid < s->items[i].pid;
+	if (sorted) {
+		for (size_t i = 0; i < s->n_priority && !missing; i++)
+			missing = !bsearch(&s->priority[i], s->items, s->n_items, sizeof *s->items, item_pid_cmp);
+		return missing;
+	}
+	uint32_t *pids = xmalloc((s->n_items ? s->n_items : 1) * sizeof *pids);
 	for (size_t i = 0; i < s->n_items; i++)
 		pids[i] = s->items[i].pid;
 	qsort(pids, s->n_items, sizeof *pids, pid_cmp);

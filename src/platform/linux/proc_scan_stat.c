@@ -41,7 +41,7 @@ static enum stat_result read_stat(int procfd, uint32_t pid, int held_fd, struct 
 
 	if (held_fd >= 0 && read_held_stat(held_fd, st, uid) == STAT_OK)
 		return STAT_OK;
-	snprintf(path, sizeof path, "%u/stat", pid);
+	proc_pid_file(path, sizeof path, pid, "stat");
 	fd = sysroot_proc_openat(procfd, path, O_RDONLY | O_NOCTTY);
 	if (fd < 0) /* exited since readdir, or hidden (mount option hidepid=1) */
 		return errno == EACCES || errno == EPERM ? STAT_DENIED : STAT_GONE;

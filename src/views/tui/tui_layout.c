@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* Display order; priority says what survives a narrow terminal. */
 static const struct tui_col_spec col_specs[TUI_COL_COUNT] = {
 	[TUI_COL_PID] = {"PID", 9, 0, true},
@@ -181,7 +183,7 @@ int tui_bar_cells(const uint64_t *vals, int n, uint64_t total, int width, int *c
 	for (int i = 0; i < n; i++) {
 		int edge;
 		cum += (long double)vals[i];
-		edge = denom > 0 && width > 0 ? (int)lroundl(cum * width / denom) : 0;
+		edge = denom > 0 && width > 0 ? (int)gtm_llroundl(cum * width / denom) : 0;
 		edge = clampi(edge, prev, width > 0 ? width : 0);
 		cells[i] = edge - prev;
 		prev = edge;
@@ -199,7 +201,7 @@ int tui_chart_level(bool present, double v, double max, int h)
 		return 0;
 	if (!(max > 0) || v >= max)
 		return top;
-	lvl = (int)lround(v / max * top);
+	lvl = (int)gtm_llround(v / max * top);
 	return clampi(lvl, 1, top);
 }
 

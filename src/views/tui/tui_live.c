@@ -200,7 +200,7 @@ int tui_live_run(const struct tui_feed *feed, double interval_s)
 	struct tui_view v;
 	struct term_info ti;
 	pthread_t t;
-	char why[128];
+	char why[256]; /* room for a dlerror: the terminal library is loaded at run time */
 	bool joined;
 
 	if (!term_open(why, sizeof why)) {

@@ -41,4 +41,13 @@ if grep -q "libmicrohttpd" "$t/dv"; then
 else
 	echo "skip the loader log: LD_DEBUG shows no libmicrohttpd for --version (not installed?)"
 fi
+# ncursesw and zstd: a build that loads them at run time names them, and
+# --once maps neither (a static build has them inside: no line, no library)
+if grep -q "^  terminal (the live view): " "$t/v"; then
+	expect "ncursesw is looked for" "^  terminal (the live view): libncursesw.so.6 found" "$t/v"
+	expect "zstd is looked for" "^  zstd (record, replay): libzstd.so.1 found" "$t/v"
+fi
+for lib in libncursesw libtinfo libzstd; do
+	grep -q "$lib" "$t/do" && { echo "FAIL --once loads $lib"; fail=1; } || echo "ok   --once loads no $lib"
+done
 exit $fail

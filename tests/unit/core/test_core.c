@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include "core/parallel.h"
 #include "core/snapshot.h"
 #include "core/sysroot.h"
+#include "core/util.h"
 #include "testutil.h"
 
 static void test_na_is_not_zero(void **state)
@@ -157,9 +159,39 @@ static void test_parallel_for(void **state)
 	assert_true(parallel_workers(100000, 1) >= 1);
 }
 
+/* The libm-free rounding gives what libm's does: halves away from zero, the
+ * sign of a zero kept, NaN, infinities and large whole values as they are. */
+static void test_rounding_as_libm(void **state)
+{
+	(void)state;
+	static const double v[] = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994,
+				   -0.49999999999999994, 0.3, -0.3, 68.1235 * 1000.0, 1e15 + 0.5, -1e15 - 0.5,
+				   4503599627370495.5, 4503599627370497.0, 9007199254740993.0, 1e18, -1e18, 1e300,
+				   -1e300, 5e-324};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		double r = gtm_round(v[i]);
+		assert_true(r == round(v[i]));
+		assert_int_equal(!!signbit(r), !!signbit(round(v[i])));
+		if (fabs(v[i]) < 9e18) {
+			assert_int_equal(gtm_llround(v[i]), llround(v[i]));
+			assert_int_equal(gtm_llroundl((long double)v[i]), llroundl((long double)v[i]));
+		}
+	}
+	for (int k = -200000; k <= 200000; k++) { /* every thousandth, and the halves between */
+		double x = k / 1000.0, h = k / 2.0;
+		assert_true(gtm_round(x) == round(x));
+		assert_int_equal(gtm_llround(h), llround(h));
+	}
+	assert_true(isnan(gtm_round(NAN)));
+	assert_true(isinf(gtm_round(INFINITY)) && gtm_round(-INFINITY) < 0);
+	/* beyond long long's range: saturated, not undefined */
+	assert_true(gtm_llround(1e300) == INT64_MAX && gtm_llround(-1e300) == INT64_MIN && gtm_llround(NAN) == 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rounding_as_libm),
 		cmocka_unit_test(test_na_is_not_zero),
 		cmocka_unit_test(test_fmt_like_printf),
 		cmocka_unit_test(test_sysroot_prefix),

@@ -118,9 +118,9 @@ static void test_mapped_and_named_is_confirmed(void **state)
 	assert_int_equal(tf_model(id, "draft.gguf")->role, MODEL_ROLE_DRAFT);
 	assert_int_equal(tf_model(id, "a.gguf")->role, MODEL_ROLE_LORA);
 	assert_int_equal(tf_model(id, "b.gguf")->role, MODEL_ROLE_LORA);
-	assert_true(id->has_flags);
-	assert_int_equal(id->flags.n_ctx, 8192);
-	assert_int_equal(id->flags.n_gpu_layers, 99);
+	assert_non_null(id->flags);
+	assert_int_equal(id->flags->n_ctx, 8192);
+	assert_int_equal(id->flags->n_gpu_layers, 99);
 	tf_process_free(p);
 }
 
@@ -200,8 +200,8 @@ static void test_memo_reuse_and_invalidation(void **state)
 	assert_int_equal(p->ident->n_models, 1);
 	assert_false(p->ident->models[0].evidence & (1u << MODEL_EV_API));
 	assert_string_equal(p->ident->models[0].path, first->models[0].path);
-	assert_true(p->ident->has_flags);
-	assert_int_equal(p->ident->flags.n_ctx, 4096);
+	assert_non_null(p->ident->flags);
+	assert_int_equal(p->ident->flags->n_ctx, 4096);
 	assert_int_equal(p->ident->category, first->category);
 	ident_free(first);
 	identify_refresh_done(c);

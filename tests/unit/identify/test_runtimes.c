@@ -281,8 +281,8 @@ static void test_real_llama_server_captures(void **state)
 		assert_null(tf_runtime(id, "ggml-cuda"));
 		assert_int_equal(id->category, IDENT_CAT_AI);
 		assert_string_equal(id->category_reason, "AI runtime llama.cpp");
-		assert_true(id->has_flags);
-		assert_int_equal(id->flags.n_ctx, strstr(cmdline, "-c 2048") ? 2048 : 4096);
+		assert_non_null(id->flags);
+		assert_int_equal(id->flags->n_ctx, strstr(cmdline, "-c 2048") ? 2048 : 4096);
 		/* /srv/models is the capture machine's path: the model is named, not
 		 * readable here, and kept with the reason */
 		const struct ident_model *m = tf_model(id, ".gguf");

@@ -464,9 +464,30 @@ static void test_mountinfo_hidepid(void **state)
 	assert_false(proc_mountinfo_hides_pids(S("")));
 }
 
+/* The scan's relative paths are what snprintf "%u/%s" writes, cut alike. */
+static void test_pid_file_path(void **state)
+{
+	(void)state;
+	static const uint32_t pids[] = {0, 1, 9, 10, 99, 12345, 4194304, UINT32_MAX};
+	static const char *const whats[] = {"stat", "cmdline", "", "fd"};
+	for (size_t i = 0; i < sizeof pids / sizeof pids[0]; i++)
+		for (size_t w = 0; w < sizeof whats / sizeof whats[0]; w++)
+			for (size_t n = 1; n <= 24; n++) {
+				char got[32], want[32];
+				memset(got, 'x', sizeof got);
+				proc_pid_file(got, n, pids[i], whats[w]);
+				snprintf(want, n, "%u/%s", pids[i], whats[w]);
+				assert_string_equal(got, want);
+			}
+	char untouched = 'x';
+	proc_pid_file(&untouched, 0, 42, "stat");
+	assert_int_equal(untouched, 'x');
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pid_file_path),
 		cmocka_unit_test(test_stat_plain),       cmocka_unit_test(test_stat_hostile_comm),
 		cmocka_unit_test(test_stat_malformed),   cmocka_unit_test(test_status),
 		cmocka_unit_test(test_maps_lines),       cmocka_unit_test(test_maps_distinct),

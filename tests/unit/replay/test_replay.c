@@ -231,7 +231,7 @@ static void test_process_ident_explain(void **state)
 	assert_string_equal(p->ident->models[0].name, "qwen3:14b");
 	assert_int_equal(p->ident->models[0].evidence, 1u << MODEL_EV_API);
 	assert_false(p->ident->models[0].have_info);
-	assert_false(p->ident->has_flags);
+	assert_null(p->ident->flags);
 	assert_non_null(p->explain);
 	assert_int_equal(p->explain->n_segs, 1);
 	assert_int_equal(p->explain->segs[0].seg, EX_SEG_KV);

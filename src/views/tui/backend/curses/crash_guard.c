@@ -1,13 +1,13 @@
 #include "views/tui/backend/curses/crash_guard.h"
 
-#include <curses.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <term.h>
 #include <termios.h>
 #include <unistd.h>
+
+#include "views/tui/backend/curses/curses_names.h"
 
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
 

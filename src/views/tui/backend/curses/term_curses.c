@@ -3,7 +3,6 @@
  * view like q. */
 #include "views/tui/term.h"
 
-#include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <langinfo.h>
@@ -18,6 +17,7 @@
 
 #include "views/tui/backend/curses/cell_grid.h"
 #include "views/tui/backend/curses/crash_guard.h"
+#include "views/tui/backend/curses/curses_names.h"
 #include "views/tui/tui_keys.h"
 
 static int wake_fd[2] = {-1, -1};
@@ -32,6 +32,8 @@ static term_attr cur_attr;
 
 bool term_open(char *why, size_t n)
 {
+	if (!curses_ep_load(why, n))
+		return false;
 	setlocale(LC_CTYPE, "");
 	if (pipe2(wake_fd, O_CLOEXEC | O_NONBLOCK) != 0) {
 		snprintf(why, n, "pipe: %s", strerror(errno));
