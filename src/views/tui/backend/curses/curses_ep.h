@@ -23,7 +23,7 @@
 	X(newterm) X(endwin) X(cbreak) X(noecho) X(nonl) X(keypad) X(nodelay) X(curs_set) X(set_escdelay)        \
 	X(mousemask) X(mouseinterval) X(getmouse) X(has_colors) X(start_color) X(use_default_colors)             \
 	X(init_pair) X(setcchar) X(getcchar) X(wgetch) X(wmove) X(waddchnstr) X(wadd_wchnstr) X(wrefresh)         \
-	X(tigetstr) X(stdscr) X(acs_map) X(_nc_wacs)
+	X(tigetstr) X(typeahead) X(stdscr) X(acs_map) X(_nc_wacs)
 
 /* One slot a name: its address, of the type the headers declare. */
 struct curses_ep {

@@ -31,6 +31,7 @@
 #define wadd_wchnstr (*curses_ep.wadd_wchnstr)
 #define wrefresh (*curses_ep.wrefresh)
 #define tigetstr (*curses_ep.tigetstr)
+#define typeahead (*curses_ep.typeahead)
 #define stdscr (*curses_ep.stdscr)
 #define acs_map (*curses_ep.acs_map)
 #define _nc_wacs (*curses_ep._nc_wacs)
