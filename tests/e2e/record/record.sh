@@ -20,26 +20,26 @@ phase() {
 	case $1 in
 	0) s="$(dev 1 $((2 * GB)))
 $(dev 2 $((1 * GB)))
-process dev=0 pid=4100001 mem=$((2 * GB))
-process dev=1 pid=4100002 mem=$((1 * GB))" ;;
+process dev=0 pid=4300001 mem=$((2 * GB))
+process dev=1 pid=4300002 mem=$((1 * GB))" ;;
 	1) s="$(dev 1 $((6 * GB)))
 $(dev 2 $((1 * GB)))
-process dev=0 pid=4100001 mem=$((6 * GB))
-process dev=1 pid=4100002 mem=$((1 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))" ;;
+process dev=0 pid=4300001 mem=$((6 * GB))
+process dev=1 pid=4300002 mem=$((1 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))" ;;
 	2) s="$(dev 1 $((6 * GB)))
 $(dev 2 $((3 * GB)))
-process dev=0 pid=4100001 mem=$((6 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))" ;;
+process dev=0 pid=4300001 mem=$((6 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))" ;;
 	3) s="$(dev 1 $((78 * GB)))
 $(dev 2 $((8 * GB)))
-process dev=0 pid=4100001 mem=$((78 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))
-process dev=1 pid=4100002 mem=$((5 * GB))" ;;
+process dev=0 pid=4300001 mem=$((78 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))
+process dev=1 pid=4300002 mem=$((5 * GB))" ;;
 	4) s="$(dev 1 $((1 * GB)))
 $(dev 2 $((8 * GB)))
-process dev=1 pid=4100003 mem=$((3 * GB))
-process dev=1 pid=4100002 mem=$((5 * GB))" ;;
+process dev=1 pid=4300003 mem=$((3 * GB))
+process dev=1 pid=4300002 mem=$((5 * GB))" ;;
 	esac
 	printf '%s\n' "$s" >"$t/scenario.tmp" && mv "$t/scenario.tmp" "$t/scenario"
 }
@@ -64,8 +64,8 @@ for line in open(sys.argv[1]):
 for k in seen:
     print(" ".join(f"{l}={v >> 30}G" for l, v in k))
 PY
-check "every line is a snapshot; the story is in order" 'grep -q "H:4100001=78G" "$t/story" && [ "$(head -1 "$t/story")" = "H:4100001=2G H:4100002=1G" ] && [ "$(tail -1 "$t/story")" = "H:4100002=5G H:4100003=3G" ]'
-check "PID 4100002 exits and comes back with other memory" 'grep -n "4100002" "$t/story" | head -1 | grep -q "=1G" && grep -q "^H:4100001=6G H:4100003=3G$" "$t/story" && grep -q "H:4100002=5G" "$t/story"'
+check "every line is a snapshot; the story is in order" 'grep -q "H:4300001=78G" "$t/story" && [ "$(head -1 "$t/story")" = "H:4300001=2G H:4300002=1G" ] && [ "$(tail -1 "$t/story")" = "H:4300002=5G H:4300003=3G" ]'
+check "PID 4300002 exits and comes back with other memory" 'grep -n "4300002" "$t/story" | head -1 | grep -q "=1G" && grep -q "^H:4300001=6G H:4300003=3G$" "$t/story" && grep -q "H:4300002=5G" "$t/story"'
 
 first=$(head -1 "$t/all.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taken_at"])')
 last=$(tail -1 "$t/all.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taken_at"])')
@@ -86,7 +86,7 @@ check "diff PATH@TIME PATH@TIME" '[ $? -eq 0 ] && python3 -c "
 import json,sys
 d = json.load(open(sys.argv[1]))
 labels = [(p[\"before\"] or p[\"after\"])[\"label\"] for p in d[\"processes\"]]
-assert \"H:4100003\" in labels and \"H:4100001\" in labels, labels
+assert \"H:4300003\" in labels and \"H:4300001\" in labels, labels
 " "$t/d.json"'
 gtm diff "$t/first.json" "$t/r.rec@$last" >"$t/d.txt" 2>"$t/e"
 check "diff a --json file against a recording" '[ $? -eq 0 ] && grep -q "not listed before" "$t/d.txt"'
