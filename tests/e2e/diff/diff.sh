@@ -42,7 +42,7 @@ start() {
 	n=0
 	until grep -q '^ready' "$t/$name.$$.out" 2>/dev/null; do
 		n=$((n + 1))
-		if [ $n -gt 100 ] || ! kill -0 "$started" 2>/dev/null; then
+		if [ $n -gt 1200 ] || ! kill -0 "$started" 2>/dev/null; then # 60 s at most
 			echo "FAIL stand-in $name did not start:"; cat "$t/$name.$$.out"; exit 1
 		fi
 		sleep 0.05
