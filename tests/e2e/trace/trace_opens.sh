@@ -12,8 +12,8 @@ bin=$1 make_models=$2 fake=$3
 t=$(mktemp -d /tmp/gtm-e2e-trace-XXXXXX)
 chmod 755 "$t"
 . "$(dirname "$0")/../nvml/lib.sh"
-S= g=
-trap '[ -n "$S" ] && kill "$S" 2>/dev/null; [ -n "$g" ] && kill "$g" 2>/dev/null; rm -rf "$t"' EXIT
+S= g= mounted=
+trap '[ -n "$S" ] && kill "$S" 2>/dev/null; [ -n "$g" ] && kill "$g" 2>/dev/null; [ -n "$mounted" ] && umount -l "$t/mnt"; rm -rf "$t"' EXIT
 unset GPUTASKMAN_ROOT
 mkdir -p "$t/models" "$t/home"
 "$make_models" "$t/models" >/dev/null || { echo "FAIL make_models"; exit 1; }
@@ -108,10 +108,19 @@ expect_out "inspect PID: when and the VRAM" "opened: .*Z; VRAM 1.00 GiB before" 
 # model folder meanwhile is still named, one opened in the muted folder while
 # muted is missed (said in a note), one opened there after the unmute is seen.
 # The mute is watched in the tracer's fdinfo (an inode mark), not timed.
-hub="$t/home/.cache/huggingface/hub"
-mkdir -p "$hub" "$t/busy"
-cp "$t/models/Qwen3-0.6B-Q8_0.gguf" "$hub/" && cp "$t/models/Qwen3-0.6B-Q8_0.gguf" "$t/busy/m.gguf"
-for i in $(seq 600); do : >"$t/busy/f$i.txt"; done
+# On a mount of its own where it can have one (a tmpfs: the machine's other
+# opens, on the mount the test's folder is on, make other folders busy, fill
+# the drain windows and the mute table, and a busy folder of the test's may
+# then go unmuted); else the test folder's mount.
+m=$t
+if mkdir -p "$t/mnt" && mount -t tmpfs -o size=4g tmpfs "$t/mnt" 2>/dev/null; then
+	m=$t/mnt mounted=1
+	echo "     (the busy folder on a tmpfs of its own)"
+fi
+hub="$m/home/.cache/huggingface/hub"
+mkdir -p "$hub" "$m/busy"
+cp "$t/models/Qwen3-0.6B-Q8_0.gguf" "$hub/" && cp "$t/models/Qwen3-0.6B-Q8_0.gguf" "$m/busy/m.gguf"
+for i in $(seq 600); do : >"$m/busy/f$i.txt"; done
 cat >"$t/standin2.sh" <<'SH'
 cd "$1"
 while [ ! -e go2 ]; do sleep 0.05; done
@@ -124,43 +133,43 @@ read -r x < busy/m.gguf
 exec sleep 120
 SH
 [ -n "$S" ] && { kill "$S" 2>/dev/null; wait "$S" 2>/dev/null; }
-sh "$t/standin2.sh" "$t" >/dev/null 2>&1 &
+sh "$t/standin2.sh" "$m" >/dev/null 2>&1 &
 S=$!
 scenario "device name=\"NVIDIA RTX A4000\" bus=00000000:02:00.0 mem_total=17179869184 mem_used=1073741824
 process dev=0 pid=$S list=compute mem=1073741824"
-HOME="$t/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" GPUTASKMAN_TRACE_MUTE_S=5 \
+HOME="$m/home" GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" GPUTASKMAN_TRACE_MUTE_S=5 \
 	"$bin" --json --trace-opens --trace-wait 25 --no-probe >"$t/mu" 2>"$t/e" &
 g=$!
 for _ in $(seq 600); do grep -q 'tracing model file opens' "$t/e" && break; kill -0 $g 2>/dev/null || break; sleep 0.05; done
 # the ignore marks on the busy folder itself (fdinfo names each inode mark's
 # inode in hex): another folder of the same mount, busy with whatever else runs
 # on this machine, may be muted too and must not pass for it
-busy_ino=$(printf '%x' "$(stat -c %i "$t/busy")")
+busy_ino=$(printf '%x' "$(stat -c %i "$m/busy")")
 inode_marks() { cat /proc/$g/fdinfo/* 2>/dev/null | grep -c "^fanotify ino:$busy_ino "; }
 for _ in $(seq 40); do
-	cat "$t"/busy/f*.txt >/dev/null
+	cat "$m"/busy/f*.txt >/dev/null
 	sleep 0.3
 	[ "$(inode_marks)" -gt 0 ] && break
 done
 [ "$(inode_marks)" -gt 0 ] || { echo "FAIL the busy folder was not muted"; cat /proc/$g/fdinfo/* 2>/dev/null; exit 1; }
 echo "ok - the busy folder is muted (an ignore mark on it)"
-: >"$t/go2"
-for _ in $(seq 600); do [ -e "$t/step1" ] && break; sleep 0.05; done
+: >"$m/go2"
+for _ in $(seq 600); do [ -e "$m/step1" ] && break; sleep 0.05; done
 # the read in the muted folder came while the mute held (else the check below
 # would judge a read made after it)
-[ -e "$t/step1" ] && [ "$(inode_marks)" -gt 0 ] || { echo "FAIL the stand-in's reads did not come while the folder was muted"; exit 1; }
+[ -e "$m/step1" ] && [ "$(inode_marks)" -gt 0 ] || { echo "FAIL the stand-in's reads did not come while the folder was muted"; exit 1; }
 for _ in $(seq 400); do [ "$(inode_marks)" = 0 ] && break; sleep 0.05; done
 [ "$(inode_marks)" = 0 ] || { echo "FAIL the busy folder was not unmuted"; exit 1; }
 echo "ok - the busy folder is unmuted after its time"
-: >"$t/go3"
-for _ in $(seq 600); do [ -e "$t/done2" ] && break; sleep 0.05; done
+: >"$m/go3"
+for _ in $(seq 600); do [ -e "$m/done2" ] && break; sleep 0.05; done
 wait $g; check_rc "busy folder: --json --trace-opens exits 0" 0 $?
 jcheck "$t/mu" "busy folder muted: the known model folder's open named, the muted folder's after the unmute" "
 p = row('$S')
 ms = {m['path']: m for m in p['models']}
 k = ms['$hub/Qwen3-0.6B-Q8_0.gguf']
 assert k['evidence'] == ['opened'] and k['opened']['opens'] == 1, k
-b = ms['$t/busy/m.gguf']
+b = ms['$m/busy/m.gguf']
 assert b['evidence'] == ['opened'] and b['opened']['opens'] == 1, b
 # (at least this one: other folders of the mount, busy with whatever else runs here, may be muted too)
 import re
