@@ -18,8 +18,8 @@ mingw_cc -o "$out/probe_winhttp_test.exe" "$here/probe_winhttp_test.c" "$src/src
 t=$(mktemp -d /tmp/gtm-wine-probe-XXXXXX)
 cleanup() { [ -n "${srv:-}" ] && kill "$srv" 2>/dev/null; wine_cleanup; rm -rf "$t"; }
 trap cleanup EXIT INT TERM
-python3 "$here/http_server.py" "$t/port" "$t/requests" & srv=$!
-i=0; while [ ! -s "$t/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+python3 "$here/http_server.py" "$t/port" "$t/requests" >"$t/server.out" 2>&1 & srv=$!
+i=0; while [ ! -s "$t/port" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 [ -s "$t/port" ] || { echo "FAIL the loopback server did not start"; exit 1; }
 read -r port v6 <"$t/port"
 dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

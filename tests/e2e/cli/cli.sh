@@ -11,7 +11,8 @@ expect_out() { # name, pattern, file
 	if grep -q -- "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1: no '$2' in:"; cat "$3"; fail=1; fi
 }
 t=$(mktemp -d /tmp/gtm-cli-XXXXXX)
-trap 'rm -rf "$t"' EXIT
+sp=
+trap '[ -n "$sp" ] && kill "$sp" 2>/dev/null; rm -rf "$t"' EXIT
 # An empty library folder first on the path and no system driver: NVML is absent.
 export LD_LIBRARY_PATH="$t/nolib"
 
@@ -49,7 +50,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpus"] ==
 	echo "ok   --list-gpus --json prints the gpus array" || { echo "FAIL --list-gpus --json"; fail=1; }
 "$bin" --gpu >"$t/o" 2>"$t/e"; check "--gpu without a value exits 2" 2 $?
 expect_out "--gpu without a value explained" "needs a GPU index" "$t/e"
-sleep 30 & sp=$!
+sleep 300 >/dev/null 2>&1 & sp=$! # a process to inspect (killed below, or on the way out)
 "$bin" --no-probe inspect "$sp" >"$t/o" 2>"$t/e"; check "--no-probe before inspect PID" 0 $?
 expect_out "--no-probe inspect shows the process" "sleep" "$t/o"
 kill "$sp" 2>/dev/null

@@ -42,7 +42,7 @@ start() {
 	n=0
 	until grep -q '^ready' "$t/$name.$$.out" 2>/dev/null; do
 		n=$((n + 1))
-		if [ $n -gt 100 ] || ! kill -0 "$started" 2>/dev/null; then
+		if [ $n -gt 1200 ] || ! kill -0 "$started" 2>/dev/null; then # 60 s at most
 			echo "FAIL stand-in $name did not start:"; cat "$t/$name.$$.out"; exit 1
 		fi
 		sleep 0.05
@@ -84,7 +84,7 @@ scenario "$t/scenario" "$dev mem_used=$((4 * GiB + 616 * MiB))" \
 	"process dev=0 pid=$srv1 mem=$GiB" \
 	"process dev=0 pid=$srv2 mem=$((2 * GiB))" \
 	"process dev=0 pid=$worker mem=$((4 * MiB))" \
-	"process dev=0 pid=4000001 mem=$((100 * MiB))" \
+	"process dev=0 pid=4194401 mem=$((100 * MiB))" \
 	"process dev=0 pid=$model1 mem=$((1536 * MiB))"
 snap "$t/before.json"
 
@@ -101,7 +101,7 @@ scenario "$t/scenario" "$dev mem_used=$((7 * GiB + 885 * MiB))" \
 	"process dev=0 pid=$srv1b mem=$((3 * GiB))" \
 	"process dev=0 pid=$srv2 mem=$((2 * GiB + 512 * MiB))" \
 	"process dev=0 pid=$worker mem=$((5 * MiB))" \
-	"process dev=0 pid=4000001 mem=$((100 * MiB))" \
+	"process dev=0 pid=4194401 mem=$((100 * MiB))" \
 	"process dev=0 pid=$job mem=$((500 * MiB))" \
 	"process dev=0 pid=$model2 mem=$((1792 * MiB))"
 snap "$t/after.json"
@@ -153,7 +153,7 @@ h = [p for k, p in rows.items() if isinstance(k, str)]
 # In container mode a host PID may be paired with a local process (attribution's
 # rules, not diff's): the H: row is only certain in native mode.
 if json.load(open(sys.argv[1].replace("diff.json", "before.json")))["mode"] == "native":
-    chk(len(h) == 1, "json: one host-only row (PID 4000001 is in no /proc)")
+    chk(len(h) == 1, "json: one host-only row (PID 4194401 is in no /proc)")
     chk(h[0]["paired_by"] == "host_pid" and h[0]["hidden_in_text"], "json: H: row paired by host PID, unmoved")
 else:
     print("skip H: row checks: the snapshots were taken in", d["before"]["file"], "container mode")

@@ -119,7 +119,7 @@ static pid_t start_standin(int slot, const char *standin, char *const *args, con
 		_exit(127);
 	}
 	kids[slot] = pid;
-	for (int i = 0; i < 300; i++) {
+	for (int i = 0; i < 3000; i++) { /* 60 s at most: a loaded machine's bound */
 		if (stat(ready, &st) == 0 && st.st_size > 0)
 			return pid;
 		if (waitpid(pid, NULL, WNOHANG) == pid) {

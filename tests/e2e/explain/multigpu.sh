@@ -53,7 +53,7 @@ start() { # dir, env assignment, log kind
 	(cd "$t/$1" && exec env "$2" "$standin" -m "$t/tiny.gguf" --log-file server.log -lv 4 --lib "$libllama" \
 		--lib "$libcuda" --log-source "$t/$1.src" --ready ready) &
 	pids="$pids $!"
-	i=0; while [ ! -f "$t/$1/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ ! -f "$t/$1/ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done # 60 s at most
 	last=$!
 }
 start a CUDA_VISIBLE_DEVICES=2,0,1 pci

@@ -11,7 +11,10 @@ set -u
 bin=$1; worker=$2; vllm=$3; sglang=$4; fake=$5
 fail=0
 t=$(mktemp -d /tmp/gtm-pymetrics-XXXXXX)
-trap 'for f in "$t"/*.ready; do [ -f "$f" ] && kill "$(cut -d" " -f1 "$f")" 2>/dev/null; done; rm -rf "$t"' EXIT
+# (the stand-ins are killed on the way out: those that said ready by their
+# PIDs, the ones started in the background by theirs, even before ready)
+bg=
+trap 'for f in "$t"/*.ready; do [ -f "$f" ] && kill "$(cut -d" " -f1 "$f")" 2>/dev/null; done; for p in $bg; do kill $p 2>/dev/null; done; rm -rf "$t"' EXIT
 mkdir -p "$t/model"
 # 32 layers, 8 KV heads of 128, bfloat16: at -tp 2 a GPU caches 4 heads: 32 x 4 x 256 x 2 = 65536 B/token
 cat >"$t/model/config.json" <<'EOF'
@@ -46,7 +49,7 @@ EOF
 echo '<html>not metrics</html>' >"$t/garbage.prom"
 
 wait_ready() { # file
-	i=0; while [ ! -f "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ ! -f "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done # 60 s at most
 	[ -f "$1" ] || { echo "FAIL stand-in $1 not ready"; exit 1; }
 }
 pid_of() { cut -d" " -f1 "$1"; }
@@ -57,17 +60,21 @@ pid_of() { cut -d" " -f1 "$1"; }
 	"$worker" --comm VLLM::EngineCore --log "$t/core.log" --ready "$t/core.ready" --children 2 -- \
 	"$worker" --comm VLLM::Worker_TP@RANK@ --log "$t/workers.log" --ready "$t/w@RANK@.ready" \
 	--line '(Worker_TP@RANK@ pid=@PID@) INFO [gpu_worker.py:359] Available KV cache memory: 52.25 GiB' &
+bg="$bg $!"
 wait_ready "$t/w0.ready"; wait_ready "$t/w1.ready"; wait_ready "$t/api.ready"
 # SGLang: `sglang serve` listens, its scheduler on GPU 1 logs its pool
 "$sglang" serve --model-path "$t/model" --tp-size 1 --log "$t/sg.log" --ready "$t/sg.ready" --metrics "$t/sglang.prom" \
 	--children 1 -- "$worker" --comm sglang::schedul --log "$t/sgw.log" --ready "$t/sgw.ready" \
 	--line '[2026-03-11 13:53:23 TP0] KV Cache is allocated. #tokens: 4000, K size: 0.12 GB, V size: 0.12 GB' &
+bg="$bg $!"
 wait_ready "$t/sgw.ready"
 # a vLLM whose port answers garbage, and one that never answers
 "$vllm" serve "$t/model" --log "$t/g.log" --ready "$t/g.ready" --metrics "$t/garbage.prom" --metrics-mode garbage \
 	--children 1 -- "$worker" --comm VLLM::Worker_TP0 --log "$t/gw.log" --ready "$t/gw.ready" &
+bg="$bg $!"
 "$vllm" serve "$t/model" --log "$t/h.log" --ready "$t/h.ready" --metrics "$t/vllm.prom" --metrics-mode hang \
 	--children 1 -- "$worker" --comm VLLM::Worker_TP0 --log "$t/hw.log" --ready "$t/hw.ready" &
+bg="$bg $!"
 wait_ready "$t/gw.ready"; wait_ready "$t/hw.ready"
 w0=$(pid_of "$t/w0.ready"); w1=$(pid_of "$t/w1.ready"); api=$(pid_of "$t/api.ready")
 sg=$(pid_of "$t/sg.ready"); sgw=$(pid_of "$t/sgw.ready"); gw=$(pid_of "$t/gw.ready"); hw=$(pid_of "$t/hw.ready")

@@ -16,7 +16,7 @@ start() { # ready-name, args...
 	r=$1; shift
 	"$worker" --ready "$t/$r" "$@" &
 	pids="$pids $!"
-	i=0; while [ ! -f "$t/$r" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	i=0; while [ ! -f "$t/$r" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done # 60 s at most
 	last=$!
 }
 start v0 --comm VLLM::Worker_TP0 --log "$t/vllm.log" \

@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 		_exit(127);
 	}
 	struct stat st;
-	for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
+	for (int i = 0; i < 1200 && stat(ready, &st) != 0; i++) /* 60 s at most */
 		usleep(50000);
 	tu_check(stat(ready, &st) == 0, "stand-in not ready");
 	/* what the kernel shows: the blobs, never the snapshot names */

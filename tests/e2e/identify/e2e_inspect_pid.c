@@ -121,7 +121,7 @@ static void check_json(const char *out)
 static int wait_ready(const char *ready)
 {
 	struct stat st;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 1200; i++) { /* 60 s at most: a loaded machine's bound */
 		if (stat(ready, &st) == 0)
 			return 0;
 		if (waitpid(standin, NULL, WNOHANG) == standin) {

@@ -37,7 +37,7 @@ start_standin() { # stand-in arguments...; sets pid
 	(cd "$t" && exec "$standin" "$@" --ready "$t/ready") &
 	pid=$!
 	i=0
-	while [ ! -e "$t/ready" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	while [ ! -e "$t/ready" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done # 60 s at most
 	[ -e "$t/ready" ] || { echo "FAIL the stand-in ($*) did not start"; exit 1; }
 }
 

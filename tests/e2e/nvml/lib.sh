@@ -46,7 +46,7 @@ start_standin() {
 	"$standin" "$libcuda" <>"$t/in.$1" >"$t/out.$1" 2>&1 &
 	eval "$1=\$!"
 	standins="${standins:-} $!"
-	for _ in $(seq 100); do grep -q ready "$t/out.$1" 2>/dev/null && break; sleep 0.05; done
+	for _ in $(seq 1200); do grep -q ready "$t/out.$1" 2>/dev/null && break; sleep 0.05; done # 60 s at most
 	grep -q ready "$t/out.$1" || { echo "FAIL stand-in did not start:"; cat "$t/out.$1"; exit 1; }
 	sleep 0.05 # distinct start times (clock ticks): creation order is defined
 }
@@ -74,7 +74,7 @@ $3
 # (or, with absent, is gone) and says ok, else bad with the screen.
 screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
 wait_for() { # name, pattern, [absent]
-	for _ in $(seq 300); do # 15 s: a loaded CI machine is slow
+	for _ in $(seq 600); do # 30 s: a loaded CI machine is slow
 		if screen | grep -q -- "$2"; then [ "${3:-}" = absent ] || { ok "$1"; return 0; }
 		elif [ "${3:-}" = absent ]; then ok "$1"; return 0; fi
 		sleep 0.05

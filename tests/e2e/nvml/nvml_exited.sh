@@ -16,6 +16,15 @@ dev='device name="NVIDIA H100 80GB HBM3" bus=00000000:1A:00.0 mem_total=85899345
 never() { # name, pattern: absent now (checked after the screen settled)
 	if screen | grep -q -- "$2"; then bad "$1: screen:"; screen | sed 's/^/     | /'; else ok "$1"; fi
 }
+# refreshed SCENARIO: SCENARIO again with the device's used memory one GiB up
+# (a marker), waited for on the screen: the view has refreshed since what came
+# before, however slow the machine (a fixed sleep promised no refresh at all)
+mark=3
+refreshed() {
+	mark=$((mark + 1))
+	scenario "$(printf '%s\n' "$1" | sed "s/mem_used=[0-9]*/mem_used=$((mark * 1073741824))/")"
+	wait_for "a refresh after it (the marker $mark GiB drawn)" "$mark.00 GiB/80.00 GiB"
+}
 live() {
 	tmux -L "$sock" -f /dev/null new-session -d -s gtm -x 200 -y 50 \
 		"env GTM_FAKE_NVML_SCENARIO='$t/scenario' LD_LIBRARY_PATH='$fake' GPUTASKMAN_ROOT='$root' '$bin' -i 0.2 2>'$t/err'; echo \$? >'$t/rc'; sleep 60"
@@ -34,7 +43,10 @@ wait_for "container: the listed local PID is its process's row" " $A  *cuda_stan
 kill "$A"; wait "$A" 2>/dev/null
 view_drop "$A"
 wait_for "container: its PID, still listed, is an exited owner: *xPID" "\\*x$A"
-sleep 1 # several refreshes
+refreshed "$dev
+process dev=0 pid=$A mem=1406669701"
+refreshed "$dev
+process dev=0 pid=$A mem=1406669701"
 never "container: the exited PID is not paired with another CUDA process" "\\*$B"
 never "container: nor guessed" "?$B"
 expect_exited_gone() {
@@ -61,7 +73,8 @@ never "native: and no H: row" "H:$C"
 # shell's copy stands for it): still the exited owner's, not the newcomer's.
 mkdir -p "$t/n.stage/proc"; "$GTM_CAPTURE_PROC" "$t/n.stage" $$ || exit 1
 mv "$t/n.stage/proc/$$" "$root/proc/$C.new" && sed -i "s/^$$ /$C /" "$root/proc/$C.new/stat" && mv "$root/proc/$C.new" "$root/proc/$C"
-sleep 1
+refreshed "$dev
+process dev=0 pid=$C mem=1406669701"
 wait_for "native: a later process on the PID mapping no CUDA leaves the exited row" "\\*x$C"
 never "native: the newcomer is not charged" " $C  "
 expect_exited_gone native "$C"

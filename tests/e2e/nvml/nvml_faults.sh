@@ -20,7 +20,7 @@ print(s['available'], s['message'])" "$1"
 
 gpus='device name="NVIDIA H100 80GB HBM3" bus=00000000:1A:00.0 mem_total=85899345920 mem_used=1024
 device name="NVIDIA RTX A4000" bus=00000000:02:00.0 mem_total=17179869184 mem_used=2048
-process dev=1 pid=4000001 mem=4096'
+process dev=1 pid=4194401 mem=4096'
 
 # No NVML at all (unless this machine has a real one, which would be found).
 if ldconfig -p 2>/dev/null | grep -q 'libnvidia-ml.so.1'; then
@@ -72,7 +72,7 @@ ok = [g for g in d['gpus'] if g['name'] == 'NVIDIA RTX A4000'][0]
 lost = [g for g in d['gpus'] if g['name'] == 'NVML device 0: GPU is lost'][0]
 assert ok['memory']['used_bytes'] == 2048, ok
 assert all(v is None for v in lost['memory'].values()), lost
-h = row('H:4000001')
+h = row('H:4194401')
 assert h['gpus'][0]['index'] == ok['index'] and h['gpus'][0]['vram_bytes'] == 4096, h
 "
 gtm --once >"$t/o" 2>"$t/e"; check_rc "one GPU lost: --once exits 1" 1 $?

@@ -13,7 +13,7 @@ trap 'stop_standins; rm -rf "$t"' EXIT
 make_root "$t/root"
 start_standin A
 view_add "$A"
-host=$(absent_pid 4000001)
+host=$(absent_pid 4194401)
 
 gpus='driver 550.54.15
 cuda 12.4

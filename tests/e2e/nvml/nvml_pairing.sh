@@ -17,7 +17,7 @@ make_root "$t/root" container
 start_standin A
 start_standin B
 view_add "$A"; view_add "$B"; view_add $$
-h1=$(absent_pid 4000001); h2=$(absent_pid $((h1 + 1))); h3=$(absent_pid $((h2 + 1))); h4=$(absent_pid $((h3 + 1)))
+h1=$(absent_pid 4194401); h2=$(absent_pid $((h1 + 1))); h3=$(absent_pid $((h2 + 1))); h4=$(absent_pid $((h3 + 1)))
 dev='device name="NVIDIA H100 80GB HBM3" bus=00000000:1A:00.0 mem_total=85899345920 mem_used=3221225472'
 
 # As many host PIDs as CUDA processes here: certain, in creation order.

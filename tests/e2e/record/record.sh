@@ -2,7 +2,8 @@
 # record / replay end to end (see meson.build). Args: gputaskman, fake NVML dir.
 set -u
 bin=$1; fake=$2
-t=$(mktemp -d); trap 'kill $bg 2>/dev/null; rm -rf "$t"' EXIT
+t=$(mktemp -d); sock="gtm-rec-$$"
+trap 'kill $bg 2>/dev/null; tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$t"' EXIT
 bg=
 fail=0
 ok() { echo "ok   $1"; }
@@ -15,40 +16,42 @@ export GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" TZ=UTC GPUTA
 gtm() { "$bin" "$@"; }
 GB=1073741824
 dev() { echo "device name=\"NVIDIA H100 80GB HBM3\" uuid=GPU-$1 bus=00000000:0$1:00.0 mem_total=$((80 * GB)) mem_used=$2 util_gpu=50"; }
-# phase N: the GPUs as they stand in step N of the story
+# phase N: the GPUs as they stand in step N of the story, in step.N; the
+# recording steps through them by refreshes (the fake NVML's
+# GTM_FAKE_NVML_STEP_REFRESHES), so it holds every step however loaded the
+# machine is
 phase() {
 	case $1 in
 	0) s="$(dev 1 $((2 * GB)))
 $(dev 2 $((1 * GB)))
-process dev=0 pid=4100001 mem=$((2 * GB))
-process dev=1 pid=4100002 mem=$((1 * GB))" ;;
+process dev=0 pid=4300001 mem=$((2 * GB))
+process dev=1 pid=4300002 mem=$((1 * GB))" ;;
 	1) s="$(dev 1 $((6 * GB)))
 $(dev 2 $((1 * GB)))
-process dev=0 pid=4100001 mem=$((6 * GB))
-process dev=1 pid=4100002 mem=$((1 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))" ;;
+process dev=0 pid=4300001 mem=$((6 * GB))
+process dev=1 pid=4300002 mem=$((1 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))" ;;
 	2) s="$(dev 1 $((6 * GB)))
 $(dev 2 $((3 * GB)))
-process dev=0 pid=4100001 mem=$((6 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))" ;;
+process dev=0 pid=4300001 mem=$((6 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))" ;;
 	3) s="$(dev 1 $((78 * GB)))
 $(dev 2 $((8 * GB)))
-process dev=0 pid=4100001 mem=$((78 * GB))
-process dev=1 pid=4100003 mem=$((3 * GB))
-process dev=1 pid=4100002 mem=$((5 * GB))" ;;
+process dev=0 pid=4300001 mem=$((78 * GB))
+process dev=1 pid=4300003 mem=$((3 * GB))
+process dev=1 pid=4300002 mem=$((5 * GB))" ;;
 	4) s="$(dev 1 $((1 * GB)))
 $(dev 2 $((8 * GB)))
-process dev=1 pid=4100003 mem=$((3 * GB))
-process dev=1 pid=4100002 mem=$((5 * GB))" ;;
+process dev=1 pid=4300003 mem=$((3 * GB))
+process dev=1 pid=4300002 mem=$((5 * GB))" ;;
 	esac
-	printf '%s\n' "$s" >"$t/scenario.tmp" && mv "$t/scenario.tmp" "$t/scenario"
+	printf '%s\n' "$s" >"$t/step.$1"
 }
-phase 0
-(for p in 1 2 3 4; do sleep 1.2; phase $p; done) &
-bg=$!
-gtm record -i 0.01 --count 600 --frame-seconds 1 -o "$t/r.rec" 2>"$t/e"
+for p in 0 1 2 3 4; do phase $p; done
+cp "$t/step.4" "$t/scenario"
+GTM_FAKE_NVML_SCENARIO="$t/step" GTM_FAKE_NVML_STEP_REFRESHES=100 \
+	gtm record -i 0.01 --count 600 --frame-seconds 1 -o "$t/r.rec" 2>"$t/e"
 check "record: 600 refreshes, exit 0" '[ $? -eq 0 ] && grep -q "600 snapshots" "$t/e"'
-wait $bg; bg=
 check "the file is JSON Lines under zstd: zstdcat reads 600 snapshots" '[ "$(zstdcat "$t/r.rec" | wc -l)" = 600 ]'
 zstdcat "$t/r.rec" >"$t/all.jsonl"
 python3 - "$t/all.jsonl" >"$t/story" <<'PY'
@@ -64,8 +67,8 @@ for line in open(sys.argv[1]):
 for k in seen:
     print(" ".join(f"{l}={v >> 30}G" for l, v in k))
 PY
-check "every line is a snapshot; the story is in order" 'grep -q "H:4100001=78G" "$t/story" && [ "$(head -1 "$t/story")" = "H:4100001=2G H:4100002=1G" ] && [ "$(tail -1 "$t/story")" = "H:4100002=5G H:4100003=3G" ]'
-check "PID 4100002 exits and comes back with other memory" 'grep -n "4100002" "$t/story" | head -1 | grep -q "=1G" && grep -q "^H:4100001=6G H:4100003=3G$" "$t/story" && grep -q "H:4100002=5G" "$t/story"'
+check "every line is a snapshot; the story is in order" 'grep -q "H:4300001=78G" "$t/story" && [ "$(head -1 "$t/story")" = "H:4300001=2G H:4300002=1G" ] && [ "$(tail -1 "$t/story")" = "H:4300002=5G H:4300003=3G" ]'
+check "PID 4300002 exits and comes back with other memory" 'grep -n "4300002" "$t/story" | head -1 | grep -q "=1G" && grep -q "^H:4300001=6G H:4300003=3G$" "$t/story" && grep -q "H:4300002=5G" "$t/story"'
 
 first=$(head -1 "$t/all.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taken_at"])')
 last=$(tail -1 "$t/all.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["taken_at"])')
@@ -86,17 +89,21 @@ check "diff PATH@TIME PATH@TIME" '[ $? -eq 0 ] && python3 -c "
 import json,sys
 d = json.load(open(sys.argv[1]))
 labels = [(p[\"before\"] or p[\"after\"])[\"label\"] for p in d[\"processes\"]]
-assert \"H:4100003\" in labels and \"H:4100001\" in labels, labels
+assert \"H:4300003\" in labels and \"H:4300001\" in labels, labels
 " "$t/d.json"'
 gtm diff "$t/first.json" "$t/r.rec@$last" >"$t/d.txt" 2>"$t/e"
 check "diff a --json file against a recording" '[ $? -eq 0 ] && grep -q "not listed before" "$t/d.txt"'
 
 # a second recorder on the same file, SIGKILL, and the one after it
-"$bin" record -i 0.01 -o "$t/k.rec" 2>/dev/null &
+# (each wait is for what it needs, with a bound: the first recorder holds the
+# file once its first snapshot is out, and has written more than 10 before the
+# kill; the second stops after one snapshot should it not be refused)
+"$bin" record -i 0.01 -o "$t/k.rec" >/dev/null 2>"$t/k.e" &
 bg=$!
-sleep 1
-gtm record -o "$t/k.rec" 2>"$t/e"
+for _ in $(seq 1200); do grep -q "1 snapshot," "$t/k.e" 2>/dev/null && break; sleep 0.05; done
+gtm record --count 1 -o "$t/k.rec" 2>"$t/e"
 check "a second recorder on the file: refused, exit 2" '[ $? -eq 2 ] && grep -q "another gputaskman is recording" "$t/e"'
+for _ in $(seq 1200); do [ "$(zstdcat "$t/k.rec" 2>/dev/null | wc -l)" -gt 10 ] && break; sleep 0.05; done
 kill -9 $bg; wait $bg 2>/dev/null; bg=
 n=$(zstdcat "$t/k.rec" 2>/dev/null | wc -l)
 gtm replay "$t/k.rec" --json >/dev/null 2>"$t/e"
@@ -137,18 +144,17 @@ check "record says it appends to an existing file" 'grep -q "recording to $t/sai
 # while it runs, before any stop: the first status line is there
 "$bin" record -i 0.05 -o "$t/live.rec" 2>"$t/live.e" >/dev/null &
 bg=$!
-for _ in $(seq 400); do grep -q "1 snapshot," "$t/live.e" && break; sleep 0.05; done
+for _ in $(seq 1200); do grep -q "1 snapshot," "$t/live.e" && break; sleep 0.05; done
 check "a running record shows its size before it is stopped" 'grep -q "1 snapshot, .* written" "$t/live.e" && kill -0 $bg'
 kill -TERM $bg; wait $bg; bg= # (a background job of a script ignores SIGINT)
 check "a stop signal ends it with the summary" 'grep -q "snapshots, [0-9]* bytes" "$t/live.e"'
 # on a terminal one line is rewritten in place
 if command -v tmux >/dev/null 2>&1; then
-	sock="gtm-rec-$$"
 	tmux -L "$sock" -f /dev/null new-session -d -s rec -x 120 -y 10 \
 		"env GTM_FAKE_NVML_SCENARIO='$t/scenario' LD_LIBRARY_PATH='$fake' GPUTASKMAN_ROOT='$t/root' '$binabs' record -i 0.02 -o '$t/tty.rec'; sleep 30"
 	seen=
-	for _ in $(seq 400); do
-		tmux -L "$sock" capture-pane -p -t rec | grep -q "^gputaskman record: [2-9][0-9]* snapshots" && { seen=1; break; }
+	for _ in $(seq 1200); do
+		tmux -L "$sock" capture-pane -p -t rec | grep -q "^gputaskman record: [1-9][0-9]* snapshots," && { seen=1; break; }
 		sleep 0.05
 	done
 	lines=$(tmux -L "$sock" capture-pane -p -t rec | grep -c "snapshots\?, .* written")

@@ -8,34 +8,36 @@ set -u
 bin=$1; fake=$2
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed (make deps)"; exit 77; }
 t=$(mktemp -d); sock="gtm-replay-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; kill $bg 2>/dev/null; rm -rf "$t"' EXIT
-bg=
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$t"' EXIT
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 "$GTM_CAPTURE_PROC" "$t/root" || exit 1
-export GTM_FAKE_NVML_SCENARIO="$t/scenario" LD_LIBRARY_PATH="$fake" TZ=UTC GPUTASKMAN_ROOT="$t/root"
+export LD_LIBRARY_PATH="$fake" TZ=UTC GPUTASKMAN_ROOT="$t/root"
 GB=1073741824
-# phase USED_GB PROC_GB|-: one GPU of 80 GiB; process 4200001 holds PROC_GB, or is gone
+# phase N USED_GB PROC_GB|-: step N, one GPU of 80 GiB; process 4200001 holds
+# PROC_GB, or is gone. The recording steps through them by refreshes (the fake
+# NVML's GTM_FAKE_NVML_STEP_REFRESHES), so it holds each however loaded the
+# machine is.
 phase() {
-	{ echo "device name=\"NVIDIA H100 80GB HBM3\" uuid=GPU-1 bus=00000000:01:00.0 mem_total=$((80 * GB)) mem_used=$(($1 * GB)) util_gpu=50"
+	{ echo "device name=\"NVIDIA H100 80GB HBM3\" uuid=GPU-1 bus=00000000:01:00.0 mem_total=$((80 * GB)) mem_used=$(($2 * GB)) util_gpu=50"
 	  echo "process dev=0 pid=4200002 mem=$((1 * GB))"
-	  [ "$2" = - ] || echo "process dev=0 pid=4200001 mem=$(($2 * GB))"; } >"$t/scenario.tmp"
-	mv "$t/scenario.tmp" "$t/scenario"
+	  [ "$3" = - ] || echo "process dev=0 pid=4200001 mem=$(($3 * GB))"; } >"$t/step.$1"
 }
-phase 7 6
-(sleep 1.2; phase 76 75; sleep 1.2; phase 2 -) &
-bg=$!
-"$bin" record -i 0.01 --count 600 --frame-seconds 1 -o "$t/r.rec" 2>"$t/e" || { echo "FAIL record"; cat "$t/e"; exit 1; }
-wait $bg; bg=
+phase 0 7 6
+phase 1 76 75
+phase 2 2 -
+GTM_FAKE_NVML_SCENARIO="$t/step" GTM_FAKE_NVML_STEP_REFRESHES=200 \
+	"$bin" record -i 0.01 --count 600 --frame-seconds 1 -o "$t/r.rec" 2>"$t/e" || { echo "FAIL record"; cat "$t/e"; exit 1; }
 first=$(zstdcat "$t/r.rec" | head -1 | sed 's/.*"taken_at":"\([^"]*\)".*/\1/')
 last=$(zstdcat "$t/r.rec" | tail -1 | sed 's/.*"taken_at":"\([^"]*\)".*/\1/')
 
 screen() { tmux -L "$sock" capture-pane -p -t g 2>/dev/null; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
-# wait_for NAME PATTERN: polls the screen for up to 5 s.
+# wait_for NAME PATTERN: polls the screen for up to 30 s (a bound for a loaded
+# machine; it returns as soon as the pattern shows).
 wait_for() {
-	end=$(( $(ms) + 5000 ))
+	end=$(( $(ms) + 30000 ))
 	while [ "$(ms)" -lt "$end" ]; do
 		screen | grep -q -- "$2" && { ok "$1"; return 0; }
 		sleep 0.02
@@ -71,7 +73,7 @@ key Space; wait_for "Space plays" "playing 2x"
 key Space; wait_for "Space pauses" "paused 2x"
 key '?'; wait_for "the help lists the replay keys" "next big VRAM change"
 key Escape; key q
-i=0; while [ ! -s "$t/rc" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ ! -s "$t/rc" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 [ "$(cat "$t/rc" 2>/dev/null)" = 0 ] && ok "q quits, exit 0" || { bad "exit status $(cat "$t/rc" 2>/dev/null)"; cat "$t/err"; }
 "$bin" replay "$t/r.rec" --at 1999-01-01T00:00:00Z >/dev/null 2>"$t/e"
 [ $? -eq 2 ] && grep -q "before the recording starts" "$t/e" && ok "--at before the recording: exit 2, said" || bad "--at before the recording"

@@ -18,7 +18,7 @@ set -u
 arch=$1 build=$2 version=$3 fake_nvml=$4 dynamic_build=$5
 src=${GTM_SOURCE_ROOT:?}
 tmp=$(mktemp -d /tmp/gtm-dist-linux-test-XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap '[ -n "${sock:-}" ] && tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 fail() {
 	echo "FAIL: $*"
 	exit 1
@@ -102,14 +102,14 @@ LIVE
 	until tmux -L "$sock" capture-pane -p 2>/dev/null | grep -q "No process is using a GPU"; do
 		i=$((i + 1))
 		[ -s "$tmp/live-rc" ] && fail "the live view exited $(cat "$tmp/live-rc") before drawing (no terminfo found?)"
-		[ $i -gt 100 ] && { tmux -L "$sock" capture-pane -p >"$tmp/pane" 2>&1; tmux -L "$sock" kill-server; fail "the live view did not draw: $(cat "$tmp/pane")"; }
+		[ $i -gt 600 ] && { tmux -L "$sock" capture-pane -p >"$tmp/pane" 2>&1; tmux -L "$sock" kill-server; fail "the live view did not draw: $(cat "$tmp/pane")"; }
 		sleep 0.1
 	done
 	tmux -L "$sock" send-keys q
 	i=0
 	until [ -s "$tmp/live-rc" ]; do
 		i=$((i + 1))
-		[ $i -gt 100 ] && { tmux -L "$sock" kill-server; fail "q did not end the live view"; }
+		[ $i -gt 600 ] && { tmux -L "$sock" kill-server; fail "q did not end the live view"; }
 		sleep 0.1
 	done
 	tmux -L "$sock" kill-server 2>/dev/null

@@ -33,7 +33,7 @@ mkdir "$t/a"
 (cd "$t/a" && exec "$standin" -m "$t/tiny.gguf" -c 4096 --log-file server.log -lv 4 --lib "$libllama" --lib "$libcuda" \
 	--log-source "$here/cuda.log.src" --ready ready) >"$t/a.out" 2>&1 &
 llama=$!
-for _ in $(seq 200); do [ -s "$t/a/ready" ] && break; sleep 0.05; done
+for _ in $(seq 1200); do [ -s "$t/a/ready" ] && break; sleep 0.05; done
 [ -s "$t/a/ready" ] || { echo "FAIL stand-in did not start:"; cat "$t/a.out"; exit 1; }
 
 device='device name="Fake GPU" uuid=GPU-e2e-serve bus=00000000:01:00.0 mem_total=8589934592 mem_used=1073741824 util_gpu=40 temp=55'
@@ -74,7 +74,7 @@ expect "its process_info" "count(gputaskman_process_info{pid=\"$llama\",runtime=
 # the process goes from the driver's list: its series go stale
 scenario "$device"
 gone=
-for _ in $(seq 60); do
+for _ in $(seq 240); do
 	out=$(query "gputaskman_process_gpu_memory_bytes{pid=\"$llama\"}")
 	[ $? -eq 0 ] && [ -z "$out" ] && { gone=1; break; }
 	sleep 0.5
@@ -83,8 +83,8 @@ done
 expect "the device stays" 'count(gputaskman_gpu_info{uuid="GPU-e2e-serve"})' 1
 
 # two stand-in processes on a second, larger GPU (shown first: NVML's device 1)
-sleep 600 & pa=$!
-sleep 600 & pb=$!
+sleep 600 >/dev/null 2>&1 & pa=$!
+sleep 600 >/dev/null 2>&1 & pb=$!
 two='device name="Big GPU" uuid=GPU-e2e-two bus=00000000:42:00.0 mem_total=17179869184 mem_used=2147483648 energy_mj=5000000 throttle=0x4'
 mib() { echo $(($1 * 1048576)); }
 procs="process dev=0 pid=$llama mem=209715200

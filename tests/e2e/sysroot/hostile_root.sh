@@ -12,7 +12,8 @@ fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 t=$(mktemp -d /tmp/gtm-e2e-root-XXXXXX)
-trap 'rm -rf "$t"' EXIT
+listener=
+trap '[ -n "$listener" ] && kill "$listener" 2>/dev/null; rm -rf "$t"' EXIT
 marker="LEAKED-FROM-OUTSIDE-$$"
 r=$t/root out=$t/outside
 mkdir -p "$out" "$r/proc" "$t/nolib"
@@ -86,11 +87,11 @@ PY
 # A replayed server's ports are not this machine's: without --no-probe nothing
 # connects to this loopback (a listener on the port counts); with
 # GPUTASKMAN_ROOT_PROBE=1, the opt-in for trees copied from live processes, it does.
-python3 - "$t/port" "$t/accepts" <<'PY' &
+python3 - "$t/port" "$t/accepts" <<'PY' >/dev/null 2>&1 &
 import socket, sys, time
 s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(8); s.settimeout(0.2)
 open(sys.argv[1], "w").write(str(s.getsockname()[1]))
-n, end = 0, time.time() + 60
+n, end = 0, time.time() + 600  # the test kills it; the bound is for a test killed first
 open(sys.argv[2], "w").write("0")
 while time.time() < end:
     try:
@@ -99,7 +100,7 @@ while time.time() < end:
         pass
 PY
 listener=$!
-i=0; while [ ! -s "$t/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+i=0; while [ ! -s "$t/port" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
 port=$(cat "$t/port")
 mkdir -p "$r/proc/net"
 printf '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:%04X 00000000:0000 0A 00000000:00000000 00:00000000 00000000  1000        0 4242 1 0 100 0 0 10 0\n' "$port" >"$r/proc/net/tcp"
@@ -108,6 +109,8 @@ run probe_replay --json --all
 [ "$(cat "$t/accepts")" = 0 ] && ok "a replay does not probe this machine's loopback" || bad "a replay connected to this machine's port $port"
 grep -q "a replay under GPUTASKMAN_ROOT" "$t/probe_replay" && ok "the process says why it was not probed" || bad "no note why the replay was not probed"
 GPUTASKMAN_ROOT_PROBE=1 GPUTASKMAN_ROOT="$r" "$bin" --json --all >"$t/probe_optin" 2>&1
+# the kernel completes the connection before the listener takes it: wait for it to count
+i=0; while [ "$(cat "$t/accepts")" = 0 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 [ "$(cat "$t/accepts")" != 0 ] && ok "GPUTASKMAN_ROOT_PROBE=1 probes the replayed port" || bad "GPUTASKMAN_ROOT_PROBE=1 did not probe port $port"
 kill "$listener" 2>/dev/null; rm "$r/proc/3105/fd/5"
 

@@ -38,7 +38,7 @@ for pair in SEGV:11 BUS:7 ABRT:6 FPE:8 ILL:4 TERM:15 HUP:1 INT:2; do
 		tmux -L "$sock" kill-server 2>/dev/null; continue
 	fi
 	kill -s "$sig" "$(cat "$t/pid")"
-	i=0; while [ ! -s "$t/stty" ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i + 1)); done
+	i=0; while [ ! -s "$t/stty" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i + 1)); done # 60 s: ASan reports first
 	rc=$(cat "$t/rc" 2>/dev/null)
 	[ "$rc" = $((128 + n)) ] && ok "SIG$sig: died of the signal (status $rc)" || bad "SIG$sig: status '$rc', expected $((128 + n))"
 	[ "$(pane '#{alternate_on}')" = 0 ] && ok "SIG$sig: off the alternate screen" || bad "SIG$sig: still on the alternate screen"

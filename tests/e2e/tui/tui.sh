@@ -12,9 +12,9 @@ t=$(mktemp -d /tmp/gtm-tui-XXXXXX)
 sock="gtm-tui-$$-$cols"
 fail=0
 pids=""
+base_sock=$sock
 cleanup() {
-	tmux -L "$sock" kill-server 2>/dev/null
-	tmux -L "$sock-nd" kill-server 2>/dev/null
+	for s in "$base_sock" "$base_sock-nd" "$base_sock-stuck"; do tmux -L "$s" kill-server 2>/dev/null; done
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	rm -rf "$t"
 }
@@ -25,8 +25,11 @@ bad() { echo "FAIL $1"; fail=1; }
 screen() { tmux -L "$sock" capture-pane -p -t gtm 2>/dev/null; }
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # wait_for NAME PATTERN [TIMEOUT_S] [absent]: polls the screen every 20 ms.
+# The bound is 30 s at least: a loaded machine's, it costs nothing when the
+# screen is right.
 wait_for() {
-	end=$(( $(ms) + ${3:-5} * 1000 ))
+	b=${3:-30}; [ "$b" -lt 30 ] && b=30
+	end=$(( $(ms) + b * 1000 ))
 	while [ "$(ms)" -lt "$end" ]; do
 		if screen | grep -q -- "$2"; then [ "${4:-}" = absent ] || { ok "$1"; return 0; }
 		elif [ "${4:-}" = absent ]; then ok "$1"; return 0; fi
@@ -37,23 +40,26 @@ wait_for() {
 	return 1
 }
 key() { tmux -L "$sock" send-keys -t gtm "$@"; }
-# status_has NAME PATTERN: polls the status bar (the screen's first line), 5 s at most.
+# status_has NAME PATTERN: polls the status bar (the screen's first line), 30 s at most.
 status_has() {
-	for _ in $(seq 250); do
+	for _ in $(seq 1500); do
 		screen | head -n 1 | grep -q -- "$2" && { ok "$1"; return 0; }
 		sleep 0.02
 	done
 	bad "$1: the status bar is '$(screen | head -n 1)'"
 	return 1
 }
-# seek NAME PATTERN KEY: presses KEY (up to 8 times) until PATTERN is on the screen.
+# seek NAME PATTERN KEY: presses KEY (up to 8 times) until PATTERN is on the
+# screen, each press once the last one has been drawn (the screen changed), so
+# a slow redraw never queues presses past the pattern.
 seek() {
 	for _ in 1 2 3 4 5 6 7 8; do
-		sleep 0.3
-		screen | grep -q -- "$2" && { ok "$1"; return 0; }
+		before=$(screen)
+		printf '%s\n' "$before" | grep -q -- "$2" && { ok "$1"; return 0; }
 		key "$3"
+		for _ in $(seq 1500); do [ "$(screen)" != "$before" ] && break; sleep 0.02; done
 	done
-	wait_for "$1" "$2" 2
+	wait_for "$1" "$2"
 }
 # wheel_down X Y: a wheel step down (button 5: 32 + 65) at a cell.
 wheel_down() {
@@ -70,12 +76,16 @@ click() {
 first_row() { screen | awk '/ PID NAME/ { getline; print; exit }'; }
 
 # Stand-ins: two idle processes and a silent server named like llama.cpp's.
-sleep 600 & p1=$!
-sleep 600 & p2=$!
+# (none of them holds this test's output: a pipe a child keeps open would keep
+# meson waiting after the test ends)
+sleep 600 >/dev/null 2>&1 & p1=$!
+pids="$p1"
+sleep 600 >/dev/null 2>&1 & p2=$!
+pids="$pids $p2"
 mkdir -p "$t/bin"
 ln -s "$(python3 -c "import os, sys; print(os.path.realpath(sys.executable))")" "$t/bin/llama-server"
-"$t/bin/llama-server" "$here/silent_server.py" "$t/port" & ps=$!
-pids="$p1 $p2 $ps"
+"$t/bin/llama-server" "$here/silent_server.py" "$t/port" >"$t/server.out" 2>&1 & ps=$!
+pids="$pids $ps"
 i=0; while [ ! -s "$t/port" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
 [ -s "$t/port" ] || { echo "FAIL the stand-in server did not start"; exit 1; }
 
@@ -226,27 +236,46 @@ for n in 1 2 3 4 5 6; do
 	wait_for "help $n closes" "What can be known" 5 absent >/dev/null || echo "FAIL help $n did not close"
 	total=$((total + lat)); [ $lat -gt $worst ] && worst=$lat
 done
+# (a figure, not a check: a loaded machine's keys take what they take; that
+# no key waits on a probe is checked below by order, not by time)
 echo "     key answered: mean $((total / 6)) ms, worst $worst ms (target 100 ms; tmux polling included)"
-[ $worst -lt 1000 ] && ok "keys answered with a silent server present" || bad "a key took $worst ms"
 
 start=$(ms)
 key q
-i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
+i=0; while [ ! -s "$t/rc" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i + 1)); done
 if [ -s "$t/rc" ]; then
 	ok "q exits in $(( $(ms) - start )) ms"
 	[ "$(cat "$t/rc")" = 0 ] && ok "exit status 0" || bad "exit status $(cat "$t/rc")"
 else
-	bad "q did not exit within 3 s"
+	bad "q did not exit within 30 s"
 fi
 if grep -q -E "AddressSanitizer|LeakSanitizer|runtime error" "$t/err"; then
 	bad "sanitizer report:"; sed 's/^/     | /' "$t/err" | head -40
 fi
 
+# Keys are answered while a probe waits on the silent server: with a 120 s
+# probe timeout, once the server has taken the probe's connection (it says
+# so), a key waiting on that probe would wait about two minutes; the view
+# must answer within 30 s.
+rm -f "$t/rc"
+tmux -L "$sock" kill-server 2>/dev/null
+sock="$base_sock-stuck"
+n0=$(wc -l <"$t/port.accepts" 2>/dev/null || echo 0)
+tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
+	"env GTM_PROBE_TIMEOUT_MS=120000 GTM_PROBE_BUDGET_MS=599000 LD_LIBRARY_PATH='$fakedir' GTM_FAKE_NVML_SCENARIO='$t/scn' '$bin' -i 0.2 2>'$t/err3'; echo \$? >'$t/rc'; sleep 60"
+i=0; while [ "$(wc -l <"$t/port.accepts" 2>/dev/null || echo 0)" -le "$n0" ] && [ $i -lt 3000 ]; do sleep 0.02; i=$((i + 1)); done
+if [ "$(wc -l <"$t/port.accepts" 2>/dev/null || echo 0)" -gt "$n0" ]; then
+	key '?'
+	wait_for "a key is answered while a probe waits on the silent server" "What can be known" 30
+else
+	bad "the silent server was never probed (60 s)"; screen | sed 's/^/     | /'
+fi
+tmux -L "$sock" kill-server 2>/dev/null
+
 # No driver: the view says why no GPU is shown.
 rm -f "$t/rc"
 mkdir -p "$t/nolib"
-tmux -L "$sock" kill-server 2>/dev/null
-sock="$sock-nd" # a fresh server: the old one may still be shutting down
+sock="$base_sock-nd" # a fresh server: the old one may still be shutting down
 tmux -L "$sock" -f /dev/null new-session -d -s gtm -x "$cols" -y "$rows" \
 	"env NO_COLOR=1 LD_LIBRARY_PATH='$t/nolib' '$bin' -i 0.5 2>'$t/err2'; echo \$? >'$t/rc'; sleep 60"
 wait_for "no driver: says no GPU is shown" "No GPU is shown" 10
@@ -255,7 +284,7 @@ if tmux -L "$sock" capture-pane -e -p -t gtm | grep -q -E "$(printf '\033')\\[([
 else ok "NO_COLOR=1: no colours"; fi
 wait_for "no driver: gives NVML's reason" "nvml: .*libnvidia-ml" 3
 key C-c
-i=0; while [ ! -s "$t/rc" ] && [ $i -lt 150 ]; do sleep 0.02; i=$((i + 1)); done
+i=0; while [ ! -s "$t/rc" ] && [ $i -lt 1500 ]; do sleep 0.02; i=$((i + 1)); done
 [ -s "$t/rc" ] && ok "no driver: Ctrl-C exits" || bad "no driver: Ctrl-C did not exit"
 [ "$(cat "$t/rc" 2>/dev/null)" = 130 ] && ok "Ctrl-C: exit status 130" || bad "Ctrl-C: exit status $(cat "$t/rc" 2>/dev/null)"
 if grep -q -E "AddressSanitizer|LeakSanitizer|runtime error" "$t/err2"; then

@@ -15,5 +15,7 @@ mkfifo "$t/hold"
 cuda=$!
 pids="$pids $cuda"
 exec 9>"$t/hold"
-for i in 1 2 3 4 5 6 7 8 9 10; do grep -q ready "$t/standin.out" 2>/dev/null && break; sleep 0.1; done
+# (captured once it has mapped libcuda: it says ready; 60 s at most on a loaded machine)
+for i in $(seq 1200); do grep -q ready "$t/standin.out" 2>/dev/null && break; sleep 0.05; done
+grep -q ready "$t/standin.out" 2>/dev/null || { echo "FAIL the CUDA stand-in did not start:"; cat "$t/standin.out"; exit 1; }
 "$GTM_CAPTURE_PROC" "$root" "$cuda" || exit 1

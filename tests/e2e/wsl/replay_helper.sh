@@ -6,7 +6,9 @@
 # GTM_WSL_MODE: replay (default), die (two lines, then exit 3 with a message),
 # mute (never a line), garbage (a bad line before each good one), noerr
 # (replay with stderr closed at once: the reader must not spin on it);
-# GTM_WSL_DELAY: seconds before the first line (a slow start). Each start
+# GTM_WSL_DELAY: seconds before the first line (a slow start); GTM_WSL_GATE:
+# a file, no line before it exists (a start as slow as the test wants, on any
+# machine; 300 s at most). Each start
 # appends a line to $GTM_WSL_STARTS, so a test counts the helpers started.
 ms=1000
 while [ $# -gt 0 ]; do
@@ -21,6 +23,10 @@ if [ "$mode" = mute ]; then
 fi
 [ "$mode" = noerr ] && exec 2>&-
 [ -n "${GTM_WSL_DELAY:-}" ] && sleep "$GTM_WSL_DELAY"
+if [ -n "${GTM_WSL_GATE:-}" ]; then
+	i=0
+	while [ ! -e "$GTM_WSL_GATE" ] && [ $i -lt 6000 ]; do sleep 0.05; i=$((i + 1)); done
+fi
 n=0
 last=
 emit() { # a line with its seq= replaced by the running count; die mode ends after two

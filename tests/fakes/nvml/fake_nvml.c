@@ -3,7 +3,11 @@
  * environment variable GTM_FAKE_NVML_SCENARIO (format: tests/fakes/README.md).
  * The file is re-read when its identity, size or mtime changes, checked at
  * nvmlInit and at every nvmlDeviceGetCount (once per refresh), so a test can
- * change the GPUs' state while gputaskman runs.
+ * change the GPUs' state while gputaskman runs. With GTM_FAKE_NVML_STEP_REFRESHES=N
+ * the state steps by refreshes instead of by the clock: the file read is
+ * "SCENARIO.K", K the number of nvmlDeviceGetCount calls so far divided by N
+ * (the highest K whose file exists once the steps run out), so a recording
+ * of a story holds every step however fast or slow the machine is.
  *
  * Build variants (compile definitions):
  *   FAKE_NVML_OLD        an old driver: no _v2/_v3 entry points at all
@@ -33,10 +37,29 @@ static struct fake_scenario sc;
 static bool inited;
 static struct stat loaded_st;
 static char handles[FAKE_MAX_DEVICES]; /* a handle is the address of one of these */
+static unsigned long counts;            /* nvmlDeviceGetCount calls: the refreshes so far */
+
+/* The scenario file to read now: GTM_FAKE_NVML_SCENARIO, or with
+ * GTM_FAKE_NVML_STEP_REFRESHES its step "PATH.K" (see the head of this file). */
+static const char *scenario_path(char *buf, size_t n)
+{
+	const char *path = getenv("GTM_FAKE_NVML_SCENARIO"), *per = getenv("GTM_FAKE_NVML_STEP_REFRESHES");
+	long step_len = per ? strtol(per, NULL, 10) : 0;
+	struct stat st;
+
+	if (!path || step_len <= 0)
+		return path;
+	for (unsigned long k = counts / (unsigned long)step_len;; k--) {
+		snprintf(buf, n, "%s.%lu", path, k);
+		if (stat(buf, &st) == 0 || k == 0)
+			return buf;
+	}
+}
 
 static void reload_if_changed(void)
 {
-	const char *path = getenv("GTM_FAKE_NVML_SCENARIO");
+	char step_buf[4096];
+	const char *path = scenario_path(step_buf, sizeof step_buf);
 	struct stat st;
 
 	if (!path || stat(path, &st) != 0) {
@@ -133,8 +156,10 @@ EXPORT nvmlReturn_t nvmlShutdown(void) { LOCKED(do_shutdown()); }
 
 static nvmlReturn_t do_count(const char *fn, unsigned *n)
 {
-	if (inited)
+	if (inited) {
 		reload_if_changed();
+		counts++;
+	}
 	nvmlReturn_t r = enter(fn);
 	if (r == NVML_SUCCESS)
 		*n = (unsigned)sc.n_devs;

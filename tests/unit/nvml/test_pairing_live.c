@@ -65,7 +65,8 @@ static void stop_standin(struct standin *s)
 	waitpid(s->pid, NULL, 0);
 }
 
-/* Host PIDs that are no process here. */
+/* Host PIDs that are no process here: callers start above Linux's
+ * PID_MAX_LIMIT (4194304), so none can become a process while the test runs. */
 static uint32_t absent_pid(uint32_t from)
 {
 	for (uint32_t p = from;; p++)
@@ -172,7 +173,7 @@ static void test_pairing_with_standins(void **state)
 	view_add_pid(a.pid);
 	view_add_pid(b.pid);
 	view_add_pid(getpid()); /* a process of the container that maps no libcuda */
-	uint32_t h1 = absent_pid(4000001), h2 = absent_pid(h1 + 1), h4 = absent_pid(h2 + 1);
+	uint32_t h1 = absent_pid(4194401), h2 = absent_pid(h1 + 1), h4 = absent_pid(h2 + 1);
 
 	/* Refresh 1: three host PIDs for two CUDA processes here → '?', '?', H:. */
 	snprintf(text, sizeof text, "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 sm=5\n"
@@ -239,7 +240,7 @@ static void test_graphics_and_exit_with_standins(void **state)
 	make_view();
 	view_add_pid(a.pid);
 	view_add_pid(b.pid);
-	uint32_t h1 = absent_pid(4000001), h2 = absent_pid(h1 + 1), hx = absent_pid(h2 + 1);
+	uint32_t h1 = absent_pid(4194401), h2 = absent_pid(h1 + 1), hx = absent_pid(h2 + 1);
 	const char *fmt = "device name=g mem_total=1000\nprocess dev=0 pid=%u mem=100 list=both\n"
 			  "process dev=0 pid=%u mem=200\nprocess dev=0 pid=%u mem=300 list=graphics\n";
 

@@ -186,7 +186,9 @@ static void test_endless_answers(void **state)
 				      (int)st, (unsigned long long)ms, r.error);
 			assert_true(st == cases[i].want || st == cases[i].or_want);
 			assert_true(r.len <= EX_MAX_BODY);
-			assert_true(ms < 3000); /* a bound, not a timing assertion: the timeout holds */
+			/* a hang guard, not a timing assertion (a loaded machine stretches the
+			 * 1 s timeout): the cut and the state above are the checks */
+			assert_true(ms < 30000);
 			probe_result_clear(&r);
 			replay_stop(rs);
 		}
@@ -209,7 +211,9 @@ static void test_silent_server_costs_one_timeout(void **state)
 	assert_int_equal(ep(&s, "/props")->state, EP_TIMEOUT);
 	assert_int_equal(ep(&s, "/api/ps")->state, EP_NOT_PROBED);
 	print_message("silent server: %llu ms for a 200 ms timeout\n", (unsigned long long)ms);
-	assert_true(ms < 2000); /* a bound, not a timing assertion: one timeout, not six */
+	/* one timeout, not six, is the states above (the rest not probed); the time
+	 * is only a hang guard: a loaded machine stretches any figure */
+	assert_true(ms < 30000);
 	replay_stop(rs);
 }
 
