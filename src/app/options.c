@@ -38,7 +38,7 @@ static const char usage_text[] =
 	"                   closes (fanotify on the mounts of the model folders and of AI\n"
 	"                   processes' working folders; only opens after the start are seen)\n"
 	"  --trace-wait S   with --once/--json and --trace-opens: trace S seconds before the\n"
-	"                   snapshot (default 2, 0 to 3600)\n"
+	"                   snapshot (default 2, 0 to 3600; Ctrl-C or SIGTERM ends it early)\n"
 	"  -V, --version    print the version, the git commit, the optional parts built in and\n"
 	"                   the run-time libraries found (NVML, libcurl, libmicrohttpd), and exit\n"
 	"  -h, --help       this help\n"

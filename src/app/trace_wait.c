@@ -7,10 +7,17 @@
 #include "core/snapshot.h"
 #include "core/util.h"
 #include "platform/platform_time.h"
+#include "portable.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
 
 struct gtm_snapshot *trace_wait_refresh(struct collector *c, bool traced, double wait_s, const char *who)
 {
-	static const volatile sig_atomic_t never;
 	if (!traced)
 		return collector_refresh(c);
 	const char *refused = collector_trace_refused(c);
@@ -19,7 +26,16 @@ struct gtm_snapshot *trace_wait_refresh(struct collector *c, bool traced, double
 		return collector_refresh(c);
 	}
 	snapshot_free(collector_refresh(c));
-	fprintf(stderr, "%s: tracing model file opens for %g s\n", who, wait_s);
-	os_sleep_until(now_monotonic_ns() + (uint64_t)(wait_s * 1e9), &never);
+	fprintf(stderr, "%s: tracing model file opens for %g s (Ctrl-C ends it early)\n", who, wait_s);
+	/* Ctrl-C (or SIGTERM, SIGHUP) ends the trace and prints what it saw:
+	 * a user, or a test, need not guess how long the opens take to come */
+	uint64_t t0 = now_monotonic_ns();
+	stop_signal = 0;
+	os_catch_stop_signals(on_stop);
+	bool whole = os_sleep_until(t0 + (uint64_t)(wait_s * 1e9), &stop_signal);
+	os_catch_stop_signals(SIG_DFL);
+	if (!whole)
+		fprintf(stderr, "%s: tracing ended by a signal after %.1f s\n", who,
+			(double)(now_monotonic_ns() - t0) / 1e9);
 	return collector_refresh(c);
 }
