@@ -186,9 +186,12 @@ def wine_pdh_case():
                        input=b"", env=env(False), capture_output=True, timeout=60)
     out = p.stdout.decode("utf-8", errors="replace")
     parsed = parse([out]) if out else []
-    check(p.returncode == 0 and len(parsed) == 1 and parsed[0]["ok"] and parsed[0]["state"] == "error"
-          and "no GPU counters" in parsed[0]["why"] and parsed[0]["vmwp"] == 0,
-          f"Wine's own pdh.dll: a state=error line saying why, then EOF ends it ({out[:200]!r})")
+    # one line, or more where a loaded machine let an interval pass before
+    # the helper saw stdin's EOF: each the same error
+    check(p.returncode == 0 and len(parsed) >= 1 and all(
+          x["ok"] and x["state"] == "error" and "no GPU counters" in x["why"] and x["vmwp"] == 0 for x in parsed),
+          f"Wine's own pdh.dll: a state=error line saying why, then EOF ends it (exit {p.returncode}, "
+          f"{len(parsed)} lines: {out[:200]!r})")
 
 
 def partial_case(vm):
