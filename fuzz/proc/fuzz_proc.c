@@ -2,7 +2,8 @@
  * file content: 0 stat, 1 status, 2 maps (whole file into a path list),
  * 3 net/tcp(6) (whole file into a listener table), 4 cmdline/environ split,
  * 5 passwd lookup, 6 fd link targets, 7 a sock_diag netlink reply,
- * 8 mountinfo (whether /proc hides PIDs). */
+ * 8 mountinfo (whether /proc hides PIDs, and its options' flags), 9 getdents64
+ * records of /proc's root (its static folders). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,14 +85,25 @@ static void fuzz_diag(const char *b, size_t n)
 
 static void fuzz_mountinfo(const char *b, size_t n)
 {
-	(void)proc_mountinfo_hides_pids(b, n);
+	bool hides = proc_mountinfo_hides_pids(b, n);
+	if (hides != ((proc_mountinfo_flags(b, n) & PROC_MOUNT_NOACCESS) != 0))
+		abort();
+}
+
+/* Any bytes: bounded, and no more folders than records fit. */
+static void fuzz_root_dirs(const char *b, size_t n)
+{
+	struct proc_root_dirs whole = {0};
+	proc_root_dirs_feed(&whole, b, n);
+	if (whole.dirs > n / 20)
+		abort(); /* a record is at least 20 bytes */
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static void (*const targets[])(const char *, size_t) = {
 		fuzz_stat, fuzz_status, fuzz_maps, fuzz_tcp, fuzz_split, fuzz_passwd, fuzz_link, fuzz_diag,
-		fuzz_mountinfo,
+		fuzz_mountinfo, fuzz_root_dirs,
 	};
 	if (size == 0)
 		return 0;

@@ -71,7 +71,11 @@
  * their parents by their /proc inode, evicts nothing and keeps the last
  * listing's n_procs_total and n_procs_uninspectable. Nothing a row shows
  * comes from the listing: only that count (the help screen's) and the
- * eviction of entries no source lists any more. */
+ * eviction of entries no source lists any more. Where /proc counts itself
+ * (proc_count.c: the initial PID namespace's procfs, hiding no PID from us)
+ * no priority-only scan lists it at all, the one-shot run's neither: the
+ * count comes from its root folder's link count at every scan, and an entry
+ * no scan touched for a period is let go instead. */
 #define PROC_STAT_PERIOD_NS (2000ull * 1000 * 1000)
 #define PROC_LIST_PERIOD_NS (30ull * 1000000000ull)
 #define PROC_STAT_STAGGER_NS (250ull * 1000 * 1000)

@@ -20,6 +20,7 @@ struct proc_cache *proc_cache_new(void)
 	c->page_size = ps > 0 ? ps : 4096;
 	c->clock = now_monotonic_ns;
 	c->kept_procfd = -1;
+	c->root_dirs = -1;
 	return c;
 }
 
@@ -146,10 +147,15 @@ void proc_entry_reset(struct proc_entry *e, uint64_t start_time)
 /* Drops the entries the last scan did not see (exited processes). */
 void proc_cache_evict(struct proc_cache *c)
 {
+	proc_cache_evict_before(c, c->gen);
+}
+
+void proc_cache_evict_before(struct proc_cache *c, uint64_t gen)
+{
 	size_t k = 0;
 
 	for (size_t i = 0; i < c->n; i++) {
-		if (c->entries[i].gen != c->gen) {
+		if (c->entries[i].gen < gen) {
 			proc_entry_release(&c->entries[i]);
 			continue;
 		}
@@ -178,6 +184,10 @@ void proc_cache_check_root(struct proc_cache *c)
 		close(c->kept_procfd);
 	c->kept_procfd = -1;
 	c->stat_refusal = 0;
+	c->mount_flags_known = false;
+	c->countable = 0;
+	c->root_dirs = -1;
+	c->evict_gen = c->evict_at_ns = 0;
 	str_copy(c->root, root, sizeof c->root);
 }
 

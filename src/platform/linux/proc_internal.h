@@ -164,8 +164,16 @@ struct proc_cache {
 	long page_size;
 	uint64_t (*clock)(void); /* monotonic ns for the rescan rule (tests replace it) */
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
+	uint64_t listings;       /* full listings of /proc so far (tests check the counted path) */
 	int kept_procfd;         /* /proc kept open between scans (proc_cache_procfd), or -1 */
 	int stat_refusal;        /* proc_stat_may_be_refused: 0 not asked yet, 1 no, 2 yes */
+	unsigned mount_flags;    /* proc_mount_flags, once mount_flags_known */
+	bool mount_flags_known;
+	int countable;           /* proc_count_processes may count: 0 not asked yet, 1 no, 2 yes */
+	int root_dirs;           /* its static folders (-1: not read) */
+	uint64_t root_dirs_at_ns; /* when they were read (the cache's clock) */
+	uint64_t evict_gen;      /* counted scans: the gen of the last period's eviction */
+	uint64_t evict_at_ns;    /* and when it ran (the cache's clock) */
 };
 
 struct proc_entry *proc_cache_find(struct proc_cache *c, uint32_t pid);
@@ -179,6 +187,9 @@ struct proc_entry *proc_cache_insert(struct proc_cache *c, uint32_t pid, uint64_
 void proc_cache_reserve(struct proc_cache *c, size_t more);
 void proc_entry_reset(struct proc_entry *e, uint64_t start_time);
 void proc_cache_evict(struct proc_cache *c);
+/* The entries no scan since scan `gen` touched, let go (proc_cache_evict:
+ * those the last scan did not touch). */
+void proc_cache_evict_before(struct proc_cache *c, uint64_t gen);
 void proc_cache_check_root(struct proc_cache *c);
 /* The root's /proc folder, opened once and kept (-1 if it cannot be). */
 int proc_cache_procfd(struct proc_cache *c);
@@ -188,6 +199,23 @@ void proc_cache_worker_io(struct proc_cache *c, int workers);
 /* ---- whether a stat may be refused (proc_mounts.c) ---- */
 /* Whether the mount at /proc in a mountinfo text has hidepid=1 (noaccess). */
 bool proc_mountinfo_hides_pids(const char *buf, size_t len);
+/* The processes of this /proc without listing them (proc_count.c): its root
+ * folder's link count less its static folders, where that is the listing's
+ * count (a procfs of the initial PID namespace that hides no PID from us);
+ * -1 elsewhere: then only a listing counts. procfd: the root's /proc; now:
+ * the cache's clock (the static folders are read again once a period). */
+int proc_count_processes(struct proc_cache *c, int procfd, uint64_t now);
+
+/* The options of the mount at /proc that change what a listing shows:
+ * PROC_MOUNT_* bits, or PROC_MOUNT_UNKNOWN when mountinfo cannot be read.
+ * proc_mountinfo_flags is the pure parse; proc_mount_flags reads the root's
+ * once. */
+#define PROC_MOUNT_NOACCESS 1u  /* hidepid=1: listed, files refused */
+#define PROC_MOUNT_INVISIBLE 2u /* hidepid=2 or 4: others' processes not listed */
+#define PROC_MOUNT_SUBSET 4u    /* subset=pid: no static entries */
+#define PROC_MOUNT_UNKNOWN 0x80000000u
+unsigned proc_mountinfo_flags(const char *buf, size_t len);
+unsigned proc_mount_flags(struct proc_cache *c);
 /* Whether some /proc/PID/stat may be refused to us (hidepid=1 and not
  * root): then only reading every stat counts the uninspectable ones. Asked
  * once per root. */

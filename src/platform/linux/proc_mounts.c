@@ -2,7 +2,10 @@
  * hidepid=1 ("noaccess", Documentation/filesystems/proc.rst, "Mount options")
  * lists every PID but refuses the files of processes we may not ptrace, so a
  * count of /proc alone would not say how many are uninspectable. hidepid=2
- * and 4 leave them out of the listing, which is all a count sees anyway. */
+ * and 4 leave them out of the listing, which is all a listing sees anyway,
+ * but not out of the count the root folder's link count gives (proc_count.c),
+ * and subset=pid leaves the static entries out of the listing but not out of
+ * that link count: either rules the link count out. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,7 +14,7 @@
 #include "proc_internal.h"
 
 struct hide_scan {
-	bool hides;
+	unsigned flags;
 };
 
 /* The n-th space-separated field of a line (0-based), or NULL. */
@@ -66,25 +69,48 @@ static void mount_line(const char *line, size_t len, void *ctx)
 	if (!sep || !(type = field(sep, end, 0, &tn)) || tn != 4 || memcmp(type, "proc", 4) != 0)
 		return;
 	opts = field(sep, end, 2, &on);
-	h->hides = opts && (has_option(opts, on, "hidepid=1") || has_option(opts, on, "hidepid=noaccess"));
+	h->flags = 0;
+	if (opts && (has_option(opts, on, "hidepid=1") || has_option(opts, on, "hidepid=noaccess")))
+		h->flags |= PROC_MOUNT_NOACCESS;
+	if (opts && (has_option(opts, on, "hidepid=2") || has_option(opts, on, "hidepid=invisible") ||
+		     has_option(opts, on, "hidepid=4") || has_option(opts, on, "hidepid=ptraceable")))
+		h->flags |= PROC_MOUNT_INVISIBLE;
+	if (opts && has_option(opts, on, "subset=pid"))
+		h->flags |= PROC_MOUNT_SUBSET;
+}
+
+unsigned proc_mountinfo_flags(const char *buf, size_t len)
+{
+	struct hide_scan h = {0};
+	proc_for_each_line(buf, len, mount_line, &h);
+	return h.flags;
 }
 
 bool proc_mountinfo_hides_pids(const char *buf, size_t len)
 {
-	struct hide_scan h = {false};
-	proc_for_each_line(buf, len, mount_line, &h);
-	return h.hides;
+	return (proc_mountinfo_flags(buf, len) & PROC_MOUNT_NOACCESS) != 0;
+}
+
+/* Read once per root: the options of the mount at /proc. */
+unsigned proc_mount_flags(struct proc_cache *c)
+{
+	if (!c->mount_flags_known) {
+		size_t len = 0;
+		char *buf = sysroot_slurp(1u << 20, &len, "/proc/self/mountinfo");
+		c->mount_flags = buf ? proc_mountinfo_flags(buf, len) : PROC_MOUNT_UNKNOWN;
+		c->mount_flags_known = true;
+		free(buf);
+	}
+	return c->mount_flags;
 }
 
 bool proc_stat_may_be_refused(struct proc_cache *c)
 {
 	if (c->stat_refusal == 0) {
-		size_t len = 0;
-		char *buf = sysroot_slurp(1u << 20, &len, "/proc/self/mountinfo");
+		unsigned f = proc_mount_flags(c);
 		/* root may read every process's files whatever the option says;
 		 * a tree replayed under GPUTASKMAN_ROOT holds what it holds */
-		bool refusable = buf && proc_mountinfo_hides_pids(buf, len) && (geteuid() != 0 || sysroot_prefix()[0]);
-		free(buf);
+		bool refusable = f != PROC_MOUNT_UNKNOWN && (f & PROC_MOUNT_NOACCESS) && (geteuid() != 0 || sysroot_prefix()[0]);
 		c->stat_refusal = refusable ? 2 : 1;
 	}
 	return c->stat_refusal == 2;

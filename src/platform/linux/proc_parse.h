@@ -94,4 +94,18 @@ char **proc_split_nul(const char *buf, size_t len, int max_items, int *n);
  * (cut to cap-1) and returns 0, or -1 when absent. */
 int proc_passwd_lookup(const char *buf, size_t len, uid_t uid, char *name, size_t cap);
 
+/* The static folders of /proc's root, from getdents64 records (struct
+ * linux_dirent64: d_ino u64, d_off s64, d_reclen u16, d_type u8, d_name NUL-
+ * ended): folders (DT_DIR) other than "." and ".." are counted until the
+ * first PID's entry, which ends the static part (fs/proc/root.c
+ * proc_root_readdir lists the static entries first, then the PIDs). Fed one
+ * getdents64 buffer at a time; a record cut or overlong, or a name without
+ * its NUL, makes the whole count bad. */
+struct proc_root_dirs {
+	unsigned dirs;
+	bool pid_seen; /* the static part is over */
+	bool bad;
+};
+void proc_root_dirs_feed(struct proc_root_dirs *d, const char *buf, size_t len);
+
 #endif

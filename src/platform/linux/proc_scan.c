@@ -122,6 +122,32 @@ static bool priority_missing(const struct scan_state *s)
 	return missing;
 }
 
+/* A priority-only scan of a /proc whose link count counts its processes
+ * (proc_count.c): the priority PIDs and their parents looked up, nothing
+ * listed. An entry no scan touched for a listing period is let go (a listing
+ * let go of those it did not list). false: this /proc must be listed. */
+static bool scan_counted(struct scan_state *s)
+{
+	struct proc_cache *c = s->c;
+	int procfd = proc_cache_procfd(c), n;
+
+	if (procfd < 0 || (n = proc_count_processes(c, procfd, s->now)) < 0)
+		return false;
+	s->procfd = procfd;
+	c->gen++;
+	c->n_items = 0;
+	c->listed_total = n;
+	c->listed_uninspectable = 0;
+	scan_targeted(s);
+	if (!c->evict_gen || s->now - c->evict_at_ns >= PROC_LIST_PERIOD_NS) {
+		if (c->evict_gen)
+			proc_cache_evict_before(c, c->evict_gen);
+		c->evict_gen = c->gen;
+		c->evict_at_ns = s->now;
+	}
+	return true;
+}
+
 int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struct proc_scan_opts *o)
 {
 	struct scan_state s = {.c = c, .snap = snap, .budget_ns = o ? o->budget_ns : 0, .parents = c->parents};
@@ -140,6 +166,11 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 	s.now = c->clock();
 	atomic_init(&s.over_budget, false);
 	s.trust_ino = s.budget_ns != 0 && sysroot_prefix()[0] == '\0';
+	/* pair_if_missing does not matter there: a /proc that counts itself is
+	 * the initial PID namespace's, whose PIDs are the driver's (a priority
+	 * PID it lacks has exited, no host PID to pair) */
+	if (!only && s.priority_only && scan_counted(&s))
+		return 0;
 	/* between listings nothing is listed: the /proc kept open serves (an
 	 * opendir and its close were five system calls a refresh) */
 	if (!only && s.priority_only && s.trust_ino && c->listed_at_ns && s.now - c->listed_at_ns < PROC_LIST_PERIOD_NS &&
@@ -169,6 +200,7 @@ int proc_cache_scan(struct proc_cache *c, struct gtm_snapshot *snap, const struc
 				break;
 		}
 	} else {
+		c->listings++;
 		while ((de = readdir(d)))
 			if (parse_pid(de->d_name, &pid))
 				scan_push_item(&s, pid, de->d_ino);

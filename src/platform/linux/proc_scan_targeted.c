@@ -61,10 +61,12 @@ static void hold_pidfd(int procfd, struct proc_entry *e)
 	e->stat_fd_slot = sfd + 1;
 }
 
-/* The live view between full listings: the priority PIDs (a poll of their
- * pidfds, an fstatat of /proc/PID for those without one), then their parents
- * by inode; everything else keeps its entry (no eviction) and the count of
- * the last listing. */
+/* The live view between full listings, and any priority-only scan of a
+ * /proc that counts itself (proc_count.c): the priority PIDs (a poll of
+ * their pidfds, an fstatat of /proc/PID for those without one), then their
+ * parents by inode; everything else keeps its entry (no eviction) and the
+ * count the caller put in listed_total (the last listing's, or the link
+ * count's). */
 void scan_targeted(struct scan_state *s)
 {
 	struct proc_cache *c = s->c;
@@ -97,7 +99,8 @@ void scan_targeted(struct scan_state *s)
 			scan_push_item(s, s->priority[i], ino);
 	}
 	scan_items(s);
-	for (size_t i = 0; i < s->n_items; i++) {
+	/* a pidfd pays off from the next refresh on: none for a one-shot run */
+	for (size_t i = 0; s->trust_ino && i < s->n_items; i++) {
 		struct proc_entry *e = proc_cache_find(c, s->items[i].pid);
 		if (e && e->gen == c->gen)
 			hold_pidfd(s->procfd, e);

@@ -108,7 +108,7 @@ void tui_help_build(struct tui_text *t, const struct gtm_snapshot *s)
 	if (s) {
 		tui_text_add(t, TUI_ST_TEXT, 0, "%s", "");
 		tui_text_add(t, TUI_ST_HEAD, 0, "This snapshot");
-		tui_text_add(t, TUI_ST_TEXT, 4, "  %d processes seen at the last full listing, %d not inspectable (%s)%s",
+		tui_text_add(t, TUI_ST_TEXT, 4, "  %d processes seen at the last count of /proc, %d not inspectable (%s)%s",
 			     s->n_procs_total, s->n_procs_uninspectable, platform_uninspectable_why,
 			     s->partial_scan ? "; the scan budget cut this refresh short, the rest follows" : "");
 		for (int i = 0; i < s->n_notes; i++)

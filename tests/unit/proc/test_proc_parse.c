@@ -464,6 +464,39 @@ static void test_mountinfo_hidepid(void **state)
 	assert_false(proc_mountinfo_hides_pids(S("")));
 }
 
+/* The options that rule out counting /proc by its link count (proc_count.c). */
+static void test_mountinfo_flags(void **state)
+{
+	(void)state;
+	static const char base[] = "23 22 0:21 / /proc rw,nosuid shared:12 - proc proc ";
+	static const struct {
+		const char *opts;
+		unsigned flags;
+	} cases[] = {
+		{"rw", 0},
+		{"rw,hidepid=1", PROC_MOUNT_NOACCESS},
+		{"rw,hidepid=noaccess", PROC_MOUNT_NOACCESS},
+		{"rw,hidepid=2", PROC_MOUNT_INVISIBLE},
+		{"rw,hidepid=invisible,gid=4", PROC_MOUNT_INVISIBLE},
+		{"rw,hidepid=4", PROC_MOUNT_INVISIBLE},
+		{"rw,hidepid=ptraceable", PROC_MOUNT_INVISIBLE},
+		{"rw,subset=pid", PROC_MOUNT_SUBSET},
+		{"rw,hidepid=invisible,subset=pid", PROC_MOUNT_INVISIBLE | PROC_MOUNT_SUBSET},
+		{"rw,subset=pids,hidepid=0", 0},
+		{"rw,hidepid=off", 0},
+	};
+	char buf[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int n = snprintf(buf, sizeof buf, "%s%s\n", base, cases[i].opts);
+		assert_int_equal(proc_mountinfo_flags(buf, (size_t)n), cases[i].flags);
+	}
+	/* the last mount at /proc decides, another mount point never */
+	assert_int_equal(proc_mountinfo_flags(S("23 22 0:21 / /proc rw - proc proc rw,subset=pid\n"
+						"40 23 0:21 / /proc rw - proc proc rw\n")), 0);
+	assert_int_equal(proc_mountinfo_flags(S("23 22 0:21 / /proc rw - proc proc rw\n"
+						"41 23 0:33 / /proc/x rw - proc proc rw,hidepid=2\n")), 0);
+}
+
 /* The scan's relative paths are what snprintf "%u/%s" writes, cut alike. */
 static void test_pid_file_path(void **state)
 {
@@ -495,6 +528,7 @@ int main(void)
 		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_diag_parse),     cmocka_unit_test(test_split_nul),
 		cmocka_unit_test(test_passwd),           cmocka_unit_test(test_stream_lines),
 		cmocka_unit_test(test_mountinfo_hidepid),
+		cmocka_unit_test(test_mountinfo_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -1104,6 +1105,7 @@ static void test_live_targeted_between_listings(void **state)
 {
 	(void)state;
 	struct proc_cache *c = live_cache();
+	c->countable = 1; /* as in a container, whose /proc does not count itself */
 	uint32_t self = (uint32_t)getpid();
 	struct proc_scan_opts o = {.budget_ns = 10 * SEC, .priority_pids = &self, .n_priority = 1,
 				   .details_priority_only = true};
@@ -1130,6 +1132,171 @@ static void test_live_targeted_between_listings(void **state)
 	snapshot_free(s);
 	child_end(&ch);
 	proc_cache_free(c);
+}
+
+/* The PIDs a listing of the real /proc shows. */
+static int listing_count(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int n = 0;
+	assert_non_null(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] >= '1' && de->d_name[0] <= '9';
+	closedir(d);
+	return n;
+}
+
+/* A priority-only scan's count is a listing's, though it lists nothing:
+ * retried until no process came or went around it (other tests run beside
+ * this one); a count off by any constant never matches. */
+static void assert_count_is_listing(struct proc_cache *c, const struct proc_scan_opts *o)
+{
+	bool matched = false;
+	for (int attempt = 0; attempt < 50 && !matched; attempt++) {
+		int before = listing_count();
+		struct gtm_snapshot *s = scan_opts(c, o);
+		int after = listing_count();
+		matched = before == after && s->n_procs_total == before;
+		snapshot_free(s);
+	}
+	assert_true(matched);
+}
+
+/* On a /proc that counts itself (procfs of the initial PID namespace: this
+ * machine's, unless the test runs in a container) a priority-only scan never
+ * lists /proc: the one-shot run and every live refresh; the count is the
+ * listing's; an entry no scan touched for a listing period is let go. */
+static void test_live_counted(void **state)
+{
+	(void)state;
+	struct proc_cache *c = live_cache();
+	uint32_t self = (uint32_t)getpid();
+	struct proc_scan_opts once = {.priority_pids = &self, .n_priority = 1, .details_priority_only = true};
+	struct gtm_snapshot *s = scan_opts(c, &once);
+	if (c->countable != 2) {
+		snapshot_free(s);
+		proc_cache_free(c);
+		skip(); /* a container's /proc, or hidepid: listed, as the tests above check */
+	}
+	assert_int_equal(c->listings, 0);
+	assert_non_null(find_row(s, self));
+	assert_non_null(find_row(s, self)->detail);
+	assert_non_null(find_row(s, (uint32_t)getppid())); /* its parent, looked up */
+	snapshot_free(s);
+	assert_count_is_listing(c, &once);
+
+	struct child ch = spawn_listener(false);
+	child_port(&ch);
+	uint32_t prio[2] = {self < (uint32_t)ch.pid ? self : (uint32_t)ch.pid,
+			    self < (uint32_t)ch.pid ? (uint32_t)ch.pid : self};
+	struct proc_scan_opts live = {.budget_ns = 10 * SEC, .priority_pids = prio, .n_priority = 2,
+				      .details_priority_only = true};
+	fake_now_ns += SEC;
+	s = scan_opts(c, &live);
+	assert_non_null(find_row(s, (uint32_t)ch.pid));
+	snapshot_free(s);
+	assert_count_is_listing(c, &live);
+
+	/* the child matters no more: its entry stays for at least a period (the
+	 * evictions are a period apart and take what none since the one before
+	 * touched), and is gone within two */
+	live.priority_pids = &self;
+	live.n_priority = 1;
+	for (int k = 1; k <= 4; k++) {
+		fake_now_ns += PROC_LIST_PERIOD_NS / 2;
+		s = scan_opts(c, &live);
+		assert_null(find_row(s, (uint32_t)ch.pid));
+		snapshot_free(s);
+		if (k == 2)
+			assert_non_null(proc_cache_find(c, (uint32_t)ch.pid));
+	}
+	assert_non_null(proc_cache_find(c, self));
+	assert_null(proc_cache_find(c, (uint32_t)ch.pid));
+	assert_int_equal(c->listings, 0);
+	child_end(&ch);
+	proc_cache_free(c);
+}
+
+/* getdents64 records as the kernel writes them: 8-aligned, NUL-ended names. */
+static size_t put_dirent(char *buf, size_t off, const char *name, unsigned char type)
+{
+	size_t nlen = strlen(name), reclen = (19 + nlen + 1 + 7) & ~(size_t)7;
+	uint16_t r = (uint16_t)reclen;
+	memset(buf + off, 0, reclen);
+	memcpy(buf + off + 16, &r, sizeof r);
+	buf[off + 18] = (char)type;
+	memcpy(buf + off + 19, name, nlen);
+	return off + reclen;
+}
+
+static void test_root_dirs_feed(void **state)
+{
+	(void)state;
+	_Alignas(8) char buf[512];
+	size_t n = 0;
+	n = put_dirent(buf, n, ".", DT_DIR);
+	n = put_dirent(buf, n, "..", DT_DIR);
+	n = put_dirent(buf, n, "fs", DT_DIR);
+	n = put_dirent(buf, n, "self", DT_LNK);
+	n = put_dirent(buf, n, "meminfo", DT_REG);
+	n = put_dirent(buf, n, "sys", DT_DIR);
+	size_t static_end = n;
+	n = put_dirent(buf, n, "1", DT_DIR);
+	n = put_dirent(buf, n, "tty", DT_DIR); /* past the first PID: not counted */
+
+	struct proc_root_dirs d = {0};
+	proc_root_dirs_feed(&d, buf, n);
+	assert_int_equal(d.dirs, 2);
+	assert_true(d.pid_seen);
+	assert_false(d.bad);
+
+	/* fed a buffer at a time: the count goes on; no PID yet says so */
+	struct proc_root_dirs parts = {0};
+	proc_root_dirs_feed(&parts, buf, static_end);
+	assert_false(parts.pid_seen);
+	proc_root_dirs_feed(&parts, buf + static_end, n - static_end);
+	assert_int_equal(parts.dirs, 2);
+	assert_true(parts.pid_seen);
+
+	/* "0123" and "1a" are no PIDs; a folder named so is a static one */
+	struct proc_root_dirs odd = {0};
+	size_t m = put_dirent(buf, 0, "0123", DT_DIR);
+	m = put_dirent(buf, m, "1a", DT_DIR);
+	proc_root_dirs_feed(&odd, buf, m);
+	assert_int_equal(odd.dirs, 2);
+	assert_false(odd.pid_seen);
+
+	/* cut records, a zero or overlong length, a name without its NUL: bad */
+	for (size_t cut = 1; cut < static_end; cut++) {
+		struct proc_root_dirs t = {0};
+		proc_root_dirs_feed(&t, buf, cut);
+		size_t whole = 0, k = 0;
+		while (k < cut) { /* the records wholly inside the cut are fine */
+			uint16_t r;
+			memcpy(&r, buf + k + 16, sizeof r);
+			if (k + r > cut)
+				break;
+			k += r;
+			whole = k;
+		}
+		assert_int_equal(t.bad, whole != cut);
+	}
+	n = put_dirent(buf, 0, "fs", DT_DIR);
+	uint16_t zero = 0, big = 600;
+	memcpy(buf + 16, &zero, sizeof zero);
+	struct proc_root_dirs z = {0};
+	proc_root_dirs_feed(&z, buf, n);
+	assert_true(z.bad);
+	memcpy(buf + 16, &big, sizeof big);
+	struct proc_root_dirs b = {0};
+	proc_root_dirs_feed(&b, buf, n);
+	assert_true(b.bad);
+	n = put_dirent(buf, 0, "fs", DT_DIR);
+	memset(buf + 19, 'x', n - 19);
+	struct proc_root_dirs nonul = {0};
+	proc_root_dirs_feed(&nonul, buf, n);
+	assert_true(nonul.bad);
 }
 
 /* A live priority-only scan of this process and pid (sorted into prio). */
@@ -1286,6 +1453,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tree_vanished, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_rescan_rule, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_budget, setup_tree, teardown_tree),
+		cmocka_unit_test(test_root_dirs_feed),
+		cmocka_unit_test(test_live_counted),
 		cmocka_unit_test_setup_teardown(test_tree_priority_only, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_root_switch, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_tree_threads_agree, setup_tree, teardown_tree),
