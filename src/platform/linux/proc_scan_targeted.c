@@ -20,6 +20,16 @@ static ino_t pid_ino(int procfd, uint32_t pid)
 	return fstatat(procfd, name, &st, 0) == 0 ? st.st_ino : 0;
 }
 
+/* Whether PID is to be read, and its /proc inode where a later scan needs
+ * it (the live view: a PID reused shows as a new inode). A scan that keeps
+ * nothing (a one-shot run) reads the stat alone: a gone PID's read fails and
+ * it gets no row, so no fstatat a process. */
+static bool look_up(const struct scan_state *s, uint32_t pid, ino_t *ino)
+{
+	*ino = s->trust_ino ? pid_ino(s->procfd, pid) : 0;
+	return !s->trust_ino || *ino != 0;
+}
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -95,7 +105,7 @@ void scan_targeted(struct scan_state *s)
 			}
 			proc_entry_drop_fds(e);
 		}
-		if ((ino = pid_ino(s->procfd, s->priority[i])))
+		if (look_up(s, s->priority[i], &ino))
 			scan_push_item(s, s->priority[i], ino);
 	}
 	scan_items(s);
@@ -109,7 +119,7 @@ void scan_targeted(struct scan_state *s)
 	c->n_items = 0;
 	for (size_t i = 0; i < s->n_parents; i++)
 		if ((i == 0 || s->parents[i] != s->parents[i - 1]) && !is_priority(s, s->parents[i]) &&
-		    (ino = pid_ino(s->procfd, s->parents[i])))
+		    look_up(s, s->parents[i], &ino))
 			scan_push_item(s, s->parents[i], ino);
 	s->n_items = c->n_items;
 	if (c->n_items)

@@ -1186,6 +1186,15 @@ static void test_live_counted(void **state)
 	snapshot_free(s);
 	assert_count_is_listing(c, &once);
 
+	/* a priority PID that is gone (above PID_MAX_LIMIT: never a process) has no row */
+	uint32_t with_gone[2] = {self, 4194304u + 7u};
+	struct proc_scan_opts gone = {.priority_pids = with_gone, .n_priority = 2, .details_priority_only = true};
+	s = scan_opts(c, &gone);
+	assert_non_null(find_row(s, self));
+	assert_null(find_row(s, with_gone[1]));
+	assert_int_equal(c->listings, 0);
+	snapshot_free(s);
+
 	struct child ch = spawn_listener(false);
 	child_port(&ch);
 	uint32_t prio[2] = {self < (uint32_t)ch.pid ? self : (uint32_t)ch.pid,
