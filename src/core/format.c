@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/util.h"
+
 /* printf's "%.*f" of v followed by suffix, without printf's exact decimal
  * expansion (about 1,600 instructions a number in glibc; the live view formats
  * a few hundred a redraw): v * 10^decimals rounded to the nearest integer.
@@ -66,7 +68,7 @@ char *fmt_bytes_raw(char *buf, size_t n, uint64_t b)
 char *fmt_bytes(char *buf, size_t n, gtm_u64 r)
 {
 	if (!gtm_u64_ok(r)) {
-		snprintf(buf, n, "N/A");
+		str_copy(buf, "N/A", n);
 		return buf;
 	}
 	return fmt_bytes_raw(buf, n, r.v);
@@ -81,7 +83,7 @@ char *fmt_mib(char *buf, size_t n, uint64_t bytes)
 char *fmt_f64(char *buf, size_t n, gtm_f64 r, int decimals, const char *suffix)
 {
 	if (!gtm_f64_ok(r))
-		snprintf(buf, n, "N/A");
+		str_copy(buf, "N/A", n);
 	else if (fmt_fixed(buf, n, r.v, decimals, suffix) < 0)
 		snprintf(buf, n, "%.*f%s", decimals, r.v, suffix ? suffix : "");
 	return buf;

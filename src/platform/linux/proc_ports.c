@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "proc_internal.h"
+#include "proc_ports.h"
 
 /* fds looked at per process: listeners are opened early, so low fds. */
 #define MAX_FDS_READ 65536
@@ -83,12 +85,87 @@ void proc_listeners_load_files(struct proc_listeners *t, int procfd, char *io, s
 	proc_listeners_finish(t);
 }
 
+/* The listener set before the last change a load saw (proc_ports.h), one
+ * for the process: its sig names the set whichever cache loaded it, and a
+ * row's ports are only kept against the set of the row's own last fd read. */
+static struct {
+	pthread_mutex_t lock;
+	struct proc_listeners before, scratch; /* scratch: the set being replaced, until the new one is known */
+} last_change = {PTHREAD_MUTEX_INITIALIZER, {0}, {0}};
+
+static void listeners_copy(struct proc_listeners *dst, const struct proc_listeners *src)
+{
+	dst->n = 0;
+	if (src->n > dst->cap) {
+		free(dst->v);
+		dst->v = xmalloc(src->n * sizeof *dst->v);
+		dst->cap = src->n;
+	}
+	if (src->n)
+		memcpy(dst->v, src->v, src->n * sizeof *dst->v);
+	dst->n = src->n;
+	dst->sig = src->sig;
+	dst->loaded = src->loaded;
+}
+
 void proc_listeners_load(struct proc_listeners *t, int procfd, char *io, size_t cap)
 {
+	bool had = t->loaded;
+
+	pthread_mutex_lock(&last_change.lock);
+	if (had)
+		listeners_copy(&last_change.scratch, t);
 	if (!sysroot_prefix()[0] && proc_listeners_load_diag(t, io, cap) == 0)
 		proc_listeners_finish(t);
 	else
 		proc_listeners_load_files(t, procfd, io, cap);
+	if (had && t->sig != last_change.scratch.sig) {
+		struct proc_listeners swap = last_change.before;
+		last_change.before = last_change.scratch;
+		last_change.scratch = swap;
+	}
+	pthread_mutex_unlock(&last_change.lock);
+}
+
+static bool has_port(const uint16_t *ports, int n, uint16_t port)
+{
+	for (int i = 0; i < n; i++)
+		if (ports[i] == port)
+			return true;
+	return false;
+}
+
+bool proc_listeners_removed_only(const struct proc_listeners *before, const struct proc_listeners *now,
+				 const uint16_t *ports, int n)
+{
+	size_t j = 0;
+
+	if (n >= PROC_MAX_PORTS || now->n > before->n)
+		return false;
+	/* both sorted by inode (proc_listeners_finish): one merge */
+	for (size_t i = 0; i < before->n; i++) {
+		const struct proc_listener *b = &before->v[i];
+		if (j < now->n && now->v[j].inode < b->inode)
+			return false; /* a listener that was not there */
+		if (j < now->n && now->v[j].inode == b->inode) {
+			if (now->v[j++].port != b->port)
+				return false;
+		} else if (has_port(ports, n, b->port)) {
+			return false; /* gone, and perhaps the process's: read */
+		}
+	}
+	return j == now->n;
+}
+
+bool proc_listeners_kept_since(uint64_t before_sig, const struct proc_listeners *now, const uint16_t *ports, int n)
+{
+	bool kept;
+
+	pthread_mutex_lock(&last_change.lock);
+	kept = last_change.before.loaded && last_change.before.sig == before_sig &&
+	       proc_listeners_removed_only(&last_change.before, now, ports, n);
+	pthread_mutex_unlock(&last_change.lock);
+	return kept;
 }
 
 void proc_listeners_free(struct proc_listeners *t)

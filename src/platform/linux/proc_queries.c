@@ -7,6 +7,7 @@
 
 #include "core/sysroot.h"
 #include "core/util.h"
+#include "proc_ports.h"
 #include "proc_scan_internal.h"
 
 int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
@@ -58,15 +59,26 @@ int proc_refresh_ports(struct proc_cache *c, struct gtm_process *p)
 	return 0;
 }
 
-/* The listeners are the set they were at this entry's last fd read. */
-static bool listeners_unchanged(struct proc_cache *c, const struct proc_entry *e, uint64_t now)
+/* The listeners are the set they were at this entry's last fd read, or
+ * that set less some that were not on its ports (the entry then stands for
+ * the new set: the next change is told against it). */
+static bool listeners_unchanged(struct proc_cache *c, struct proc_entry *e, uint64_t now)
 {
+	const struct proc_listeners *t;
 	int procfd;
 
 	if (!e->ports_read || now - e->ports_fds_at_ns >= PROC_PORTS_MAX_AGE_NS)
 		return false;
 	procfd = proc_cache_procfd(c);
-	return procfd >= 0 && proc_cache_listeners(c, procfd)->sig == e->ports_sig;
+	if (procfd < 0)
+		return false;
+	t = proc_cache_listeners(c, procfd);
+	if (t->sig == e->ports_sig)
+		return true;
+	if (!proc_listeners_kept_since(e->ports_sig, t, e->ports, e->n_ports))
+		return false;
+	e->ports_sig = t->sig;
+	return true;
 }
 
 int proc_refresh_ports_if_older(struct proc_cache *c, struct gtm_process *p, uint64_t max_age_ns)

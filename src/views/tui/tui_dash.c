@@ -262,26 +262,43 @@ static const char *plot_glyph(const struct tui_view *v, int level, int row)
 	return e >= 4 ? "#" : e > 0 ? "." : " ";
 }
 
-/* One row of a plot, oldest sample first, written a run of cells at a time. */
-static void draw_plot_row(struct tui_view *v, const struct tui_dev_history *dh, enum tui_metric m, double max,
-			  int y, int x, int plot_w, int row)
+/* The level of each of the n newest samples (tui_chart_level), oldest
+ * first: computed once a chart, not once a plot row. */
+static void plot_levels(struct tui_view *v, const struct tui_dev_history *dh, enum tui_metric m, double max,
+			int n, int *level)
 {
-	char run[512];
-	int len = 0, cells = 0;
-
-	for (int col = 0; col < plot_w; col++) {
+	for (int col = 0; col < n; col++) {
 		double val = 0;
-		bool ok = tui_history_sample(&v->hist, dh, m, plot_w - 1 - col, &val);
-		const char *g = plot_glyph(v, tui_chart_level(ok, val, max, TUI_CHART_H - 1), row);
-		while (*g)
-			run[len++] = *g++;
-		cells++;
-		if (len + 4 > (int)sizeof run || col == plot_w - 1) {
-			term_put(y, x, run, len);
-			x += cells;
-			len = cells = 0;
-		}
+		bool ok = tui_history_sample(&v->hist, dh, m, n - 1 - col, &val);
+		level[col] = tui_chart_level(ok, val, max, TUI_CHART_H - 1);
 	}
+}
+
+/* One row of a plot from its columns' levels, a run of equal glyphs at a
+ * time (a row is mostly long runs: full blocks below the line, blanks above). */
+static void draw_plot_row(struct tui_view *v, const int *level, int y, int x, int plot_w, int row)
+{
+	for (int col = 0; col < plot_w;) {
+		const char *g = plot_glyph(v, level[col], row);
+		int end = col + 1;
+		while (end < plot_w && plot_glyph(v, level[end], row) == g)
+			end++;
+		put_repeated(y, x + col, g, end - col);
+		col = end;
+	}
+}
+
+/* "%6s|" of an axis label, without printf (once a plot row). */
+static void axis_text(char *out, size_t n, const char *label)
+{
+	size_t len = strlen(label), pad = len < 6 ? 6 - len : 0;
+
+	if (pad + len + 2 > n)
+		len = n > pad + 2 ? n - pad - 2 : 0;
+	memset(out, ' ', pad);
+	memcpy(out + pad, label, len);
+	out[pad + len] = '|';
+	out[pad + len + 1] = '\0';
 }
 
 static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, int x, int w,
@@ -289,29 +306,38 @@ static void draw_chart(struct tui_view *v, const struct tui_clip *c, int vline, 
 {
 	const struct tui_dev_history *dh = tui_history_find(&v->hist, d);
 	char cur[32], top[32], title[96], axis[40];
+	int level[TUI_HIST_LEN];
 	bool from_limit;
 	double max = tui_metric_scale(d, dh, v->hist.count, m, &from_limit);
 	int plot_h = TUI_CHART_H - 1, plot_w = w - 8, y;
+	/* columns older than the kept history are blank, on the left */
+	int kept = plot_w < TUI_HIST_LEN ? plot_w : TUI_HIST_LEN, lead = plot_w - kept;
 
+	if (max > 0)
+		metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false);
 	snprintf(title, sizeof title, "%s %s  0-%s%s", tui_metric_title(m), metric_text(cur, sizeof cur, m, tui_metric_value(d, m), false),
-		 max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), false) : "?",
-		 from_limit ? "" : " (max seen)");
+		 max > 0 ? top : "?", from_limit ? "" : " (max seen)");
 	if ((y = tui_clip_y(c, vline)) >= 0) {
 		term_attr_on(tui_attr(v, TP_HEAD));
 		tui_put(y, x, w - 1, title);
 		term_attr_off(tui_attr(v, TP_HEAD));
 	}
+	if (kept > 0)
+		plot_levels(v, dh, m, max, kept, level);
 	for (int r = 0; r < plot_h; r++) {
 		int row = plot_h - 1 - r; /* 0 = bottom */
 		if ((y = tui_clip_y(c, vline + 1 + r)) < 0)
 			continue;
 		term_attr_on(tui_attr(v, TP_DIM));
-		snprintf(axis, sizeof axis, "%6s|", r > 0 ? (row == 0 ? "0" : "")
-				       : max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
+		axis_text(axis, sizeof axis, r > 0 ? (row == 0 ? "0" : "")
+					: max > 0 ? metric_text(top, sizeof top, m, gtm_f64_of(max, GTM_MEASURED), true) : "?");
 		term_put(y, x, axis, -1);
 		term_attr_off(tui_attr(v, TP_DIM));
 		term_attr_on(tui_attr(v, TP_CHART));
-		draw_plot_row(v, dh, m, max, y, x + 7, plot_w, row);
+		if (lead > 0)
+			put_repeated(y, x + 7, " ", lead);
+		if (kept > 0)
+			draw_plot_row(v, level, y, x + 7 + lead, kept, row);
 		term_attr_off(tui_attr(v, TP_CHART));
 	}
 }

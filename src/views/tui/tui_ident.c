@@ -53,10 +53,10 @@ char *tui_process_runtimes(const struct gtm_process *p, char *buf, size_t n)
 	buf[0] = '\0';
 	for (int i = 0; p->ident && i < p->ident->n_runtimes && len + 1 < n; i++) {
 		const char *name = p->ident->runtimes[i].id ? p->ident->runtimes[i].id : "?";
-		int w = snprintf(buf + len, n - len, "%s%s", i ? ", " : "", name);
-		if (w < 0)
+		/* as snprintf "%s%s" would cut it, without printf (every row, every redraw) */
+		if (i && (len += str_copy(buf + len, ", ", n - len)) + 1 >= n)
 			break;
-		len += (size_t)w;
+		len += str_copy(buf + len, name, n - len);
 	}
 	return buf;
 }

@@ -156,13 +156,13 @@ void tui_row_cell_text(const struct gtm_process *p, const struct tui_row_metrics
 	char e[256];
 
 	if (p->n_uses == 0 && per_gpu_col(c)) {
-		snprintf(buf, n, "-");
+		str_copy(buf, "-", n);
 		return;
 	}
 	switch (c) {
-	case TUI_COL_PID: snprintf(buf, n, "%s", p->label[0] ? fmt_safe(e, sizeof e, p->label) : "?"); break;
-	case TUI_COL_NAME: snprintf(buf, n, "%s", fmt_safe(e, sizeof e, p->name)); break;
-	case TUI_COL_CAT: snprintf(buf, n, "%s", tui_process_cat_text(p)); break;
+	case TUI_COL_PID: str_copy(buf, p->label[0] ? fmt_safe(e, sizeof e, p->label) : "?", n); break;
+	case TUI_COL_NAME: str_copy(buf, fmt_safe(e, sizeof e, p->name), n); break;
+	case TUI_COL_CAT: str_copy(buf, tui_process_cat_text(p), n); break;
 	case TUI_COL_RUNTIMES: tui_process_runtimes(p, buf, n); break;
 	case TUI_COL_VRAM: fmt_bytes(buf, n, m->vram); break;
 	case TUI_COL_SPILL: fmt_bytes(buf, n, m->spill); break;

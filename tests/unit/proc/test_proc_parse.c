@@ -18,6 +18,7 @@
 #include "core/util.h"
 #include "proc.h"
 #include "proc_internal.h"
+#include "proc_ports.h"
 #include "testutil.h"
 
 #define S(lit) lit, sizeof(lit) - 1
@@ -335,6 +336,53 @@ static void test_diag_parse(void **state)
 	proc_listeners_free(&t);
 }
 
+/* A set of (inode, port) listeners, sorted as a load leaves it. */
+static void listeners_of(struct proc_listeners *t, const struct proc_listener *v, size_t n)
+{
+	t->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		t->v = grow_array(t->v, sizeof *t->v, &t->cap, t->n);
+		t->v[t->n++] = v[i];
+	}
+	proc_listeners_finish(t);
+}
+
+/* A change that only removed listeners, none of them on a process's ports,
+ * keeps its ports; an added one, a moved port, or a removed one on its
+ * ports does not (its fds are read again). */
+static void test_listeners_removed_only(void **state)
+{
+	(void)state;
+	static const struct proc_listener all[] = {{30, 8080}, {10, 22}, {20, 11434}, {40, 5000}};
+	static const struct proc_listener less[] = {{10, 22}, {30, 8080}};
+	static const struct proc_listener moved[] = {{10, 22}, {30, 8081}};
+	static const struct proc_listener added[] = {{10, 22}, {30, 8080}, {35, 9000}};
+	static const struct proc_listener first_gone[] = {{20, 11434}, {30, 8080}, {40, 5000}};
+	struct proc_listeners before = {0}, now = {0};
+	const uint16_t mine[] = {8080}, theirs[] = {11434}, full[PROC_MAX_PORTS] = {1};
+
+	listeners_of(&before, all, 4);
+	listeners_of(&now, less, 2);
+	assert_true(proc_listeners_removed_only(&before, &now, mine, 1));
+	assert_true(proc_listeners_removed_only(&before, &now, NULL, 0));
+	assert_false(proc_listeners_removed_only(&before, &now, theirs, 1)); /* 11434 left: perhaps ours */
+	assert_false(proc_listeners_removed_only(&before, &now, full, PROC_MAX_PORTS)); /* the list may be cut */
+	listeners_of(&now, moved, 2);
+	assert_false(proc_listeners_removed_only(&before, &now, mine, 1));
+	listeners_of(&now, added, 3);
+	assert_false(proc_listeners_removed_only(&before, &now, mine, 1));
+	listeners_of(&now, first_gone, 3);
+	assert_true(proc_listeners_removed_only(&before, &now, theirs, 1));
+	assert_false(proc_listeners_removed_only(&now, &before, mine, 1)); /* the other way: one added */
+	listeners_of(&now, NULL, 0);
+	assert_true(proc_listeners_removed_only(&before, &now, NULL, 0));
+	assert_false(proc_listeners_removed_only(&before, &now, mine, 1));
+	/* against the set before the last change a load saw: unknown sig, no */
+	assert_false(proc_listeners_kept_since(before.sig ^ 1, &now, NULL, 0));
+	proc_listeners_free(&before);
+	proc_listeners_free(&now);
+}
+
 static void test_socket_inode(void **state)
 {
 	(void)state;
@@ -525,7 +573,8 @@ int main(void)
 		cmocka_unit_test(test_stat_malformed),   cmocka_unit_test(test_status),
 		cmocka_unit_test(test_maps_lines),       cmocka_unit_test(test_maps_distinct),
 		cmocka_unit_test(test_maps_real_captures), cmocka_unit_test(test_tcp_lines),
-		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_diag_parse),     cmocka_unit_test(test_split_nul),
+		cmocka_unit_test(test_socket_inode),     cmocka_unit_test(test_diag_parse),
+		cmocka_unit_test(test_listeners_removed_only), cmocka_unit_test(test_split_nul),
 		cmocka_unit_test(test_passwd),           cmocka_unit_test(test_stream_lines),
 		cmocka_unit_test(test_mountinfo_hidepid),
 		cmocka_unit_test(test_mountinfo_flags),

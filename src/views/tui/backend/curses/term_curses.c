@@ -381,8 +381,16 @@ void term_put(int y, int x, const char *s, int n)
 		}
 		int k = 1;
 		long c = utf8_decode((const unsigned char *)s + i, n - i, &k);
-		x = put_char(y, x, c < 0 ? '?' : c);
-		i += c < 0 ? 1 : k;
+		if (c < 0) {
+			x = put_char(y, x, '?');
+			i++;
+			continue;
+		}
+		/* the same character again (a chart's blocks, a bar's cells): decoded once */
+		do {
+			x = put_char(y, x, c);
+			i += k;
+		} while (k > 1 && i + k <= n && x < grid.cols && memcmp(s + i, s + i - k, (size_t)k) == 0);
 	}
 }
 
