@@ -134,7 +134,7 @@ void attr_charge(struct gtm_snapshot *snap, int row, const struct work *w, const
 	str_copy(p->owner_reason, reason, sizeof p->owner_reason);
 	for (size_t k = 0; k < rp->n; k++) {
 		struct gtm_gpu_use *u = process_add_use(&snap->processes[row]);
-		*u = w->uses->v[w->order[rp->first + k]].use;
+		gpu_use_copy(u, &w->uses->v[w->order[rp->first + k]].use);
 		u->source_pid = rp->pid;
 	}
 }
@@ -202,7 +202,7 @@ static void add_unattributed(struct gtm_snapshot *snap, const struct gtm_raw_use
 		p->rss = GTM_U64_NA;
 		str_copy(p->label, "unattributed", sizeof p->label);
 		str_copy(p->owner_reason, "memory the driver charges to no process", sizeof p->owner_reason);
-		*process_add_use(p) = r->use;
+		gpu_use_copy(process_add_use(p), &r->use);
 	}
 }
 

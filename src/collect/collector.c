@@ -167,6 +167,8 @@ static void filter_uses(struct gtm_raw_uses *uses, int keep)
 	for (size_t i = 0; i < uses->n; i++)
 		if (uses->v[i].use.dev_index == keep)
 			uses->v[w++] = uses->v[i];
+		else
+			gpu_use_release(&uses->v[i].use);
 	uses->n = w;
 }
 

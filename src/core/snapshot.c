@@ -104,6 +104,8 @@ void snapshot_free(struct gtm_snapshot *s)
 	for (int i = 0; i < s->n_processes; i++) {
 		struct gtm_process *p = &s->processes[i];
 		proc_detail_unref(p->detail);
+		for (int k = 0; k < p->n_uses; k++)
+			gpu_use_release(&p->uses[k]);
 		free(p->uses);
 		if (p->ident && gtm_ident_free_hook)
 			gtm_ident_free_hook(p->ident);
@@ -161,6 +163,33 @@ struct gtm_gpu_use *process_add_use(struct gtm_process *p)
 	u->sm_pct = u->enc_pct = u->dec_pct = GTM_F64_NA;
 	u->gfx_pct = u->copy_pct = u->video_pct = GTM_F64_NA;
 	return u;
+}
+
+void gpu_use_set_engines(struct gtm_gpu_use *u, const struct gtm_engine *e, int n)
+{
+	gpu_use_release(u);
+	if (n <= 0)
+		return;
+	if (n > GTM_MAX_ENGINES)
+		n = GTM_MAX_ENGINES;
+	u->engines = xmalloc((size_t)n * sizeof *u->engines);
+	memcpy(u->engines, e, (size_t)n * sizeof *u->engines);
+	u->n_engines = n;
+}
+
+void gpu_use_copy(struct gtm_gpu_use *dst, const struct gtm_gpu_use *src)
+{
+	*dst = *src;
+	dst->engines = NULL;
+	dst->n_engines = 0;
+	gpu_use_set_engines(dst, src->engines, src->n_engines);
+}
+
+void gpu_use_release(struct gtm_gpu_use *u)
+{
+	free(u->engines);
+	u->engines = NULL;
+	u->n_engines = 0;
 }
 
 void snapshot_add_note(struct gtm_snapshot *s, const char *fmt, ...)

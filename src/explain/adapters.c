@@ -203,6 +203,7 @@ void ex_adapters_explain(struct explain_ctx *c, const struct gtm_process *p, str
 	if (!app_folder_existing(p->detail, a->log_dir, dir, sizeof dir) ||
 	    !newest_log(dir, app->log_path, sizeof app->log_path))
 		return;
+	c->app_log_filled = true;
 	int rc = tail_read(&c->app_log, app->log_path, LOG_TAIL_MAX);
 	if (rc < 0) {
 		tail_free(&c->app_log);

@@ -110,7 +110,8 @@ void explain_ctx_free(struct explain_ctx *c)
 	ex_log_entries_free(c);
 	ex_pyserve_cache_free(c);
 	ex_config_cache_free(c);
-	tail_free(&c->app_log);
+	if (c->app_log_filled)
+		tail_free(&c->app_log);
 	free(c);
 }
 

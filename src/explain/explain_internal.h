@@ -74,6 +74,10 @@ struct explain_ctx {
 	uint64_t head_reads;    /* log heads read from disk (a test counts them) */
 	struct ex_app_event app_events[EX_MAX_APP_EVENTS];
 	int n_app_events;
+	/* Which caches ever took an entry: the context is about 1 MiB of zeroed
+	 * pages that a run mostly never touches, and freeing walks only these
+	 * (a one-shot run that explains nothing frees untouched pages unread). */
+	bool logs_filled, heads_filled, configs_filled, app_log_filled;
 };
 
 /* Process start as Unix seconds, -1 unknown. */

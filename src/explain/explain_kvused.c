@@ -296,6 +296,7 @@ const struct hf_config *ex_config_get(struct explain_ctx *c, const char *path)
 	}
 	free(lru->cfg);
 	memset(lru, 0, sizeof *lru);
+	c->configs_filled = true;
 	str_copy(lru->path, path, sizeof lru->path);
 	lru->dev = (uint64_t)st.st_dev;
 	lru->ino = (uint64_t)st.st_ino;
@@ -316,6 +317,8 @@ const struct hf_config *ex_config_get(struct explain_ctx *c, const char *path)
 
 void ex_config_cache_free(struct explain_ctx *c)
 {
+	if (!c->configs_filled)
+		return;
 	for (int i = 0; i < EXC_CONFIGS; i++)
 		free(c->configs[i].cfg);
 	memset(c->configs, 0, sizeof c->configs);

@@ -78,6 +78,7 @@ static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool o
 		e = lru;
 		tail_free(&e->tf);
 		e->ollama = ollama;
+		c->logs_filled = true;
 	}
 	int rc = tail_read(&e->tf, path, LOG_TAIL_MAX);
 	if (rc < 0) {
@@ -101,6 +102,8 @@ static struct log_entry *log_get(struct explain_ctx *c, const char *path, bool o
 
 void ex_log_entries_free(struct explain_ctx *c)
 {
+	if (!c->logs_filled)
+		return;
 	for (int i = 0; i < EXC_LOGS; i++) {
 		tail_free(&c->logs[i].tf);
 		free(c->logs[i].lg);

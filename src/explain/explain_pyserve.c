@@ -53,6 +53,7 @@ static const struct head_entry *head_of(struct explain_ctx *c, const struct gtm_
 		}
 		free(lru->lg);
 		memset(lru, 0, sizeof *lru);
+		c->heads_filled = true;
 		lru->pid = p->pid;
 		lru->start_time = p->start_time;
 		lru->dev = (uint64_t)st.st_dev;
@@ -81,6 +82,8 @@ static const struct head_entry *head_of(struct explain_ctx *c, const struct gtm_
 
 void ex_pyserve_cache_free(struct explain_ctx *c)
 {
+	if (!c->heads_filled)
+		return;
 	for (int i = 0; i < EXC_HEADS; i++)
 		free(c->heads[i].lg);
 	memset(c->heads, 0, sizeof c->heads);

@@ -158,7 +158,8 @@ static void read_use(const json_t *o, struct gtm_gpu_use *u, enum gtm_prov prov)
 	u->video_pct = get_f64(o, "video_pct");
 	/* WDDM: the busiest engine, the per-type loads, paged estimated, the counters that stood in */
 	u->busy_pct = get_f64(o, "gpu_pct");
-	u->n_engines = read_engines(get_arr(o, "engines"), u->engines);
+	struct gtm_engine engines[GTM_MAX_ENGINES];
+	gpu_use_set_engines(u, engines, read_engines(get_arr(o, "engines"), engines));
 	const char *pp = get_str(o, "paged_provenance");
 	if (pp && !strcmp(pp, "estimated") && gtm_u64_ok(u->paged))
 		u->paged.prov = GTM_ESTIMATED;

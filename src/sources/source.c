@@ -7,7 +7,7 @@
 
 struct gtm_raw_use *raw_uses_add(struct gtm_raw_uses *u)
 {
-	/* each use is zeroed here: the slots beyond are not touched (a use is 1 KiB) */
+	/* each use is zeroed here: the slots beyond are not touched */
 	u->v = grow_array_raw(u->v, sizeof *u->v, &u->cap, u->n);
 	struct gtm_raw_use *r = &u->v[u->n++];
 	memset(r, 0, sizeof *r);
@@ -19,11 +19,14 @@ struct gtm_raw_use *raw_uses_add(struct gtm_raw_uses *u)
 
 void raw_uses_clear(struct gtm_raw_uses *u)
 {
+	for (size_t i = 0; i < u->n; i++)
+		gpu_use_release(&u->v[i].use);
 	u->n = 0;
 }
 
 void raw_uses_free(struct gtm_raw_uses *u)
 {
+	raw_uses_clear(u);
 	free(u->v);
 	memset(u, 0, sizeof *u);
 }

@@ -32,11 +32,13 @@ static void take_max(gtm_f64 *f, double v)
 
 void wddm_use_fill_engines(struct gtm_gpu_use *u, const struct wddm_load *l)
 {
-	u->n_engines = 0;
+	struct gtm_engine engines[GTM_MAX_ENGINES];
+	int n = 0;
+
 	u->busy_pct = l->ok ? gtm_f64_of(l->busiest_pct, GTM_MEASURED) : GTM_F64_NA;
-	for (int i = 0; i < l->n_types && u->n_engines < GTM_MAX_ENGINES; i++) {
+	for (int i = 0; i < l->n_types && n < GTM_MAX_ENGINES; i++) {
 		const struct wddm_type_load *t = &l->types[i];
-		struct gtm_engine *e = &u->engines[u->n_engines++];
+		struct gtm_engine *e = &engines[n++];
 		str_copy(e->name, t->type, sizeof e->name);
 		e->busy_pct = t->ok ? gtm_f64_of(t->pct, GTM_MEASURED) : GTM_F64_NA;
 		if (!t->ok)
@@ -47,6 +49,7 @@ void wddm_use_fill_engines(struct gtm_gpu_use *u, const struct wddm_load *l)
 				break;
 			}
 	}
+	gpu_use_set_engines(u, engines, n);
 }
 
 void wddm_use_fill_memory(struct gtm_gpu_use *u, const struct wddm_mem_use *m)

@@ -115,6 +115,31 @@ static void test_devices_round_trip(void **state)
 	snapshot_free(r);
 }
 
+/* A WDDM use's engines (behind a pointer the use owns) read back by name and
+ * load; a use with none reads back with none, not an empty allocation. */
+static void test_use_engines_round_trip(void **state)
+{
+	(void)state;
+	struct gtm_snapshot *s = two_gpus(2 * GB, 1 * GB), *r;
+	struct gtm_engine e[2] = {{"3D", {40, GTM_MEASURED}}, {"Copy", GTM_F64_NA}};
+	gpu_use_set_engines(&add_proc(s, 10, "10", 0, GB)->uses[0], e, 2);
+	add_proc(s, 11, "11", 1, GB);
+	s->n_gpu_processes = 2;
+
+	r = round_trip(s);
+	assert_int_equal(r->n_processes, 2);
+	const struct gtm_gpu_use *u = &r->processes[0].uses[0], *none = &r->processes[1].uses[0];
+	assert_int_equal(u->n_engines, 2);
+	assert_string_equal(u->engines[0].name, "3D");
+	assert_true(u->engines[0].busy_pct.v == 40);
+	assert_string_equal(u->engines[1].name, "Copy");
+	assert_false(gtm_f64_ok(u->engines[1].busy_pct));
+	assert_int_equal(none->n_engines, 0);
+	assert_null(none->engines);
+	snapshot_free(s);
+	snapshot_free(r);
+}
+
 /* WSL2 rows read back with their provenance: a '*x'/'?x' row (its owner
  * exited, its context still listed) keeps its pairing's MATCHED/GUESSED, not
  * MEASURED, and the VM row says it is one: the replayed views never count the
@@ -436,6 +461,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_devices_round_trip),
+		cmocka_unit_test(test_use_engines_round_trip),
 		cmocka_unit_test(test_process_ident_explain),
 		cmocka_unit_test(test_wsl_rows),
 		cmocka_unit_test(test_hostile_shapes),

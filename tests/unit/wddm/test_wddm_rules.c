@@ -160,6 +160,11 @@ static void test_aggregation(void **state)
 	assert_float_equal(u.gfx_pct.v, 85, 1e-9);
 	assert_float_equal(u.sm_pct.v, 30, 1e-9);
 	assert_false(gtm_f64_ok(u.copy_pct));
+	assert_non_null(u.engines);
+	assert_string_equal(u.engines[0].name, p->types[0].type);
+	gpu_use_release(&u);
+	assert_null(u.engines);
+	assert_int_equal(u.n_engines, 0);
 	struct gtm_device d = {0};
 	wddm_device_fill_engines(&d, a);
 	assert_float_equal(d.util_gpu_pct.v, 100, 1e-9);
