@@ -94,17 +94,68 @@ struct walker {
 
 #define EACH(X) X(0) X(1) X(2) X(3) X(4) /* one X(k) a walker: WALKERS of them */
 
+/* Short rounds: while every walker is at least SHORT_ROUNDS short hops
+ * before its stop, SHORT_ROUNDS rounds at a time in which a hop adds only
+ * the length's low byte (a load and an add on each chain of loads, nothing
+ * compared); the lengths' other bytes are ORed together aside and tested
+ * once after the rounds. All zero: every length was under 256, so each hop
+ * was the exact walk's, inside the buffer and short of the walker's stop.
+ * Not: the walkers go back to where those rounds began, and the checked
+ * rounds take over from there. p[k]: walker k's position, moved on; t[k]:
+ * its stop, clipped (walk_parts). Returns the rounds made. */
+#define SHORT_HOP (8u + 255u) /* the farthest one hop goes when its length fits a byte */
+#define SHORT_ROUNDS 8u
+#define SHORT_SPAN ((size_t)SHORT_ROUNDS * SHORT_HOP)
+static uint64_t short_rounds(const uint8_t *buf, size_t *p, const size_t *t)
+{
+	uint64_t rounds = 0;
+#define SPTR(k)                                                                                     \
+	const uint8_t *q##k = buf + p[k];                                                           \
+	const uint8_t *e##k = buf + (t[k] > SHORT_SPAN ? t[k] - SHORT_SPAN : 0);
+#define SROOM(k) &(q##k < e##k)
+#define SSAVE(k) const uint8_t *s##k = q##k;
+#define SHOP(k) high |= load_le64(q##k), q##k += 8 + (size_t)q##k[0];
+#define SBACK(k) q##k = s##k;
+#define SPOS(k) p[k] = (size_t)(q##k - buf);
+	EACH(SPTR)
+	while (1 EACH(SROOM)) {
+		EACH(SSAVE)
+		uint64_t high = 0;
+		for (unsigned i = 0; i < SHORT_ROUNDS; i++) {
+			EACH(SHOP)
+		}
+		if (high >> 8) {
+			EACH(SBACK)
+			break;
+		}
+		rounds += SHORT_ROUNDS;
+	}
+	EACH(SPOS)
+	return rounds;
+#undef SPTR
+#undef SROOM
+#undef SSAVE
+#undef SHOP
+#undef SBACK
+#undef SPOS
+}
+
 /* All walkers to the ends of their parts, taking turns: the chains of loads
  * are independent, so the CPU runs them side by side. While every walker is
- * inside its part and meets strings under 1 MiB, a round of hops costs one
- * branch (the parts are of about equal bytes, so most rounds are such); then
- * each walker on its own to the end of its part. */
+ * inside its part and meets strings under 256 bytes, eight rounds cost one
+ * branch (short_rounds); then, while every walker is inside its part and
+ * meets strings under 1 MiB, a round of hops costs one branch (the parts are
+ * of about equal bytes, so most rounds are such); then each walker on its
+ * own to the end of its part. */
 static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 {
 	size_t last = len - 7; /* a walker at p < last can load 8 bytes */
-	uint64_t rounds = 0;
+	size_t ps[WALKERS], ts[WALKERS];
 	bool live = true;
-#define INIT(k) size_t p##k = w[k].start, t##k = w[k].stop < last ? w[k].stop : last;
+#define SETUP(k) ps[k] = w[k].start, ts[k] = w[k].stop < last ? w[k].stop : last;
+	EACH(SETUP)
+	uint64_t rounds = short_rounds(buf, ps, ts);
+#define INIT(k) size_t p##k = ps[k], t##k = ts[k];
 	EACH(INIT)
 #define INSIDE(k) &&p##k < t##k
 	if (live EACH(INSIDE)) {
@@ -130,6 +181,7 @@ static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 	}
 #define END(k) w[k].end = p##k, w[k].hops = c##k;
 	EACH(END)
+#undef SETUP
 #undef INIT
 #undef INSIDE
 #undef LOAD
