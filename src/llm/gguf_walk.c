@@ -140,32 +140,25 @@ static uint64_t short_rounds(const uint8_t *buf, size_t *p, const size_t *t)
 #undef SPOS
 }
 
-/* All walkers to the ends of their parts, taking turns: the chains of loads
- * are independent, so the CPU runs them side by side. While every walker is
- * inside its part and meets strings under 256 bytes, eight rounds cost one
- * branch (short_rounds); then, while every walker is inside its part and
- * meets strings under 1 MiB, a round of hops costs one branch (the parts are
- * of about equal bytes, so most rounds are such); then each walker on its
- * own to the end of its part. */
-static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
+/* Checked rounds, at most max of them: while every walker is inside its
+ * part and meets strings under 1 MiB, a round of hops costs one branch (the
+ * parts are of about equal bytes, so most rounds are such). p, t as for
+ * short_rounds. Returns the rounds made. */
+static uint64_t checked_rounds(const uint8_t *buf, size_t *p, const size_t *t, uint64_t max)
 {
-	size_t last = len - 7; /* a walker at p < last can load 8 bytes */
-	size_t ps[WALKERS], ts[WALKERS];
-	bool live = true;
-#define SETUP(k) ps[k] = w[k].start, ts[k] = w[k].stop < last ? w[k].stop : last;
-	EACH(SETUP)
-	uint64_t rounds = short_rounds(buf, ps, ts);
-#define INIT(k) size_t p##k = ps[k], t##k = ts[k];
-	EACH(INIT)
+	uint64_t rounds = 0;
+#define INIT(k) size_t p##k = p[k], t##k = t[k];
 #define INSIDE(k) &&p##k < t##k
-	if (live EACH(INSIDE)) {
 #define LOAD(k)                                                                                     \
 	uint64_t l##k = load_le64(buf + p##k);                                                      \
 	size_t n##k = p##k + 8 + (size_t)l##k;
 #define LONG(k) | l##k
 #define PAST(k) | (n##k >= t##k)
 #define MOVE(k) p##k = n##k;
-		for (;;) {
+#define BACK(k) p[k] = p##k;
+	EACH(INIT)
+	if (1 EACH(INSIDE)) {
+		while (rounds < max) {
 			EACH(LOAD)
 			if ((0 EACH(LONG)) >> 20 EACH(PAST))
 				break;
@@ -173,7 +166,40 @@ static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 			rounds++;
 		}
 	}
+	EACH(BACK)
+	return rounds;
+#undef INIT
+#undef INSIDE
+#undef LOAD
+#undef LONG
+#undef PAST
+#undef MOVE
+#undef BACK
+}
+
+/* All walkers to the ends of their parts, taking turns: the chains of loads
+ * are independent, so the CPU runs them side by side. Short rounds while
+ * they last, then checked ones, SHORT_ROUNDS at a time, then short ones
+ * again (one string of 256 bytes or more, or a walker on a false chain,
+ * costs a few rounds, not the rest of the part); when a walker is past its
+ * stop or meets a string of 1 MiB or more, each walker on its own to the end
+ * of its part. */
+static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
+{
+	size_t last = len - 7; /* a walker at p < last can load 8 bytes */
+	size_t ps[WALKERS], ts[WALKERS];
+	uint64_t rounds = 0, n;
+	bool live = true;
+#define SETUP(k) ps[k] = w[k].start, ts[k] = w[k].stop < last ? w[k].stop : last;
+	EACH(SETUP)
+	do {
+		rounds += short_rounds(buf, ps, ts);
+		n = checked_rounds(buf, ps, ts, SHORT_ROUNDS);
+		rounds += n;
+	} while (n == SHORT_ROUNDS);
+#define INIT(k) size_t p##k = ps[k], t##k = ts[k];
 #define COUNT(k) uint64_t c##k = rounds;
+	EACH(INIT)
 	EACH(COUNT)
 	while (live) {
 		live = false;
@@ -183,11 +209,6 @@ static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 	EACH(END)
 #undef SETUP
 #undef INIT
-#undef INSIDE
-#undef LOAD
-#undef LONG
-#undef PAST
-#undef MOVE
 #undef COUNT
 #undef END
 }
