@@ -35,6 +35,28 @@ static void walk_both_ways(const uint8_t *data, size_t size)
 		abort();
 }
 
+#define TILED_LEN (96u * 1024u) /* over 5 x 16 KiB: the default spacing's five walkers */
+
+/* The input (past its first byte) repeated to TILED_LEN bytes and cut at a
+ * length the first byte chooses: a chain of the input's strings, again and
+ * again, with its hostile bytes at every repeat. */
+static void walk_tiled(const uint8_t *data, size_t size)
+{
+	static uint8_t tiled[TILED_LEN];
+	if (size < 9)
+		return;
+	for (size_t at = 0; at < TILED_LEN; at += size - 1) {
+		size_t n = size - 1 < TILED_LEN - at ? size - 1 : TILED_LEN - at;
+		memcpy(tiled + at, data + 1, n);
+	}
+	size_t len = TILED_LEN - (size_t)data[0] * 61;
+	uint64_t cs, cm;
+	size_t ps = gguf_walk_strings_serial(tiled, len, UINT64_MAX, &cs);
+	size_t pm = gguf_walk_strings(tiled, len, UINT64_MAX, 0, &cm);
+	if (ps != pm || cs != cm)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gguf_header *h = NULL, *hw = NULL, *hm = NULL;
@@ -53,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	gguf_header_unref(hm);
 	walk_both_ways(data, size);
+	walk_tiled(data, size);
 	if (st != GGUF_OK)
 		return 0;
 	struct gguf_model_info info;

@@ -18,6 +18,8 @@
 #include "llm/gguf_internal.h"
 
 #define GGUF_READ_CHUNK (256u * 1024u)
+#define GGUF_READ_SLACK (16u * 1024u) /* read past the parser's estimate of the header's end */
+#define GGUF_READ_MIN (64u * 1024u)   /* the least a read then reads, if the file goes on */
 
 void (*gguf_read_file_hook)(const char *path);
 
@@ -30,11 +32,29 @@ struct file_fill {
 	int err;
 };
 
+/* How many bytes from `from` the window should hold after a read: as far as
+ * the buffer goes (fewer calls, one chunk or so of read-ahead), but not much
+ * past where the parser expects the header to end (the last read of a 6 MB
+ * header went 360 KiB into the tensor data, more than the 0.6 MB the reader
+ * skips saved). most: the file's bytes from `from` on; need: what the parser
+ * asked for; likely: its estimate (0: none). */
+static size_t read_to(size_t cap, size_t most, uint64_t need, uint64_t likely)
+{
+	size_t to = cap < most ? cap : most;
+	if (likely > need && likely + GGUF_READ_SLACK < to) {
+		to = (size_t)likely + GGUF_READ_SLACK;
+		if (to < GGUF_READ_MIN) /* guesses too short, again and again, cost a call each */
+			to = GGUF_READ_MIN < cap && GGUF_READ_MIN < most ? GGUF_READ_MIN : (cap < most ? cap : most);
+	}
+	return to;
+}
+
 /* The window moves forward: what the parser still needs (from on) moves to
  * the front of the buffer, and the rest of the buffer is read after it, so a
  * header of any length passes through a buffer of about two chunks (it grows
  * only for one value longer than a chunk). */
-static void file_fill(void *vctx, uint64_t from, uint64_t upto, const uint8_t **buf, size_t *base, size_t *len)
+static void file_fill(void *vctx, uint64_t from, uint64_t upto, uint64_t likely_end, const uint8_t **buf,
+		      size_t *base, size_t *len)
 {
 	struct file_fill *c = vctx;
 	uint64_t limit = c->size;
@@ -64,8 +84,7 @@ static void file_fill(void *vctx, uint64_t from, uint64_t upto, const uint8_t **
 		c->cap = cap;
 	}
 	if (c->len < upto - from) {
-		/* read as far as the buffer goes: fewer calls, one chunk or so of read-ahead */
-		size_t to = c->cap < limit - from ? c->cap : (size_t)(limit - from);
+		size_t to = read_to(c->cap, (size_t)(limit - from), upto - from, likely_end > from ? likely_end - from : 0);
 		while (c->len < to && !c->short_read) {
 			ssize_t n = os_pread(c->fd, c->buf + c->len, to - c->len, c->base + c->len);
 			if (n < 0 && errno == EINTR)

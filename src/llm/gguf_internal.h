@@ -7,9 +7,11 @@
 /* Makes the header's bytes [from, upto) available: on return *buf holds
  * bytes [*base, *base + *len) of the header, *base <= from (the window may
  * move forward; bytes before from are no longer needed); short at end of
- * file or on error. */
-typedef void (*gguf_fill_fn)(void *ctx, uint64_t from, uint64_t upto, const uint8_t **buf, size_t *base,
-			     size_t *len);
+ * file or on error. likely_end, when past upto, is the parser's estimate of
+ * how far it will read from here (0: none): a front-end that reads ahead
+ * need not read much past it. */
+typedef void (*gguf_fill_fn)(void *ctx, uint64_t from, uint64_t upto, uint64_t likely_end, const uint8_t **buf,
+			     size_t *base, size_t *len);
 
 /* gguf_parse, pulling bytes through fill whenever the buffer runs out. */
 enum gguf_status gguf_parse_fill(gguf_fill_fn fill, void *ctx, const uint8_t *buf, size_t len,

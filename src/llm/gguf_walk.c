@@ -94,27 +94,71 @@ struct walker {
 
 #define EACH(X) X(0) X(1) X(2) X(3) X(4) /* one X(k) a walker: WALKERS of them */
 
-/* All walkers to the ends of their parts, taking turns: the chains of loads
- * are independent, so the CPU runs them side by side. While every walker is
- * inside its part and meets strings under 1 MiB, a round of hops costs one
- * branch (the parts are of about equal bytes, so most rounds are such); then
- * each walker on its own to the end of its part. */
-static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
+/* Short rounds: while every walker is at least SHORT_ROUNDS short hops
+ * before its stop, SHORT_ROUNDS rounds at a time in which a hop adds only
+ * the length's low byte (a load and an add on each chain of loads, nothing
+ * compared); the lengths' other bytes are ORed together aside and tested
+ * once after the rounds. All zero: every length was under 256, so each hop
+ * was the exact walk's, inside the buffer and short of the walker's stop.
+ * Not: the walkers go back to where those rounds began, and the checked
+ * rounds take over from there. p[k]: walker k's position, moved on; t[k]:
+ * its stop, clipped (walk_parts). Returns the rounds made. */
+#define SHORT_HOP (8u + 255u) /* the farthest one hop goes when its length fits a byte */
+#define SHORT_ROUNDS 8u
+#define SHORT_SPAN ((size_t)SHORT_ROUNDS * SHORT_HOP)
+static uint64_t short_rounds(const uint8_t *buf, size_t *p, const size_t *t)
 {
-	size_t last = len - 7; /* a walker at p < last can load 8 bytes */
 	uint64_t rounds = 0;
-	bool live = true;
-#define INIT(k) size_t p##k = w[k].start, t##k = w[k].stop < last ? w[k].stop : last;
-	EACH(INIT)
+#define SPTR(k)                                                                                     \
+	const uint8_t *q##k = buf + p[k];                                                           \
+	const uint8_t *e##k = buf + (t[k] > SHORT_SPAN ? t[k] - SHORT_SPAN : 0);
+#define SROOM(k) &(q##k < e##k)
+#define SSAVE(k) const uint8_t *s##k = q##k;
+#define SHOP(k) high |= load_le64(q##k), q##k += 8 + (size_t)q##k[0];
+#define SBACK(k) q##k = s##k;
+#define SPOS(k) p[k] = (size_t)(q##k - buf);
+	EACH(SPTR)
+	while (1 EACH(SROOM)) {
+		EACH(SSAVE)
+		uint64_t high = 0;
+		for (unsigned i = 0; i < SHORT_ROUNDS; i++) {
+			EACH(SHOP)
+		}
+		if (high >> 8) {
+			EACH(SBACK)
+			break;
+		}
+		rounds += SHORT_ROUNDS;
+	}
+	EACH(SPOS)
+	return rounds;
+#undef SPTR
+#undef SROOM
+#undef SSAVE
+#undef SHOP
+#undef SBACK
+#undef SPOS
+}
+
+/* Checked rounds, at most max of them: while every walker is inside its
+ * part and meets strings under 1 MiB, a round of hops costs one branch (the
+ * parts are of about equal bytes, so most rounds are such). p, t as for
+ * short_rounds. Returns the rounds made. */
+static uint64_t checked_rounds(const uint8_t *buf, size_t *p, const size_t *t, uint64_t max)
+{
+	uint64_t rounds = 0;
+#define INIT(k) size_t p##k = p[k], t##k = t[k];
 #define INSIDE(k) &&p##k < t##k
-	if (live EACH(INSIDE)) {
 #define LOAD(k)                                                                                     \
 	uint64_t l##k = load_le64(buf + p##k);                                                      \
 	size_t n##k = p##k + 8 + (size_t)l##k;
 #define LONG(k) | l##k
 #define PAST(k) | (n##k >= t##k)
 #define MOVE(k) p##k = n##k;
-		for (;;) {
+#define BACK(k) p[k] = p##k;
+	EACH(INIT)
+	if (1 EACH(INSIDE)) {
+		while (rounds < max) {
 			EACH(LOAD)
 			if ((0 EACH(LONG)) >> 20 EACH(PAST))
 				break;
@@ -122,7 +166,40 @@ static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 			rounds++;
 		}
 	}
+	EACH(BACK)
+	return rounds;
+#undef INIT
+#undef INSIDE
+#undef LOAD
+#undef LONG
+#undef PAST
+#undef MOVE
+#undef BACK
+}
+
+/* All walkers to the ends of their parts, taking turns: the chains of loads
+ * are independent, so the CPU runs them side by side. Short rounds while
+ * they last, then checked ones, SHORT_ROUNDS at a time, then short ones
+ * again (one string of 256 bytes or more, or a walker on a false chain,
+ * costs a few rounds, not the rest of the part); when a walker is past its
+ * stop or meets a string of 1 MiB or more, each walker on its own to the end
+ * of its part. */
+static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
+{
+	size_t last = len - 7; /* a walker at p < last can load 8 bytes */
+	size_t ps[WALKERS], ts[WALKERS];
+	uint64_t rounds = 0, n;
+	bool live = true;
+#define SETUP(k) ps[k] = w[k].start, ts[k] = w[k].stop < last ? w[k].stop : last;
+	EACH(SETUP)
+	do {
+		rounds += short_rounds(buf, ps, ts);
+		n = checked_rounds(buf, ps, ts, SHORT_ROUNDS);
+		rounds += n;
+	} while (n == SHORT_ROUNDS);
+#define INIT(k) size_t p##k = ps[k], t##k = ts[k];
 #define COUNT(k) uint64_t c##k = rounds;
+	EACH(INIT)
 	EACH(COUNT)
 	while (live) {
 		live = false;
@@ -130,12 +207,8 @@ static void walk_parts(const uint8_t *buf, size_t len, struct walker *w)
 	}
 #define END(k) w[k].end = p##k, w[k].hops = c##k;
 	EACH(END)
+#undef SETUP
 #undef INIT
-#undef INSIDE
-#undef LOAD
-#undef LONG
-#undef PAST
-#undef MOVE
 #undef COUNT
 #undef END
 }

@@ -561,6 +561,62 @@ static void test_windowed_parse(void **state)
 	free(types);
 }
 
+/* A string array of count strings of len bytes each, then count2 of len2,
+ * raw (the writer's vocabularies are all of one shape). */
+static void skewed_strings(struct gw *w, const char *key, size_t count, size_t len, size_t count2, size_t len2)
+{
+	size_t total = 12 + (count * (8 + len)) + (count2 * (8 + len2)), at = 12;
+	uint8_t *b = calloc(1, total);
+	uint32_t et = GGUF_VT_STRING;
+	uint64_t n = count + count2;
+	memcpy(b, &et, 4); /* little-endian hosts, as the writer */
+	memcpy(b + 4, &n, 8);
+	for (size_t i = 0; i < count + count2; i++) {
+		uint64_t l = i < count ? len : len2;
+		memcpy(b + at, &l, 8);
+		memset(b + at + 8, 'a' + (int)(i % 26), (size_t)l);
+		at += 8 + (size_t)l;
+	}
+	gw_raw_kv(w, key, GGUF_VT_ARRAY, b, total);
+	free(b);
+}
+
+/* The file reader reads ahead only about as far as the parser expects the
+ * header to end (the strings left at their average so far, the tensor
+ * infos): a guess too short (short strings, then long ones), too long (long,
+ * then short) and many tensor infos must change nothing in the result. */
+static void test_file_reader_estimates(void **state)
+{
+	(void)state;
+	char path[512], err[256];
+	size_t len;
+	struct gguf_header *h, *hm;
+	struct gw *w = gw_new();
+	gw_str(w, "general.architecture", "llama");
+	skewed_strings(w, "tokenizer.ggml.tokens", 30000, 2, 2500, 200);
+	skewed_strings(w, "tokenizer.ggml.merges", 2500, 200, 50000, 3);
+	gw_str(w, "general.name", "after the arrays");
+	for (int i = 0; i < 700; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "blk.%d.a_rather_long_tensor_name_for_the_guess.weight", i);
+		gw_tensor2(w, name, GGML_T_F32, 64, 2);
+	}
+	snprintf(path, sizeof path, "%s/skewed.gguf", tmp_dir);
+	assert_int_equal(gw_write_file(w, path), 0);
+	const uint8_t *b = gw_header(w, &len);
+	assert_true(len > 1u << 20); /* several reads of the file */
+	assert_int_equal(gguf_parse(b, len, &hm, err, sizeof err), GGUF_OK);
+	assert_int_equal(gguf_read_file(path, &h, err, sizeof err), GGUF_OK);
+	assert_int_equal(h->infos_end, hm->infos_end);
+	assert_int_equal(h->data_offset, hm->data_offset);
+	assert_int_equal(h->n_tensors, 700);
+	assert_string_equal(h->tensors[699].name, hm->tensors[699].name);
+	assert_string_equal(gguf_get_str(h, "general.name"), "after the arrays");
+	gguf_header_unref(h);
+	gguf_header_unref(hm);
+	gw_free(w);
+}
+
 static void test_file_reader(void **state)
 {
 	(void)state;
@@ -851,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_decision_hint),
 		cmocka_unit_test(test_info_hint_is_separate),
 		cmocka_unit_test(test_type_table),
+		cmocka_unit_test(test_file_reader_estimates),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -235,6 +235,39 @@ static void test_hostile_lengths(void **state)
 		}
 }
 
+/* Vocabularies large enough for the default spacing, where the walkers go
+ * eight short hops (lengths under 256) between checks: strings of 255 bytes,
+ * the longest short hop; one length of 256 or more, or one whose low byte is
+ * small and whose other bytes are not zero, put where the rounds meet it (the
+ * walkers must go back and take the checked rounds); and cuts near the end. */
+static void test_short_rounds(void **state)
+{
+	(void)state;
+	const uint64_t longer[] = {256, 257, 300, 4000, (1ull << 32) | 5, 1ull << 8 << 48, GGUF_MAX_STRING + 1, UINT64_MAX};
+	const size_t ats[] = {0, 1, 700, 2500, 4100, 5999};
+	const uint64_t ns[] = {255, 3000, 6000, UINT64_MAX};
+	uint64_t x = 11;
+	struct sb s = {0};
+	gen_vocab(&s, 1500, 255, &x);
+	for (size_t i = 0; i < ARRAY_LEN(ns); i++)
+		same_walk(s.b, s.len, ns[i], 0);
+	free(s.b);
+	for (size_t k = 0; k < ARRAY_LEN(longer); k++)
+		for (size_t a = 0; a < ARRAY_LEN(ats); a++) {
+			struct sb v = {0};
+			gen_vocab(&v, ats[a], 24, &x);
+			sb_le64(&v, longer[k]);
+			for (uint64_t j = 0; j < longer[k] && j < 4000; j++)
+				sb_put(&v, "L", 1);
+			gen_vocab(&v, 6000 - ats[a], 24, &x);
+			for (size_t i = 0; i < ARRAY_LEN(ns); i++)
+				same_walk(v.b, v.len, ns[i], 0);
+			for (size_t cut = v.len - 3000; cut < v.len; cut += 331)
+				same_walk(v.b, cut, UINT64_MAX, 0);
+			free(v.b);
+		}
+}
+
 /* arrays of fewer strings, or fewer bytes, than the walkers' spacing */
 static void test_short_arrays(void **state)
 {
@@ -362,6 +395,7 @@ int main(void)
 		cmocka_unit_test(test_zero_strings),
 		cmocka_unit_test(test_guesses_mid_string),
 		cmocka_unit_test(test_hostile_lengths),
+		cmocka_unit_test(test_short_rounds),
 		cmocka_unit_test(test_short_arrays),
 		cmocka_unit_test(test_property),
 		cmocka_unit_test(test_parse_same_errors),
