@@ -186,6 +186,7 @@ void proc_cache_check_root(struct proc_cache *c)
 	c->stat_refusal = 0;
 	c->mount_flags_known = false;
 	c->countable = 0;
+	c->pidfd_uid = 0;
 	c->root_dirs = -1;
 	c->evict_gen = c->evict_at_ns = 0;
 	str_copy(c->root, root, sizeof c->root);

@@ -98,7 +98,7 @@ static int read_cmdline(int procfd, char *io, uint32_t pid, struct gtm_proc_deta
 
 /* Only for files owned by root: a non-dumpable process's /proc files are
  * root's whoever runs it (fs/proc/base.c task_dump_owner()). */
-static void read_status_uid(int procfd, char *io, struct proc_entry *e)
+static void read_status_uid(int procfd, char *io, struct proc_entry *e, bool by_pidfd)
 {
 	struct proc_status st;
 	ssize_t k;
@@ -106,6 +106,10 @@ static void read_status_uid(int procfd, char *io, struct proc_entry *e)
 	e->has_status_uid = false;
 	if (e->stat_uid != 0)
 		return;
+	if (by_pidfd && proc_pidfd_euid(e->pid, &e->status_uid) == 0) {
+		e->has_status_uid = true;
+		return;
+	}
 	k = read_small(procfd, e->pid, "status", io, 8192);
 	e->has_status_uid = k > 0 && proc_status_parse(io, (size_t)k, &st) == 0 && st.has_uid;
 	if (e->has_status_uid)
@@ -131,7 +135,9 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 			*denied = true;
 		return is_gone_errno(errno) && pid_gone(procfd, pid) ? -1 : 0;
 	}
-	int r = proc_fd_for_each_line(fd, io, PROC_IO_BUF, add_maps_line, &list);
+	int r = proc_maps_query(fd, io, PATH_MAX, &list);
+	if (r == 1 || (r < 0 && !is_gone_errno(errno)))
+		r = proc_fd_for_each_line(fd, io, PROC_IO_BUF, add_maps_line, &list);
 	int err = errno;
 	close(fd);
 	if (r != 0 && is_gone_errno(err)) {
@@ -174,14 +180,15 @@ static int read_ports(int procfd, const struct proc_listeners *t, struct proc_en
 	return is_gone_errno(errno) && pid_gone(procfd, e->pid) ? -1 : 0;
 }
 
-enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
-					 struct proc_entry *e, bool kthread, bool defer_environ)
+enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_detail_how *how,
+					 struct proc_entry *e)
 {
+	const struct proc_listeners *ports = how->ports;
 	struct gtm_proc_detail *d = xcalloc(1, sizeof *d);
 	bool denied = false;
 
 	atomic_init(&d->refs, 1);
-	if (kthread) {
+	if (how->kthread) {
 		d->argv = xcalloc(1, sizeof *d->argv);
 		e->n_ports = 0;
 	} else {
@@ -189,10 +196,10 @@ enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc
 			goto gone;
 		d->exe = read_link(procfd, e->pid, "exe", &denied);
 		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
-		read_status_uid(procfd, io, e);
+		read_status_uid(procfd, io, e, how->pidfd_uid);
 		if (read_maps(procfd, io, e->pid, d, &denied) != 0)
 			goto gone;
-		if (defer_environ)
+		if (how->defer_environ)
 			d->environ_deferred = true;
 		else
 			read_environ(procfd, io, e->pid, d, &denied);

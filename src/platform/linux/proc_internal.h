@@ -36,6 +36,15 @@ struct proc_path_list {
 };
 /* Adds the path of one maps line when it names a file not yet in the list. */
 void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, size_t len);
+/* Adds path (n bytes, a file's as proc_maps_path_is_file says) unless the
+ * list holds it or is full. */
+void proc_path_list_add(struct proc_path_list *l, const char *path, size_t n);
+/* The distinct file paths of an open /proc/PID/maps through the PROCMAP_QUERY
+ * ioctl (proc_maps_query.c), which reads no text of anonymous ranges and
+ * asks for a name only where the file changes. 0: done; 1: this kernel or
+ * file has no such ioctl (nothing added: read the text); -1 with errno: a
+ * failure (ESRCH: the process has exited). name is cap bytes of scratch. */
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l);
 /* Parses a whole maps buffer into l (pure; used by tests and fuzzing). */
 void proc_maps_parse(const char *buf, size_t len, struct proc_path_list *l);
 /* Hands the vector over (caller frees each string and the array). */
@@ -170,6 +179,7 @@ struct proc_cache {
 	unsigned mount_flags;    /* proc_mount_flags, once mount_flags_known */
 	bool mount_flags_known;
 	int countable;           /* proc_count_processes may count: 0 not asked yet, 1 no, 2 yes */
+	int pidfd_uid;           /* proc_pidfd_uid_usable: 0 not asked yet, 1 no, 2 yes */
 	int root_dirs;           /* its static folders (-1: not read) */
 	uint64_t root_dirs_at_ns; /* when they were read (the cache's clock) */
 	uint64_t evict_gen;      /* counted scans: the gen of the last period's eviction */
@@ -221,16 +231,28 @@ unsigned proc_mount_flags(struct proc_cache *c);
  * once per root. */
 bool proc_stat_may_be_refused(struct proc_cache *c);
 
+/* ---- a process's effective uid through a pidfd (proc_pidfd_uid.c) ---- */
+/* Whether this root's /proc is the real one of our PID namespace, where a
+ * pidfd of a listed PID is that process's; asked once per root. */
+bool proc_pidfd_uid_usable(struct proc_cache *c, int procfd);
+/* PID's effective uid (PIDFD_GET_INFO). 0; 1: this kernel cannot say (read
+ * status); -1 with errno (ESRCH: gone, or a zombie). Thread-safe. */
+int proc_pidfd_euid(uint32_t pid, uid_t *euid);
+
 /* ---- reading one process's detail (proc_detail.c) ---- */
 enum proc_detail_result { PROC_DETAIL_OK = 0, PROC_DETAIL_GONE };
-/* Reads cmdline, exe, cwd, status, maps, environ and, when ports is not NULL
- * (the scan's listeners table, loaded beforehand), the ports into e (replacing
- * its detail); io is PROC_IO_BUF bytes of the caller's. kthread: an empty
- * detail without reads. defer_environ: environ is left for
- * proc_detail_load_environ. Touches nothing but e and io, so scan workers run it
- * side by side on distinct entries. */
-enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_listeners *ports,
-					 struct proc_entry *e, bool kthread, bool defer_environ);
+struct proc_detail_how {
+	const struct proc_listeners *ports; /* the scan's listeners table, loaded beforehand; NULL: no ports */
+	bool kthread;            /* an empty detail without reads */
+	bool defer_environ;      /* environ is left for proc_detail_load_environ */
+	bool pidfd_uid;          /* proc_pidfd_uid_usable: a root-owned process's uid by pidfd */
+};
+/* Reads cmdline, exe, cwd, the uid behind root-owned files, maps, environ
+ * and the ports into e (replacing its detail) as how says; io is PROC_IO_BUF
+ * bytes of the caller's. Touches nothing but e and io, so scan workers run
+ * it side by side on distinct entries. */
+enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc_detail_how *how,
+					 struct proc_entry *e);
 /* The listeners table for this scan generation, read once. */
 const struct proc_listeners *proc_cache_listeners(struct proc_cache *c, int procfd);
 

@@ -49,14 +49,21 @@ const char *proc_maps_line_path(const char *line, size_t len, size_t *path_len)
 	const char *nl = memchr(path, '\n', n);
 	if (nl)
 		n = (size_t)(nl - path);
+	if (!proc_maps_path_is_file(path, n))
+		return NULL;
+	*path_len = n;
+	return path;
+}
+
+bool proc_maps_path_is_file(const char *path, size_t n)
+{
 	if (n == 0 || path[0] != '/')
-		return NULL; /* anonymous, [heap], [stack], [vdso], [anon:x], anon_inode:x */
+		return false; /* anonymous, [heap], [stack], [vdso], [anon:x], anon_inode:x */
 	for (size_t i = 0; i < sizeof not_a_file / sizeof not_a_file[0]; i++)
 		if (n >= not_a_file[i].len && path[1] == not_a_file[i].prefix[1] &&
 		    memcmp(path, not_a_file[i].prefix, not_a_file[i].len) == 0)
-			return NULL;
-	*path_len = n;
-	return path;
+			return false;
+	return true;
 }
 
 bool proc_maps_path_deleted(const char *path, size_t len)

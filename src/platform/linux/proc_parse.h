@@ -51,6 +51,9 @@ int proc_status_parse(const char *buf, size_t len, struct proc_status *out);
  * never opens whatever file now sits at that path. *path_len gets its length. */
 const char *proc_maps_line_path(const char *line, size_t len, size_t *path_len);
 
+/* Whether a mapping's path names a file someone could open: absolute, and
+ * not a memfd, SysV segment, shared anonymous memory or AIO ring. */
+bool proc_maps_path_is_file(const char *path, size_t n);
 /* Whether a path from proc_maps_line_path ends in the kernel's " (deleted)". */
 bool proc_maps_path_deleted(const char *path, size_t len);
 

@@ -54,9 +54,16 @@ void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, si
 {
 	size_t n;
 	const char *path = proc_maps_line_path(line, len, &n);
+
+	if (path)
+		proc_path_list_add(l, path, n);
+}
+
+void proc_path_list_add(struct proc_path_list *l, const char *path, size_t n)
+{
 	uint32_t h;
 
-	if (!path || l->n >= PROC_MAPS_MAX_PATHS || memchr(path, '\0', n))
+	if (l->n >= PROC_MAPS_MAX_PATHS || memchr(path, '\0', n))
 		return;
 	/* consecutive ranges of one file: the common case, no hashing needed */
 	if (l->n > 0 && strncmp(l->v[l->n - 1], path, n) == 0 && l->v[l->n - 1][n] == '\0')

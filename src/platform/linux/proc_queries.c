@@ -18,8 +18,10 @@ int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
 	if (!e || e->start_time != p->start_time || procfd < 0)
 		return -1;
 	if (!e->detailed) {
-		if (proc_detail_read(procfd, c->io, NULL, e, (e->last_stat.flags & PROC_PF_KTHREAD) != 0, true) !=
-		    PROC_DETAIL_OK)
+		struct proc_detail_how how = {.kthread = (e->last_stat.flags & PROC_PF_KTHREAD) != 0,
+					      .defer_environ = true,
+					      .pidfd_uid = proc_pidfd_uid_usable(c, procfd)};
+		if (proc_detail_read(procfd, c->io, &how, e) != PROC_DETAIL_OK)
 			return -1;
 		e->detail_rss = rss_bytes(c, &e->last_stat);
 		e->detail_at_ns = c->clock();

@@ -74,6 +74,7 @@ void scan_items(struct scan_state *s)
 	due = scan_apply_stats(s);
 	if (due > 0) {
 		s->ports = s->ports_on_demand ? NULL : proc_cache_listeners(c, s->procfd);
+		s->pidfd_uid = proc_pidfd_uid_usable(c, s->procfd);
 		workers = parallel_workers(due, SCAN_DETAILS_PER_WORKER);
 		proc_cache_worker_io(c, workers);
 		parallel_for(s->n_items, workers, scan_detail_item, s);

@@ -26,6 +26,7 @@ struct scan_state {
 	uint64_t t0, budget_ns;  /* real monotonic time, for the budget */
 	atomic_bool over_budget;
 	bool trust_ino;          /* live view on the real /proc: see PROC_STAT_PERIOD_NS */
+	bool pidfd_uid;          /* proc_pidfd_uid_usable, asked before the parallel phases */
 	bool ports_on_demand;
 	bool defer_environ;
 	bool priority_only;      /* details only for the priority PIDs, rows only for them and

@@ -31,8 +31,11 @@ void scan_detail_item(void *ctx, size_t i, int worker)
 	}
 	e = &s->c->entries[it->entry];
 	const struct proc_stat *st = &item_stat_of(s, it)->st;
-	if (proc_detail_read(s->procfd, s->c->worker_io[worker], s->ports, e, (st->flags & PROC_PF_KTHREAD) != 0,
-			     s->defer_environ) != PROC_DETAIL_OK) {
+	struct proc_detail_how how = {.ports = s->ports,
+				      .kthread = (st->flags & PROC_PF_KTHREAD) != 0,
+				      .defer_environ = s->defer_environ,
+				      .pidfd_uid = s->pidfd_uid};
+	if (proc_detail_read(s->procfd, s->c->worker_io[worker], &how, e) != PROC_DETAIL_OK) {
 		it->detail = DETAIL_GONE;
 		return;
 	}

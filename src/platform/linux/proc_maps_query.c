@@ -1,0 +1,109 @@
+/* A process's mapped files through the PROCMAP_QUERY ioctl of /proc/PID/maps
+ * (Linux 6.11; Documentation/filesystems/proc.rst, include/uapi/linux/fs.h).
+ * The text of maps costs the kernel a formatted line per range, anonymous
+ * ones included, and a d_path per file-backed one (seq_path: about 1.3 us a
+ * line on a VM). The ioctl hands over one range at a time as numbers, skips
+ * the anonymous ones itself (PROCMAP_QUERY_FILE_BACKED_VMA), and gives the
+ * path only when asked: a library's four or five ranges in a row share
+ * (device, inode), so the path is asked for once a file. The paths are the
+ * kernel's d_path, as in the text (" (deleted)" included), without the text's
+ * escaping of '\n'. Older kernels answer ENOTTY, a fixture tree's regular
+ * file too: the caller then reads the text from the same, unread fd. */
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "proc_internal.h"
+#include "proc_parse.h"
+
+/* struct procmap_query as of Linux 6.11 (104 bytes); a later kernel takes
+ * this smaller size and leaves its newer fields alone. The C library's
+ * linux/fs.h may predate it (Debian 12's does), so the ABI is written here. */
+struct maps_query {
+	uint64_t size;
+	uint64_t query_flags;
+	uint64_t query_addr;
+	uint64_t vma_start;
+	uint64_t vma_end;
+	uint64_t vma_flags;
+	uint64_t vma_page_size;
+	uint64_t vma_offset;
+	uint64_t inode;
+	uint32_t dev_major;
+	uint32_t dev_minor;
+	uint32_t vma_name_size;
+	uint32_t build_id_size;
+	uint64_t vma_name_addr;
+	uint64_t build_id_addr;
+};
+_Static_assert(sizeof(struct maps_query) == 104, "struct procmap_query of Linux 6.11");
+
+#define MAPS_QUERY_IOCTL _IOWR('f', 17, struct maps_query)
+#define QUERY_COVERING_OR_NEXT 0x10u
+#define QUERY_FILE_BACKED 0x20u
+
+static int query(int fd, uint64_t addr, uint64_t flags, char *name, size_t cap, struct maps_query *q)
+{
+	memset(q, 0, sizeof *q);
+	q->size = sizeof *q;
+	q->query_flags = flags | QUERY_FILE_BACKED;
+	q->query_addr = addr;
+	if (name) {
+		q->vma_name_addr = (uint64_t)(uintptr_t)name;
+		q->vma_name_size = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+	}
+	return ioctl(fd, MAPS_QUERY_IOCTL, q);
+}
+
+static bool same_file(const struct maps_query *a, const struct maps_query *b)
+{
+	return a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
+}
+
+/* The path of the range at start, added to l. Returns 0, or -1 with errno. */
+static int add_name(int fd, uint64_t start, char *name, size_t cap, struct proc_path_list *l)
+{
+	struct maps_query got;
+
+	if (query(fd, start, 0, name, cap, &got) != 0)
+		/* unmapped since (ENOENT), or a path longer than cap: that range only */
+		return errno == ENOENT || errno == ENAMETOOLONG ? 0 : -1;
+	size_t n = strnlen(name, cap);
+	if (n < cap && proc_maps_path_is_file(name, n))
+		proc_path_list_add(l, name, n);
+	return 0;
+}
+
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
+{
+	struct maps_query q, last = {0};
+	uint64_t addr = 0;
+	bool first = true, have_last = false;
+
+	if (cap < 2)
+		return 1;
+	for (;;) {
+		if (query(fd, addr, QUERY_COVERING_OR_NEXT, NULL, 0, &q) != 0) {
+			if (errno == ENOENT)
+				return 0; /* no file-backed range at or past addr */
+			if (first && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP))
+				return 1;
+			return -1;
+		}
+		first = false;
+		if (q.vma_end <= addr || q.vma_end <= q.vma_start) {
+			errno = EIO; /* no progress: never loop on a kernel's odd answer */
+			return -1;
+		}
+		addr = q.vma_end;
+		if (have_last && same_file(&q, &last))
+			continue;
+		if (add_name(fd, q.vma_start, name, cap, l) != 0)
+			return -1;
+		last = q;
+		have_last = true;
+		if (l->n >= PROC_MAPS_MAX_PATHS)
+			return 0;
+	}
+}

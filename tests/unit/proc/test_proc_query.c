@@ -1,0 +1,419 @@
+/* The kernel queries that stand in for text files on a live /proc: the
+ * PROCMAP_QUERY ioctl against the text of maps, and the pidfd's uid against
+ * status. Each live test says SKIP where this kernel lacks the call. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/snapshot.h"
+#include "core/sysroot.h"
+#include "proc_internal.h"
+#include "proc_parse.h"
+#include "testutil.h"
+
+static char name_buf[PATH_MAX];
+
+/* maps of fd through the ioctl; 1 (unsupported) skips the test */
+static void query_or_skip(int fd, struct proc_path_list *l)
+{
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, l);
+	if (r == 1) {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+}
+
+/* A /proc file whole (its size says 0: read to the end). */
+static char *read_proc(const char *path, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY);
+	assert_true(buf && fd >= 0);
+	for (;;) {
+		if (n == cap)
+			assert_non_null(buf = realloc(buf, cap *= 2));
+		ssize_t k = read(fd, buf + n, cap - n);
+		assert_true(k >= 0);
+		if (k == 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+static void text_paths(const char *maps_path, struct proc_path_list *l)
+{
+	size_t len;
+	char *buf = read_proc(maps_path, &len);
+	proc_maps_parse(buf, len, l);
+	free(buf);
+}
+
+static void assert_same_lists(const struct proc_path_list *a, const struct proc_path_list *b)
+{
+	for (size_t i = 0; i < a->n && i < b->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			fail_msg("path %zu: ioctl \"%s\", text \"%s\"", i, a->v[i], b->v[i]);
+	assert_int_equal(a->n, b->n);
+}
+
+static bool list_has(const struct proc_path_list *l, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], path) == 0)
+			return true;
+	return false;
+}
+
+/* This process's own maps: the same paths, in the same order, as the text. */
+static void test_query_matches_text(void **state)
+{
+	(void)state;
+	struct proc_path_list q = {0}, t = {0};
+	int fd = open("/proc/self/maps", O_RDONLY);
+	assert_true(fd >= 0);
+	query_or_skip(fd, &q);
+	close(fd);
+	text_paths("/proc/self/maps", &t);
+	assert_true(q.n >= 2); /* the test binary and the C library at least */
+	assert_same_lists(&q, &t);
+	proc_path_list_free(&q);
+	proc_path_list_free(&t);
+}
+
+static char *make_file(const char *dir, const char *name, size_t size)
+{
+	char *path = NULL;
+	assert_true(asprintf(&path, "%s/%s", dir, name) > 0);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	close(fd);
+	return path;
+}
+
+static void *map_file(const char *path, size_t size, off_t off)
+{
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, off);
+	close(fd);
+	assert_true(p != MAP_FAILED);
+	return p;
+}
+
+/* A file mapped in ranges apart, another between them, one unlinked, a
+ * memfd and shared anonymous memory: each file once, in first-seen order,
+ * " (deleted)" kept, no memfd or /dev/zero; as the text says. */
+static void test_query_files_apart_deleted(void **state)
+{
+	(void)state;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *dir = tu_tempdir();
+	char *a = make_file(dir, "a.gguf", (size_t)pg * 4), *b = make_file(dir, "b.bin", (size_t)pg);
+	char *gone = make_file(dir, "gone.so", (size_t)pg);
+	/* a hole reserved and filled piece by piece: a, b, a at fixed places */
+	char *base = mmap(NULL, (size_t)pg * 5, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(base != MAP_FAILED);
+	int fa = open(a, O_RDONLY), fb = open(b, O_RDONLY);
+	assert_true(mmap(base, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fa, 0) == base);
+	assert_true(mmap(base + pg, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fb, 0) == base + pg);
+	assert_true(mmap(base + 3 * pg, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fa, 2 * pg) == base + 3 * pg);
+	close(fa);
+	close(fb);
+	void *g = map_file(gone, (size_t)pg, 0);
+	assert_int_equal(unlink(gone), 0);
+	int mfd = memfd_create("gtm-test", 0);
+	assert_true(mfd >= 0);
+	assert_int_equal(ftruncate(mfd, pg), 0);
+	void *m = mmap(NULL, (size_t)pg, PROT_READ, MAP_SHARED, mfd, 0);
+	void *z = mmap(NULL, (size_t)pg, PROT_READ, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(m != MAP_FAILED && z != MAP_FAILED);
+
+	struct proc_path_list q = {0}, t = {0};
+	int fd = open("/proc/self/maps", O_RDONLY);
+	assert_true(fd >= 0);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	close(fd);
+	text_paths("/proc/self/maps", &t);
+	if (r != 1) {
+		assert_int_equal(r, 0);
+		assert_same_lists(&q, &t);
+		char deleted[PATH_MAX];
+		snprintf(deleted, sizeof deleted, "%s (deleted)", gone);
+		assert_true(list_has(&q, a) && list_has(&q, b) && list_has(&q, deleted));
+		size_t n_a = 0;
+		for (size_t i = 0; i < q.n; i++) {
+			n_a += strcmp(q.v[i], a) == 0;
+			assert_null(strstr(q.v[i], "memfd:"));
+			assert_null(strstr(q.v[i], "/dev/zero"));
+		}
+		assert_int_equal(n_a, 1);
+	} else {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+	}
+	proc_path_list_free(&q);
+	proc_path_list_free(&t);
+	munmap(base, (size_t)pg * 5);
+	munmap(g, (size_t)pg);
+	munmap(m, (size_t)pg);
+	munmap(z, (size_t)pg);
+	close(mfd);
+	tu_rmrf(dir);
+	free(dir);
+	free(a);
+	free(b);
+	free(gone);
+	if (r == 1)
+		skip();
+}
+
+/* A name with a newline: the text escapes it ("\012"), the ioctl gives the
+ * path itself, which opens. */
+static void test_query_newline_name(void **state)
+{
+	(void)state;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *dir = tu_tempdir();
+	char *odd = make_file(dir, "two\nlines.gguf", (size_t)pg);
+	void *p = map_file(odd, (size_t)pg, 0);
+	struct proc_path_list q = {0};
+	int fd = open("/proc/self/maps", O_RDONLY);
+	assert_true(fd >= 0);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	close(fd);
+	bool found = r == 0 && list_has(&q, odd);
+	proc_path_list_free(&q);
+	munmap(p, (size_t)pg);
+	tu_rmrf(dir);
+	free(dir);
+	free(odd);
+	if (r == 1) {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		skip();
+	}
+	assert_true(found);
+}
+
+/* A fixture tree's maps is a regular file: 1, nothing added, and the fd is
+ * still at its start for the text. */
+static void test_query_regular_file(void **state)
+{
+	(void)state;
+	char *dir = tu_tempdir();
+	char path[PATH_MAX];
+	static const char text[] = "7f00-7f01 r-xp 00000000 08:01 42 /usr/lib/libcuda.so.1\n";
+	snprintf(path, sizeof path, "%s/maps", dir);
+	tu_write_file(path, text, sizeof text - 1);
+	struct proc_path_list q = {0};
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(proc_maps_query(fd, name_buf, sizeof name_buf, &q), 1);
+	assert_int_equal(q.n, 0);
+	char buf[128];
+	assert_int_equal(read(fd, buf, sizeof buf), (ssize_t)(sizeof text - 1));
+	close(fd);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+static pid_t spawn_paused(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/* maps opened, then the process exits and is reaped: -1 with ESRCH (the
+ * caller's "gone"), not an empty list that looks like a process without files. */
+static void test_query_exited(void **state)
+{
+	(void)state;
+	pid_t pid = spawn_paused();
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	struct proc_path_list q = {0};
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	int err = errno;
+	close(fd);
+	proc_path_list_free(&q);
+	if (r == 1) {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		skip();
+	}
+	assert_int_equal(r, -1);
+	assert_int_equal(err, ESRCH);
+}
+
+/* uid of a status line "Uid:\treal\teffective\t..." */
+static uid_t status_euid(pid_t pid)
+{
+	char path[64];
+	size_t len;
+	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+	char *buf = read_proc(path, &len);
+	struct proc_status st;
+	assert_int_equal(proc_status_parse(buf, len, &st), 0);
+	free(buf);
+	assert_true(st.has_uid);
+	return st.uid_effective;
+}
+
+/* The pidfd's uid is status's, for a live child and for ourselves; an
+ * exited, reaped child is -1 (the caller then asks status, which is gone too). */
+static void test_pidfd_euid(void **state)
+{
+	(void)state;
+	pid_t pid = spawn_paused();
+	uid_t u = (uid_t)-1;
+	int r = proc_pidfd_euid((uint32_t)pid, &u);
+	if (r == 1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		fprintf(stderr, "SKIP: this kernel has no PIDFD_GET_INFO (Linux 6.13)\n");
+		skip();
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(u, status_euid(pid));
+	assert_int_equal(proc_pidfd_euid((uint32_t)getpid(), &u), 0);
+	assert_int_equal(u, geteuid());
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_int_equal(proc_pidfd_euid((uint32_t)pid, &u), -1);
+}
+
+/* Usable on the real /proc only: not under GPUTASKMAN_ROOT. */
+static void test_pidfd_usable_only_live(void **state)
+{
+	(void)state;
+	struct proc_cache *c = proc_cache_new();
+	int procfd = proc_cache_procfd(c);
+	assert_true(procfd >= 0);
+	bool live = proc_pidfd_uid_usable(c, procfd);
+	uid_t u;
+	assert_int_equal(live, proc_pidfd_euid((uint32_t)getpid(), &u) == 0);
+
+	char *dir = tu_tempdir();
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/proc", dir);
+	tu_mkdirs(p);
+	snprintf(p, sizeof p, "%s/proc/self", dir);
+	char self[16];
+	snprintf(self, sizeof self, "%d", (int)getpid());
+	assert_int_equal(symlink(self, p), 0); /* even a tree whose self looks like ours */
+	setenv("GPUTASKMAN_ROOT", dir, 1);
+	sysroot_reset();
+	procfd = proc_cache_procfd(c);
+	assert_true(procfd >= 0);
+	assert_false(proc_pidfd_uid_usable(c, procfd));
+	unsetenv("GPUTASKMAN_ROOT");
+	sysroot_reset();
+	procfd = proc_cache_procfd(c);
+	assert_int_equal(proc_pidfd_uid_usable(c, procfd), live);
+	proc_cache_free(c);
+	tu_rmrf(dir);
+	free(dir);
+}
+
+/* A child that gave up root: non-dumpable, so its /proc files are root's
+ * (stat says uid 0) while it runs as nobody. */
+static pid_t spawn_as_nobody(int ready[2])
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(ready[0]);
+		if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0)
+			_exit(1);
+		prctl(PR_SET_DUMPABLE, 0);
+		(void)!write(ready[1], "x", 1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	char c;
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+static void detail_of(struct proc_cache *c, pid_t pid, bool by_pidfd, struct proc_entry *e)
+{
+	struct proc_detail_how how = {.defer_environ = true, .pidfd_uid = by_pidfd};
+	memset(e, 0, sizeof *e);
+	e->pid = (uint32_t)pid;
+	e->stat_uid = 0;
+	assert_int_equal(proc_detail_read(proc_cache_procfd(c), c->io, &how, e), PROC_DETAIL_OK);
+}
+
+/* The detail read the two ways: the same uid behind root-owned files (a
+ * non-dumpable child running as nobody: 65534, not root) and the same maps. */
+static void test_detail_both_ways(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root to start a process as nobody\n");
+		skip();
+	}
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = spawn_as_nobody(ready);
+	struct proc_cache *c = proc_cache_new();
+	struct proc_entry by_fd, by_status;
+	detail_of(c, pid, true, &by_fd);
+	detail_of(c, pid, false, &by_status);
+	assert_true(by_fd.has_status_uid && by_status.has_status_uid);
+	assert_int_equal(by_status.status_uid, 65534);
+	assert_int_equal(by_fd.status_uid, 65534);
+	assert_int_equal(by_fd.detail->n_maps, by_status.detail->n_maps);
+	for (size_t i = 0; i < by_fd.detail->n_maps; i++)
+		assert_string_equal(by_fd.detail->maps[i], by_status.detail->maps[i]);
+	assert_true(by_fd.detail->n_maps >= 2);
+	proc_detail_unref(by_fd.detail);
+	proc_detail_unref(by_status.detail);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	proc_cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_query_matches_text),
+		cmocka_unit_test(test_query_files_apart_deleted),
+		cmocka_unit_test(test_query_newline_name),
+		cmocka_unit_test(test_query_regular_file),
+		cmocka_unit_test(test_query_exited),
+		cmocka_unit_test(test_pidfd_euid),
+		cmocka_unit_test(test_pidfd_usable_only_live),
+		cmocka_unit_test(test_detail_both_ways),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
