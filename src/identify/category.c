@@ -4,6 +4,8 @@
 #include "identify/category.h"
 #include "identify/glob.h"
 
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,8 @@
 struct name_table {
 	const char *what;          /* "compositor", used in the reason */
 	const char *const *globs;  /* NULL-terminated */
+	uint8_t first[256 / 8];    /* index_tables: the first bytes of its literal-led patterns */
+	bool any_wild;             /* and whether a pattern starts with a wildcard */
 };
 
 static const char *const compositor_globs[] = {
@@ -36,37 +40,6 @@ static const char *const game_globs[] = {
 /* A Windows program where .exe is foreign (Wine, Proton: on Linux mostly games). */
 static const char *const foreign_exe_globs[] = {"*.exe", "*.EXE", NULL};
 
-static const struct name_table compositors = {"compositor", compositor_globs};
-static const struct name_table browsers = {"browser", browser_globs};
-static const struct name_table videos = {"video tool", video_globs};
-static const struct name_table games = {"game", game_globs};
-static const struct name_table foreign_exes = {"Windows program", foreign_exe_globs};
-
-/* The names a process goes by: comm, the executable's path and base name, argv[0]. */
-static const char *name_table_match(const struct gtm_process *p, const struct name_table *t)
-{
-	const struct gtm_proc_detail *d = p->detail;
-	const char *names[5] = {p->name[0] ? p->name : NULL, NULL, NULL, NULL, NULL};
-
-	if (d && d->exe) {
-		names[1] = path_base(d->exe);
-		names[2] = d->exe;
-	}
-	if (d && d->argc > 0 && d->argv[0]) {
-		names[3] = path_base(d->argv[0]);
-		names[4] = d->argv[0];
-	}
-	for (int k = 0; k < 5; k++) {
-		/* comm, the exe's base name and argv[0] are often one name: try it once */
-		bool seen = false;
-		for (int j = 0; names[k] && j < k && !seen; j++)
-			seen = names[j] && strcmp(names[j], names[k]) == 0;
-		for (int i = 0; names[k] && !seen && t->globs[i]; i++)
-			if (glob_match(t->globs[i], names[k]))
-				return path_base(names[k]);
-	}
-	return NULL;
-}
 
 static bool any_use(const struct gtm_process *p, bool (*pred)(const struct gtm_gpu_use *))
 {
@@ -88,14 +61,87 @@ struct rule_in {
 	const struct gtm_ident *id;
 	char *reason;
 	size_t n;
+	const char *names[5];    /* process_names */
+	int n_names;
 };
 
 typedef bool (*rule_fn)(const struct rule_in *in, const void *arg);
+static struct name_table compositors = {.what = "compositor", .globs = compositor_globs};
+static struct name_table browsers = {.what = "browser", .globs = browser_globs};
+static struct name_table videos = {.what = "video tool", .globs = video_globs};
+static struct name_table games = {.what = "game", .globs = game_globs};
+static struct name_table foreign_exes = {.what = "Windows program", .globs = foreign_exe_globs};
+static struct name_table *const name_tables[] = {&compositors, &browsers, &videos, &games, &foreign_exes};
+
+static bool is_wild(char c) { return c == '*' || c == '?' || c == '['; }
+
+/* Which bytes the tables' patterns can start with, once: a name whose first
+ * byte no pattern of a table allows is settled for that table by one test
+ * (tried against every GPU process's three to five names, the tables' 70
+ * patterns one by one were most of the process's identification). */
+static void index_tables(void)
+{
+	for (size_t t = 0; t < ARRAY_LEN(name_tables); t++) {
+		struct name_table *nt = name_tables[t];
+		for (int i = 0; nt->globs[i]; i++) {
+			unsigned char c = (unsigned char)nt->globs[i][0];
+			if (is_wild((char)c))
+				nt->any_wild = true;
+			else
+				nt->first[c >> 3] |= (uint8_t)(1u << (c & 7));
+		}
+	}
+}
+
+static pthread_once_t tables_indexed = PTHREAD_ONCE_INIT;
+
+static bool may_match(const struct name_table *t, const char *name)
+{
+	unsigned char c = (unsigned char)name[0];
+	return t->any_wild || (t->first[c >> 3] & (1u << (c & 7)));
+}
+
+static const char *name_table_match(const struct rule_in *in, const struct name_table *t)
+{
+	for (int k = 0; k < in->n_names; k++) {
+		const char *name = in->names[k];
+		for (int i = 0; may_match(t, name) && t->globs[i]; i++)
+			if (glob_match(t->globs[i], name))
+				return path_base(name);
+	}
+	return NULL;
+}
+
+/* The names a process goes by, each once: comm, the executable's base name
+ * and path, argv[0]'s base name and argv[0] (often one name). */
+static int process_names(const struct gtm_process *p, const char *names[5])
+{
+	const struct gtm_proc_detail *d = p->detail;
+	const char *all[5] = {p->name[0] ? p->name : NULL, NULL, NULL, NULL, NULL};
+	int n = 0;
+
+	if (d && d->exe) {
+		all[1] = path_base(d->exe);
+		all[2] = d->exe;
+	}
+	if (d && d->argc > 0 && d->argv[0]) {
+		all[3] = path_base(d->argv[0]);
+		all[4] = d->argv[0];
+	}
+	for (int k = 0; k < 5; k++) {
+		bool seen = !all[k];
+		for (int j = 0; j < n && !seen; j++)
+			seen = strcmp(names[j], all[k]) == 0;
+		if (!seen)
+			names[n++] = all[k];
+	}
+	return n;
+}
 
 static bool rule_named(const struct rule_in *in, const void *arg)
 {
 	const struct name_table *t = arg;
-	const char *name = name_table_match(in->p, t);
+	const char *name = name_table_match(in, t);
 	if (name)
 		snprintf(in->reason, in->n, "%s %s", t->what, name);
 	return name != NULL;
@@ -224,7 +270,10 @@ static const struct category_rule {
 
 void category_assign(const struct gtm_process *p, struct gtm_ident *id)
 {
-	struct rule_in in = {p, id, id->category_reason, sizeof id->category_reason};
+	struct rule_in in = {p, id, id->category_reason, sizeof id->category_reason, {NULL}, 0};
+
+	pthread_once(&tables_indexed, index_tables);
+	in.n_names = process_names(p, in.names);
 
 	for (size_t i = 0; i < ARRAY_LEN(category_rules); i++)
 		if (category_rules[i].fn(&in, category_rules[i].arg)) {

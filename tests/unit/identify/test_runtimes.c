@@ -391,6 +391,13 @@ static const struct cat_case cat_cases[] = {
 	{"xterm", "xterm", "/usr/bin/xterm", {NULL}, 5, IDENT_CAT_OTHER,
 	 "graphics client (the driver lists it; no 3D runtime or load)"},
 	{"blitter", "./blitter", "/opt/blitter", {NULL}, 4, IDENT_CAT_3D, "graphics load measured by the driver"},
+	/* names matched by the tables' patterns: a wildcard after a literal
+	 * start, a leading wildcard on the executable's path, comm alone */
+	{"kodi.bin", "/usr/lib/kodi/kodi.bin", "/usr/lib/kodi/kodi.bin", {"/usr/lib/libEGL.so.1"}, 2, IDENT_CAT_VIDEO,
+	 "video tool kodi.bin"},
+	{"Main", "./Main", "/home/u/.steam/steam/steamapps/common/Some Game/Main", {"/usr/lib/libvulkan.so.1"}, 2,
+	 IDENT_CAT_3D, "game Main"},
+	{"firefox-bin", "firefox-bin", "", {"/usr/lib/libEGL.so.1"}, 2, IDENT_CAT_BROWSER, "browser firefox-bin"},
 	/* the compositor rule still comes first */
 	{"Xorg", "/usr/lib/xorg/Xorg :0", "/usr/lib/xorg/Xorg", {NULL}, 2, IDENT_CAT_COMPOSITOR, "compositor Xorg"},
 };
