@@ -1,8 +1,12 @@
-/* Reads a GGUF header from a file: pread in chunks as the parser asks, into a
- * window that moves forward, so tensor data is never read (at most a chunk or
- * so past the tensor infos) and the bytes the parser only passes over (the
- * vocabulary, most of a header) are never more than a few hundred KiB in
- * memory at once. */
+/* Reads a GGUF header from a file. Where the OS maps files (Linux, macOS:
+ * portable.h's os_map_read), the header is parsed in place in a read-only
+ * mapping: only the pages the parser touches are read, none is copied, and a
+ * file that shrinks meanwhile is "changed while reading", not a SIGBUS.
+ * Elsewhere (Windows), or where mapping fails: pread in chunks as the parser
+ * asks, into a window that moves forward, so tensor data is never read (at
+ * most a chunk or so past the tensor infos) and the bytes the parser only
+ * passes over (the vocabulary, most of a header) are never more than a few
+ * hundred KiB in memory at once. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,6 +26,8 @@
 #define GGUF_READ_MIN (64u * 1024u)   /* the least a read then reads, if the file goes on */
 
 void (*gguf_read_file_hook)(const char *path);
+void (*gguf_map_hook)(const char *path);
+bool gguf_read_no_map;
 
 struct file_fill {
 	int fd;
@@ -124,6 +130,27 @@ enum gguf_status gguf_read_file(const char *path, struct gguf_header **out, char
 	return st;
 }
 
+/* The header parsed in place through a mapping (only the pages the parser
+ * touches are read, none is copied), or, where the OS maps no file or the
+ * mapping fails, read into the moving window. *faulted: a mapped page could
+ * not be read (the file shrank, or an I/O error): zeros were parsed from
+ * there on. */
+static enum gguf_status parse_in_place_or_read(struct file_fill *c, const char *path, struct gguf_header **out,
+					       char *err, size_t errlen, bool *faulted)
+{
+	struct os_map map;
+	uint64_t most = GGUF_MAX_HEADER_BYTES + GGUF_READ_CHUNK, len = c->size < most ? c->size : most;
+
+	if (gguf_read_no_map || !os_map_read(c->fd, (size_t)len, &map))
+		return gguf_parse_fill(file_fill, c, NULL, 0, out, err, errlen);
+	if (gguf_map_hook)
+		gguf_map_hook(path);
+	enum gguf_status st = gguf_parse(map.p, map.len, out, err, errlen);
+	*faulted = map.faulted != 0;
+	os_map_release(&map);
+	return st;
+}
+
 enum gguf_status gguf_read_fd(int fd, const char *path, struct gguf_header **out, char *err, size_t errlen)
 {
 	struct stat before, after;
@@ -138,13 +165,19 @@ enum gguf_status gguf_read_fd(int fd, const char *path, struct gguf_header **out
 		return GGUF_ERR_IO;
 	}
 	c.size = (uint64_t)before.st_size;
-	st = gguf_parse_fill(file_fill, &c, NULL, 0, out, err, errlen);
+	bool faulted = false;
+	st = parse_in_place_or_read(&c, path, out, err, errlen, &faulted);
 	if (gguf_read_file_hook)
 		gguf_read_file_hook(path);
-	if (c.short_read && c.err && st != GGUF_OK)
+	bool same = fstat(c.fd, &after) == 0 && after.st_size == before.st_size && mtime_ns(&after) == mtime_ns(&before);
+	if (faulted && same) {
+		/* a page of the mapping could not be read (SIGBUS with the file unchanged) */
+		gguf_header_unref(*out);
+		*out = NULL;
+		st = io_error(err, errlen, "read failed", EIO);
+	} else if (c.short_read && c.err && st != GGUF_OK)
 		st = io_error(err, errlen, "read failed", c.err);
-	else if (fstat(c.fd, &after) != 0 || after.st_size != before.st_size ||
-		 mtime_ns(&after) != mtime_ns(&before) || (c.short_read && c.base + c.len < c.size && st != GGUF_OK)) {
+	else if (faulted || !same || (c.short_read && c.base + c.len < c.size && st != GGUF_OK)) {
 		gguf_header_unref(*out);
 		*out = NULL;
 		snprintf(err, errlen, "file changed while reading");

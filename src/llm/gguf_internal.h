@@ -29,6 +29,10 @@ enum gguf_status gguf_parse_windowed(const uint8_t *buf, size_t len, size_t wind
 /* Called by gguf_read_file after parsing, before the file is checked for
  * changes; NULL in the program, set by tests to change the file mid-read. */
 extern void (*gguf_read_file_hook)(const char *path);
+/* Tests: called once the file is mapped, before the parse (a test shrinks the file there). */
+extern void (*gguf_map_hook)(const char *path);
+/* Tests and the benchmark: read with pread, never through a mapping. */
+extern bool gguf_read_no_map;
 
 /* gguf_walk_strings' spacing for every parse (gguf_walk.h): 0, the defaults,
  * in the program; the benchmark sets SIZE_MAX (one walker, the walk before

@@ -17,6 +17,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "map_read.h"
+
 /* stdout takes bytes as written (Windows's C runtime turns "\n" into
  * "\r\n" unless told): nothing to do here. */
 static inline void os_stdout_binary(void)

@@ -140,4 +140,25 @@ static inline struct tm *gmtime_r(const time_t *t, struct tm *out)
 wchar_t *utf8_to_wide(const char *s);
 char *wide_to_utf8(const wchar_t *w, int wlen); /* wlen -1: NUL-terminated */
 
+/* No read-only mapping of a file's first bytes here (src/compat/posix/map_read.h
+ * has the Linux and macOS side): callers read the file instead. */
+struct os_map {
+	const uint8_t *p;
+	size_t len;
+	int faulted;
+};
+static inline bool os_map_read(int fd, size_t len, struct os_map *m)
+{
+	(void)fd;
+	(void)len;
+	m->p = NULL;
+	m->len = 0;
+	m->faulted = 0;
+	return false;
+}
+static inline void os_map_release(struct os_map *m)
+{
+	(void)m;
+}
+
 #endif
