@@ -7,7 +7,8 @@
  * returns, so the parse reads zeros and the caller, seeing the mark (and the
  * size changed), reports the file as changed while read. A SIGBUS anywhere
  * else goes to the handler that was there before (the live view's, which
- * restores the terminal), or kills as it would have. */
+ * restores the terminal), or kills as it would have; the next mapping puts
+ * this handler back in front. */
 #include "map_read.h"
 
 #include <errno.h>
@@ -35,17 +36,15 @@ static void on_sigbus(int sig, siginfo_t *info, void *uctx)
 			return;
 		}
 	}
-	/* not ours (or the cover failed): whatever handled SIGBUS before */
-	if (previous.sa_flags & SA_SIGINFO) {
-		previous.sa_sigaction(sig, info, uctx);
-		return;
-	}
-	if (previous.sa_handler != SIG_IGN && previous.sa_handler != SIG_DFL) {
-		previous.sa_handler(sig);
-		return;
-	}
-	/* the default: die of it, as without this handler (the fault repeats on return) */
-	signal(SIGBUS, SIG_DFL);
+	/* Not ours (or the cover failed): the handler from before takes it, as
+	 * the kernel would give it to it. It goes back in place; a fault then
+	 * repeats on return and reaches it (the default: death), a SIGBUS sent
+	 * by a process is raised again. No direct call: a handler that resets
+	 * itself and raises (the live view's) would raise into this one again. */
+	(void)uctx;
+	sigaction(SIGBUS, &previous, NULL);
+	if (info->si_code <= 0)
+		raise(sig);
 }
 
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -143,6 +143,87 @@ static void test_foreign_sigbus_kills(void **state)
 	assert_int_equal(WTERMSIG(status), SIGBUS);
 }
 
+static void exit_7(int sig)
+{
+	(void)sig;
+	_exit(7);
+}
+
+static void raise_again(int sig)
+{
+	raise(sig); /* SA_RESETHAND put the default back: the live view's crash guard's way */
+}
+
+/* A handler that resets itself and raises again (the live view's crash
+ * guard): the process dies of SIGBUS, not of a loop between the two handlers. */
+static void test_resetting_handler_dies_of_it(void **state)
+{
+	(void)state;
+	char path[512], err[256];
+	struct gguf_header *h;
+	snprintf(path, sizeof path, "%s/resetting.bin", tmp_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = raise_again;
+		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGBUS, &sa, NULL);
+		(void)gguf_read_file(path, &h, err, sizeof err);
+		volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+		if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
+			_exit(3);
+		char c = m[4096];
+		(void)c;
+		_exit(0);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	close(fd);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGBUS);
+}
+
+/* A handler installed before the guard (as the live view's crash guard is)
+ * gets a fault outside a guarded read, and a SIGBUS another process sends. */
+static void test_previous_handler_gets_it(void **state)
+{
+	(void)state;
+	char path[512], err[256];
+	struct gguf_header *h;
+	snprintf(path, sizeof path, "%s/previous.bin", tmp_dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	for (int sent = 0; sent < 2; sent++) {
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			signal(SIGBUS, exit_7);
+			(void)gguf_read_file(path, &h, err, sizeof err); /* the guard goes in front */
+			if (sent)
+				kill(getpid(), SIGBUS);
+			volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
+				_exit(3);
+			char c = m[4096];
+			(void)c;
+			_exit(0);
+		}
+		int status = 0;
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status));
+		assert_int_equal(WEXITSTATUS(status), 7);
+		assert_int_equal(ftruncate(fd, 8192), 0);
+	}
+	close(fd);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -164,6 +245,8 @@ int main(void)
 		cmocka_unit_test(test_file_mapped_and_read),
 		cmocka_unit_test(test_file_shrinks_while_mapped),
 		cmocka_unit_test(test_foreign_sigbus_kills),
+		cmocka_unit_test(test_previous_handler_gets_it),
+		cmocka_unit_test(test_resetting_handler_dies_of_it),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
