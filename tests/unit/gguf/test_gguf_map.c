@@ -4,6 +4,7 @@
  * the reader's. Windows has no mapping reader (tests/windows leaves this out). */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -111,24 +112,25 @@ static void test_file_shrinks_while_mapped(void **state)
 	gw_free(w);
 }
 
-/* A SIGBUS that is not a guarded read's still kills, once the guard is
- * installed (a child: a mapping of a file made empty, touched by hand); a
- * handler that was there before gets it (cmocka's, outside the child's reset,
- * reports it as a test failure). */
-static void test_foreign_sigbus_kills(void **state)
+/* A child that installs a SIGBUS handler (arm), then the reader's guard (a
+ * read of a file that is no GGUF), then raises SIGBUS outside any guarded
+ * read: by kill when send, else by touching a mapping of a file made empty.
+ * Returns its wait status. */
+static int sigbus_child(const char *name, void (*arm)(void), bool send)
 {
-	(void)state;
 	char path[512], err[256];
 	struct gguf_header *h;
-	snprintf(path, sizeof path, "%s/foreign.bin", tmp_dir);
+	snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 8192), 0);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		signal(SIGBUS, SIG_DFL); /* cmocka's handler would catch it: the default, as in the program */
-		(void)gguf_read_file(path, &h, err, sizeof err); /* installs the guard: not a GGUF */
+		arm();
+		(void)gguf_read_file(path, &h, err, sizeof err); /* the guard goes in front */
+		if (send)
+			kill(getpid(), SIGBUS);
 		volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
 		if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
 			_exit(3);
@@ -139,19 +141,41 @@ static void test_foreign_sigbus_kills(void **state)
 	int status = 0;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	close(fd);
-	assert_true(WIFSIGNALED(status));
-	assert_int_equal(WTERMSIG(status), SIGBUS);
+	return status;
 }
+
+/* cmocka's handler would catch it: the default, as in the program */
+static void arm_default(void) { signal(SIGBUS, SIG_DFL); }
 
 static void exit_7(int sig)
 {
 	(void)sig;
 	_exit(7);
 }
+static void arm_exit_7(void) { signal(SIGBUS, exit_7); }
 
 static void raise_again(int sig)
 {
 	raise(sig); /* SA_RESETHAND put the default back: the live view's crash guard's way */
+}
+static void arm_resetting(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = raise_again;
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGBUS, &sa, NULL);
+}
+
+/* A SIGBUS that is not a guarded read's still kills, once the guard is
+ * installed (a mapping of a file made empty, touched by hand). */
+static void test_foreign_sigbus_kills(void **state)
+{
+	(void)state;
+	int status = sigbus_child("foreign.bin", arm_default, false);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGBUS);
 }
 
 /* A handler that resets itself and raises again (the live view's crash
@@ -159,32 +183,7 @@ static void raise_again(int sig)
 static void test_resetting_handler_dies_of_it(void **state)
 {
 	(void)state;
-	char path[512], err[256];
-	struct gguf_header *h;
-	snprintf(path, sizeof path, "%s/resetting.bin", tmp_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 8192), 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		sa.sa_handler = raise_again;
-		sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGBUS, &sa, NULL);
-		(void)gguf_read_file(path, &h, err, sizeof err);
-		volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
-		if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
-			_exit(3);
-		char c = m[4096];
-		(void)c;
-		_exit(0);
-	}
-	int status = 0;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	close(fd);
+	int status = sigbus_child("resetting.bin", arm_resetting, false);
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGBUS);
 }
@@ -194,34 +193,11 @@ static void test_resetting_handler_dies_of_it(void **state)
 static void test_previous_handler_gets_it(void **state)
 {
 	(void)state;
-	char path[512], err[256];
-	struct gguf_header *h;
-	snprintf(path, sizeof path, "%s/previous.bin", tmp_dir);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	assert_true(fd >= 0);
-	assert_int_equal(ftruncate(fd, 8192), 0);
 	for (int sent = 0; sent < 2; sent++) {
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			signal(SIGBUS, exit_7);
-			(void)gguf_read_file(path, &h, err, sizeof err); /* the guard goes in front */
-			if (sent)
-				kill(getpid(), SIGBUS);
-			volatile char *m = mmap(NULL, 8192, PROT_READ, MAP_SHARED, fd, 0);
-			if (m == MAP_FAILED || ftruncate(fd, 0) != 0)
-				_exit(3);
-			char c = m[4096];
-			(void)c;
-			_exit(0);
-		}
-		int status = 0;
-		assert_int_equal(waitpid(pid, &status, 0), pid);
+		int status = sigbus_child("previous.bin", arm_exit_7, sent);
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 7);
-		assert_int_equal(ftruncate(fd, 8192), 0);
 	}
-	close(fd);
 }
 
 static int setup(void **state)
