@@ -225,6 +225,13 @@ int proc_count_processes(struct proc_cache *c, int procfd, uint64_t now);
 #define PROC_MOUNT_SUBSET 4u    /* subset=pid: no static entries */
 #define PROC_MOUNT_UNKNOWN 0x80000000u
 unsigned proc_mountinfo_flags(const char *buf, size_t len);
+/* PROC_MOUNT_* of a comma-separated option list (mountinfo's super options) */
+unsigned proc_mount_opts_flags(const char *opts, size_t len);
+/* The flags of the procfs procfd is on, asked of the kernel (statx and
+ * statmount, proc_mount_query.c); false where it cannot say. */
+bool proc_mount_flags_of_fd(int procfd, unsigned *flags);
+/* The live /proc's by proc_mount_flags_of_fd, a tree's (or an older
+ * kernel's) by its mountinfo; once per root. */
 unsigned proc_mount_flags(struct proc_cache *c);
 /* Whether some /proc/PID/stat may be refused to us (hidepid=1 and not
  * root): then only reading every stat counts the uninspectable ones. Asked

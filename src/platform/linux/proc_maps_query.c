@@ -5,7 +5,10 @@
  * line on a VM). The ioctl hands over one range at a time as numbers, skips
  * the anonymous ones itself (PROCMAP_QUERY_FILE_BACKED_VMA), and gives the
  * path only when asked: a library's four or five ranges in a row share
- * (device, inode), so the path is asked for once a file. The paths are the
+ * (device, inode), so the path is asked for once a file. Asking costs a
+ * d_path, so it is asked with the query only where a new file is likely to
+ * start: first, and after a writable range (an ELF object's last, its data).
+ * Anywhere else a new file takes a second query for its path. The paths are the
  * kernel's d_path, as in the text (" (deleted)" included), without the text's
  * escaping of '\n'. Older kernels answer ENOTTY, a fixture tree's regular
  * file too: the caller then reads the text from the same, unread fd. */
@@ -42,6 +45,7 @@ _Static_assert(sizeof(struct maps_query) == 104, "struct procmap_query of Linux 
 #define MAPS_QUERY_IOCTL _IOWR('f', 17, struct maps_query)
 #define QUERY_COVERING_OR_NEXT 0x10u
 #define QUERY_FILE_BACKED 0x20u
+#define VMA_WRITABLE 0x2u /* vma_flags: PROCMAP_QUERY_VMA_WRITABLE */
 
 static int query(int fd, uint64_t addr, uint64_t flags, char *name, size_t cap, struct maps_query *q)
 {
@@ -54,6 +58,14 @@ static int query(int fd, uint64_t addr, uint64_t flags, char *name, size_t cap, 
 		q->vma_name_size = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
 	}
 	return ioctl(fd, MAPS_QUERY_IOCTL, q);
+}
+
+/* a path the query wrote, if it is one the list keeps */
+static void add_path(const char *name, size_t cap, struct proc_path_list *l)
+{
+	size_t n = strnlen(name, cap);
+	if (n < cap && proc_maps_path_is_file(name, n))
+		proc_path_list_add(l, name, n);
 }
 
 static bool same_file(const struct maps_query *a, const struct maps_query *b)
@@ -69,22 +81,40 @@ static int add_name(int fd, uint64_t start, char *name, size_t cap, struct proc_
 	if (query(fd, start, 0, name, cap, &got) != 0)
 		/* unmapped since (ENOENT), or a path longer than cap: that range only */
 		return errno == ENOENT || errno == ENAMETOOLONG ? 0 : -1;
-	size_t n = strnlen(name, cap);
-	if (n < cap && proc_maps_path_is_file(name, n))
-		proc_path_list_add(l, name, n);
+	add_path(name, cap, l);
 	return 0;
+}
+
+/* One step of the walk: the next file-backed range at or past addr, with
+ * its path in name when with_name. A path too long for name fails the
+ * query (ENAMETOOLONG); asked again without, the range is still walked. */
+static int next_range(int fd, uint64_t addr, bool with_name, char *name, size_t cap, struct maps_query *q,
+		      bool *named)
+{
+	*named = false;
+	if (with_name) {
+		if (query(fd, addr, QUERY_COVERING_OR_NEXT, name, cap, q) == 0) {
+			*named = true;
+			return 0;
+		}
+		if (errno != ENAMETOOLONG)
+			return -1;
+	}
+	return query(fd, addr, QUERY_COVERING_OR_NEXT, NULL, 0, q);
 }
 
 int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
 {
 	struct maps_query q, last = {0};
 	uint64_t addr = 0;
-	bool first = true, have_last = false;
+	bool first = true, have_last = false, named;
 
 	if (cap < 2)
 		return 1;
 	for (;;) {
-		if (query(fd, addr, QUERY_COVERING_OR_NEXT, NULL, 0, &q) != 0) {
+		/* a new file likely starts here: first, or after a writable range */
+		bool expect_new = !have_last || (last.vma_flags & VMA_WRITABLE);
+		if (next_range(fd, addr, expect_new, name, cap, &q, &named) != 0) {
 			if (errno == ENOENT)
 				return 0; /* no file-backed range at or past addr */
 			if (first && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP))
@@ -97,12 +127,15 @@ int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
 			return -1;
 		}
 		addr = q.vma_end;
-		if (have_last && same_file(&q, &last))
-			continue;
-		if (add_name(fd, q.vma_start, name, cap, l) != 0)
-			return -1;
+		bool same = have_last && same_file(&q, &last);
 		last = q;
 		have_last = true;
+		if (same)
+			continue;
+		if (named)
+			add_path(name, cap, l);
+		else if (add_name(fd, q.vma_start, name, cap, l) != 0)
+			return -1;
 		if (l->n >= PROC_MAPS_MAX_PATHS)
 			return 0;
 	}

@@ -69,14 +69,20 @@ static void mount_line(const char *line, size_t len, void *ctx)
 	if (!sep || !(type = field(sep, end, 0, &tn)) || tn != 4 || memcmp(type, "proc", 4) != 0)
 		return;
 	opts = field(sep, end, 2, &on);
-	h->flags = 0;
-	if (opts && (has_option(opts, on, "hidepid=1") || has_option(opts, on, "hidepid=noaccess")))
-		h->flags |= PROC_MOUNT_NOACCESS;
-	if (opts && (has_option(opts, on, "hidepid=2") || has_option(opts, on, "hidepid=invisible") ||
-		     has_option(opts, on, "hidepid=4") || has_option(opts, on, "hidepid=ptraceable")))
-		h->flags |= PROC_MOUNT_INVISIBLE;
-	if (opts && has_option(opts, on, "subset=pid"))
-		h->flags |= PROC_MOUNT_SUBSET;
+	h->flags = opts ? proc_mount_opts_flags(opts, on) : 0;
+}
+
+unsigned proc_mount_opts_flags(const char *opts, size_t on)
+{
+	unsigned flags = 0;
+	if (has_option(opts, on, "hidepid=1") || has_option(opts, on, "hidepid=noaccess"))
+		flags |= PROC_MOUNT_NOACCESS;
+	if (has_option(opts, on, "hidepid=2") || has_option(opts, on, "hidepid=invisible") ||
+	    has_option(opts, on, "hidepid=4") || has_option(opts, on, "hidepid=ptraceable"))
+		flags |= PROC_MOUNT_INVISIBLE;
+	if (has_option(opts, on, "subset=pid"))
+		flags |= PROC_MOUNT_SUBSET;
+	return flags;
 }
 
 unsigned proc_mountinfo_flags(const char *buf, size_t len)
@@ -95,11 +101,15 @@ bool proc_mountinfo_hides_pids(const char *buf, size_t len)
 unsigned proc_mount_flags(struct proc_cache *c)
 {
 	if (!c->mount_flags_known) {
-		size_t len = 0;
-		char *buf = sysroot_slurp(1u << 20, &len, "/proc/self/mountinfo");
-		c->mount_flags = buf ? proc_mountinfo_flags(buf, len) : PROC_MOUNT_UNKNOWN;
+		/* the live /proc: its own mount asked of the kernel, where it can say */
+		int procfd = sysroot_prefix()[0] == '\0' ? proc_cache_procfd(c) : -1;
+		if (procfd < 0 || !proc_mount_flags_of_fd(procfd, &c->mount_flags)) {
+			size_t len = 0;
+			char *buf = sysroot_slurp(1u << 20, &len, "/proc/self/mountinfo");
+			c->mount_flags = buf ? proc_mountinfo_flags(buf, len) : PROC_MOUNT_UNKNOWN;
+			free(buf);
+		}
 		c->mount_flags_known = true;
-		free(buf);
 	}
 	return c->mount_flags;
 }

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -185,6 +187,59 @@ static void test_query_files_apart_deleted(void **state)
 		skip();
 }
 
+/* The path is asked with the query after a writable range (where an ELF
+ * object ends) and by a second query elsewhere: files that follow a
+ * writable range, a read-only one, and a file's own writable range, each
+ * once and in the text's order. */
+static void test_query_after_writable(void **state)
+{
+	(void)state;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *dir = tu_tempdir();
+	char *a = make_file(dir, "a.so", (size_t)pg * 4), *b = make_file(dir, "b.gguf", (size_t)pg * 4);
+	char *c = make_file(dir, "c.bin", (size_t)pg * 4);
+	/* a rw | b ro | b rw | a ro | c rw: new after rw, same after ro, seen after rw, new after ro */
+	static const struct { int which, prot; } layout[] = {
+		{0, PROT_READ | PROT_WRITE}, {1, PROT_READ}, {1, PROT_READ | PROT_WRITE}, {0, PROT_READ}, {2, PROT_READ | PROT_WRITE},
+	};
+	size_t n = sizeof layout / sizeof layout[0];
+	char *base = mmap(NULL, (size_t)pg * n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(base != MAP_FAILED);
+	int fds[3] = {open(a, O_RDONLY), open(b, O_RDONLY), open(c, O_RDONLY)};
+	assert_true(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+	for (size_t i = 0; i < n; i++) {
+		char *at = base + (size_t)pg * i;
+		assert_true(mmap(at, (size_t)pg, layout[i].prot, MAP_PRIVATE | MAP_FIXED, fds[layout[i].which],
+				 (off_t)pg * (off_t)(i % 4)) == at);
+	}
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+
+	struct proc_path_list q = {0}, t = {0};
+	int fd = open("/proc/self/maps", O_RDONLY);
+	assert_true(fd >= 0);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	close(fd);
+	text_paths("/proc/self/maps", &t);
+	munmap(base, (size_t)pg * n);
+	if (r != 1) {
+		assert_int_equal(r, 0);
+		assert_same_lists(&q, &t);
+		assert_true(list_has(&q, a) && list_has(&q, b) && list_has(&q, c));
+	}
+	proc_path_list_free(&q);
+	proc_path_list_free(&t);
+	tu_rmrf(dir);
+	free(dir);
+	free(a);
+	free(b);
+	free(c);
+	if (r == 1) {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		skip();
+	}
+}
+
 /* A name with a newline: the text escapes it ("\012"), the ioctl gives the
  * path itself, which opens. */
 static void test_query_newline_name(void **state)
@@ -269,6 +324,105 @@ static void test_query_exited(void **state)
 	}
 	assert_int_equal(r, -1);
 	assert_int_equal(err, ESRCH);
+}
+
+/* ---- the /proc mount's options by statx and statmount ---- */
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	if (fd >= 0) {
+		ssize_t k = write(fd, text, strlen(text));
+		(void)k;
+		close(fd);
+	}
+}
+
+/* In the child's own user, mount and PID namespaces: a procfs mounted with
+ * each option set reads back as its flags. Exit 0 passed, 77 cannot be
+ * set up here, 1 + the case that differed. */
+static int mount_cases(const char *dir)
+{
+	static const struct { const char *opts; unsigned want; } cases[] = {
+		{"", 0},
+		{"hidepid=noaccess", PROC_MOUNT_NOACCESS},
+		{"hidepid=invisible,subset=pid", PROC_MOUNT_INVISIBLE | PROC_MOUNT_SUBSET},
+		{"hidepid=ptraceable,gid=0", PROC_MOUNT_INVISIBLE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		if (mount("proc", dir, "proc", 0, cases[i].opts) != 0)
+			return 77;
+		int fd = open(dir, O_RDONLY | O_DIRECTORY);
+		unsigned got = 99;
+		bool ok = fd >= 0 && proc_mount_flags_of_fd(fd, &got);
+		if (fd >= 0)
+			close(fd);
+		umount2(dir, MNT_DETACH);
+		if (!ok)
+			return 77; /* a kernel without the calls */
+		if (got != cases[i].want)
+			return 1 + (int)i;
+	}
+	return 0;
+}
+
+/* Each procfs option as statmount gives it; the live /proc as its
+ * mountinfo line says; a folder that is not a procfs: not answered. */
+static void test_mount_flags_by_statmount(void **state)
+{
+	(void)state;
+	unsigned live = 99;
+	int pfd = open("/proc", O_RDONLY | O_DIRECTORY);
+	assert_true(pfd >= 0);
+	bool have = proc_mount_flags_of_fd(pfd, &live);
+	close(pfd);
+	if (!have) {
+		fprintf(stderr, "SKIP: this kernel has no statmount options (Linux 6.11)\n");
+		skip();
+	}
+	size_t len;
+	char *mi = read_proc("/proc/self/mountinfo", &len);
+	assert_int_equal(live, proc_mountinfo_flags(mi, len));
+	free(mi);
+	char *dir = tu_tempdir();
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	unsigned f;
+	assert_false(proc_mount_flags_of_fd(dfd, &f));
+	close(dfd);
+
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID) != 0)
+			_exit(77);
+		char map[64];
+		write_file("/proc/self/setgroups", "deny");
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)uid);
+		write_file("/proc/self/uid_map", map);
+		snprintf(map, sizeof map, "0 %u 1", (unsigned)gid);
+		write_file("/proc/self/gid_map", map);
+		/* the new PID namespace is its first child's */
+		pid_t inner = fork();
+		if (inner < 0)
+			_exit(77);
+		if (inner == 0)
+			_exit(mount_cases(dir));
+		int st;
+		waitpid(inner, &st, 0);
+		_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 2);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	tu_rmrf(dir);
+	free(dir);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "SKIP: no user and mount namespaces to mount a procfs in\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 /* uid of a status line "Uid:\treal\teffective\t..." */
@@ -408,9 +562,11 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_query_matches_text),
 		cmocka_unit_test(test_query_files_apart_deleted),
+		cmocka_unit_test(test_query_after_writable),
 		cmocka_unit_test(test_query_newline_name),
 		cmocka_unit_test(test_query_regular_file),
 		cmocka_unit_test(test_query_exited),
+		cmocka_unit_test(test_mount_flags_by_statmount),
 		cmocka_unit_test(test_pidfd_euid),
 		cmocka_unit_test(test_pidfd_usable_only_live),
 		cmocka_unit_test(test_detail_both_ways),
