@@ -99,7 +99,6 @@ struct explain_ctx *explain_ctx_new(bool allow_probe)
 	c->timeout_ms = env_ms("GTM_PROBE_TIMEOUT_MS", 250);
 	c->budget_ms = env_ms("GTM_PROBE_BUDGET_MS", EXPLAIN_PROBE_BUDGET_MS);
 	c->interval_ms = env_ms("GTM_PROBE_INTERVAL_MS", EXPLAIN_PROBE_INTERVAL_MS);
-	c->boot_time_s = proc_start_epoch_s();
 	return c;
 }
 
@@ -118,6 +117,11 @@ void explain_ctx_free(struct explain_ctx *c)
 int64_t ex_process_start_s(struct explain_ctx *c, const struct gtm_process *p)
 {
 	long hz = sysconf(_SC_CLK_TCK);
+	/* read when first needed: most snapshots hold no process with a log to date */
+	if (!c->boot_time_read) {
+		c->boot_time_s = proc_start_epoch_s();
+		c->boot_time_read = true;
+	}
 	if (c->boot_time_s == INT64_MIN || hz <= 0 || !p->pid)
 		return -1;
 	return c->boot_time_s + (int64_t)(p->start_time / (uint64_t)hz);

@@ -65,6 +65,7 @@ struct explain_ctx {
 	uint64_t deadline_ns;   /* this refresh's probe budget */
 	uint64_t refresh;       /* counter */
 	int64_t boot_time_s;    /* proc_start_epoch_s(): Linux btime, Windows 1601; INT64_MIN unknown */
+	bool boot_time_read;    /* boot_time_s is read on first use (ex_process_start_s) */
 	struct log_entry logs[EXC_LOGS];
 	struct probe_entry probes[EXC_PROBES];
 	/* the app adapter's log, cached until it changes */

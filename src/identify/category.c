@@ -15,8 +15,11 @@
 struct name_table {
 	const char *what;          /* "compositor", used in the reason */
 	const char *const *globs;  /* NULL-terminated */
-	uint8_t first[256 / 8];    /* index_tables: the first bytes of its literal-led patterns */
-	bool any_wild;             /* and whether a pattern starts with a wildcard */
+	/* index_tables: for each first byte, the patterns (bit i: globs[i])
+	 * that can match a name starting with it: those led by that byte, and
+	 * those led by a wildcard */
+	uint64_t by_first[256];
+	bool unindexed;            /* more than 64 patterns: each is tried */
 };
 
 static const char *const compositor_globs[] = {
@@ -75,38 +78,38 @@ static struct name_table *const name_tables[] = {&compositors, &browsers, &video
 
 static bool is_wild(char c) { return c == '*' || c == '?' || c == '['; }
 
-/* Which bytes the tables' patterns can start with, once: a name whose first
- * byte no pattern of a table allows is settled for that table by one test
- * (tried against every GPU process's three to five names, the tables' 70
- * patterns one by one were most of the process's identification). */
+/* Which patterns can match a name, by its first byte, once: each name is
+ * tried against only those (against every GPU process's three to five names,
+ * the tables' 70 patterns one by one were most of the process's
+ * identification). A table of more than 64 patterns tries them all. */
 static void index_tables(void)
 {
 	for (size_t t = 0; t < ARRAY_LEN(name_tables); t++) {
 		struct name_table *nt = name_tables[t];
-		for (int i = 0; nt->globs[i]; i++) {
+		uint64_t wild = 0;
+		int i;
+		for (i = 0; nt->globs[i] && i < 64; i++) {
 			unsigned char c = (unsigned char)nt->globs[i][0];
 			if (is_wild((char)c))
-				nt->any_wild = true;
+				wild |= UINT64_C(1) << i;
 			else
-				nt->first[c >> 3] |= (uint8_t)(1u << (c & 7));
+				nt->by_first[c] |= UINT64_C(1) << i;
 		}
+		nt->unindexed = nt->globs[i] != NULL;
+		for (int c = 0; c < 256; c++)
+			nt->by_first[c] |= wild;
 	}
 }
 
 static pthread_once_t tables_indexed = PTHREAD_ONCE_INIT;
 
-static bool may_match(const struct name_table *t, const char *name)
-{
-	unsigned char c = (unsigned char)name[0];
-	return t->any_wild || (t->first[c >> 3] & (1u << (c & 7)));
-}
-
 static const char *name_table_match(const struct rule_in *in, const struct name_table *t)
 {
 	for (int k = 0; k < in->n_names; k++) {
 		const char *name = in->names[k];
-		for (int i = 0; may_match(t, name) && t->globs[i]; i++)
-			if (glob_match(t->globs[i], name))
+		uint64_t todo = t->by_first[(unsigned char)name[0]];
+		for (int i = 0; (todo || t->unindexed) && t->globs[i]; i++, todo >>= 1)
+			if ((t->unindexed || (todo & 1)) && glob_match(t->globs[i], name))
 				return path_base(name);
 	}
 	return NULL;
