@@ -9,6 +9,7 @@
 #include "core/sysroot.h"
 #include "core/util.h"
 #include "proc_internal.h"
+#include "proc_maps_spans.h"
 
 struct proc_cache *proc_cache_new(void)
 {
@@ -21,6 +22,7 @@ struct proc_cache *proc_cache_new(void)
 	c->clock = now_monotonic_ns;
 	c->kept_procfd = -1;
 	c->root_dirs = -1;
+	c->spans = maps_spans_new();
 	return c;
 }
 
@@ -68,6 +70,7 @@ void proc_cache_free(struct proc_cache *c)
 	free(c->counted);
 	free(c->parents);
 	free(c->pfds);
+	maps_spans_free(c->spans);
 	free(c);
 }
 

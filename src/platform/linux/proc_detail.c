@@ -122,7 +122,8 @@ static void add_maps_line(const char *line, size_t len, void *list)
 }
 
 /* maps: distinct file paths. Returns -1 when the process is gone. */
-static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied)
+static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied,
+		     struct maps_spans *spans)
 {
 	struct proc_path_list list = {0};
 	char path[32];
@@ -135,7 +136,7 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 			*denied = true;
 		return is_gone_errno(errno) && pid_gone(procfd, pid) ? -1 : 0;
 	}
-	int r = proc_maps_query(fd, io, PATH_MAX, &list);
+	int r = proc_maps_query(fd, io, PATH_MAX, &list, spans);
 	if (r == 1 || (r < 0 && !is_gone_errno(errno)))
 		r = proc_fd_for_each_line(fd, io, PROC_IO_BUF, add_maps_line, &list);
 	int err = errno;
@@ -197,7 +198,7 @@ enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc
 		d->exe = read_link(procfd, e->pid, "exe", &denied);
 		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
 		read_status_uid(procfd, io, e, how->pidfd_uid);
-		if (read_maps(procfd, io, e->pid, d, &denied) != 0)
+		if (read_maps(procfd, io, e->pid, d, &denied, how->spans) != 0)
 			goto gone;
 		if (how->defer_environ)
 			d->environ_deferred = true;

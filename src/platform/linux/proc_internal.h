@@ -43,8 +43,11 @@ void proc_path_list_add(struct proc_path_list *l, const char *path, size_t n);
  * ioctl (proc_maps_query.c), which reads no text of anonymous ranges and
  * asks for a name only where the file changes. 0: done; 1: this kernel or
  * file has no such ioctl (nothing added: read the text); -1 with errno: a
- * failure (ESRCH: the process has exited). name is cap bytes of scratch. */
-int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l);
+ * failure (ESRCH: the process has exited). name is cap bytes of scratch.
+ * spans (or NULL): the runs of files learned so far, added to, and stepped
+ * over where this process's ranges match one (proc_maps_spans.h). */
+struct maps_spans;
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct maps_spans *spans);
 /* Parses a whole maps buffer into l (pure; used by tests and fuzzing). */
 void proc_maps_parse(const char *buf, size_t len, struct proc_path_list *l);
 /* Hands the vector over (caller frees each string and the array). */
@@ -175,6 +178,7 @@ struct proc_cache {
 	uint64_t stat_reads;     /* /proc/PID/stat reads so far (tests check the steady path) */
 	uint64_t listings;       /* full listings of /proc so far (tests check the counted path) */
 	int kept_procfd;         /* /proc kept open between scans (proc_cache_procfd), or -1 */
+	struct maps_spans *spans; /* learned runs of mapped files, shared by the workers */
 	int stat_refusal;        /* proc_stat_may_be_refused: 0 not asked yet, 1 no, 2 yes */
 	unsigned mount_flags;    /* proc_mount_flags, once mount_flags_known */
 	bool mount_flags_known;
@@ -253,6 +257,7 @@ struct proc_detail_how {
 	bool kthread;            /* an empty detail without reads */
 	bool defer_environ;      /* environ is left for proc_detail_load_environ */
 	bool pidfd_uid;          /* proc_pidfd_uid_usable: a root-owned process's uid by pidfd */
+	struct maps_spans *spans; /* the cache's learned runs of mapped files (proc_maps_query) */
 };
 /* Reads cmdline, exe, cwd, the uid behind root-owned files, maps, environ
  * and the ports into e (replacing its detail) as how says; io is PROC_IO_BUF

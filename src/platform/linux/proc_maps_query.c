@@ -18,6 +18,7 @@
 #include <sys/ioctl.h>
 
 #include "proc_internal.h"
+#include "proc_maps_spans.h"
 #include "proc_parse.h"
 
 /* struct procmap_query as of Linux 6.11 (104 bytes); a later kernel takes
@@ -103,9 +104,49 @@ static int next_range(int fd, uint64_t addr, bool with_name, char *name, size_t 
 	return query(fd, addr, QUERY_COVERING_OR_NEXT, NULL, 0, q);
 }
 
-int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
+static struct maps_range range_of(const struct maps_query *q)
+{
+	return (struct maps_range){.start = q->vma_start, .end = q->vma_end, .offset = q->vma_offset,
+				   .flags = q->vma_flags, .inode = q->inode, .dev_major = q->dev_major,
+				   .dev_minor = q->dev_minor};
+}
+
+/* The run that starts at *at, stepped over to its last range where a run
+ * of this file was learned and that range is where and what it was:
+ * true, *at that last range. */
+static bool step_over(int fd, struct maps_spans *spans, struct maps_query *at)
+{
+	struct maps_range first = range_of(at), want;
+	struct maps_query got;
+
+	if (!maps_spans_predict(spans, &first, &want) || query(fd, want.start, 0, NULL, 0, &got) != 0)
+		return false;
+	struct maps_range r = range_of(&got);
+	if (r.start != want.start || r.end != want.end || r.offset != want.offset || r.flags != want.flags ||
+	    r.inode != want.inode || r.dev_major != want.dev_major || r.dev_minor != want.dev_minor)
+		return false;
+	maps_spans_stepped(spans);
+	*at = got;
+	return true;
+}
+
+/* The walk's current run of one file's ranges. */
+struct run {
+	struct maps_range first, last;
+	uint32_t n;
+	bool stepped;
+};
+
+static void run_end(struct maps_spans *spans, const struct run *r)
+{
+	if (spans && r->n && !r->stepped)
+		maps_spans_learn(spans, &r->first, &r->last, r->n);
+}
+
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct maps_spans *spans)
 {
 	struct maps_query q, last = {0};
+	struct run run = {0};
 	uint64_t addr = 0;
 	bool first = true, have_last = false, named;
 
@@ -115,8 +156,10 @@ int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
 		/* a new file likely starts here: first, or after a writable range */
 		bool expect_new = !have_last || (last.vma_flags & VMA_WRITABLE);
 		if (next_range(fd, addr, expect_new, name, cap, &q, &named) != 0) {
-			if (errno == ENOENT)
+			if (errno == ENOENT) {
+				run_end(spans, &run);
 				return 0; /* no file-backed range at or past addr */
+			}
 			if (first && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP))
 				return 1;
 			return -1;
@@ -130,13 +173,23 @@ int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l)
 		bool same = have_last && same_file(&q, &last);
 		last = q;
 		have_last = true;
-		if (same)
+		if (same) {
+			run.last = range_of(&q);
+			run.n++;
 			continue;
+		}
+		run_end(spans, &run);
+		run = (struct run){.first = range_of(&q), .last = range_of(&q), .n = 1};
 		if (named)
 			add_path(name, cap, l);
 		else if (add_name(fd, q.vma_start, name, cap, l) != 0)
 			return -1;
 		if (l->n >= PROC_MAPS_MAX_PATHS)
 			return 0;
+		if (spans && step_over(fd, spans, &q)) {
+			addr = q.vma_end;
+			last = q;
+			run.stepped = true;
+		}
 	}
 }

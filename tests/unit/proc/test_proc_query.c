@@ -23,6 +23,7 @@
 #include "core/snapshot.h"
 #include "core/sysroot.h"
 #include "proc_internal.h"
+#include "proc_maps_spans.h"
 #include "proc_parse.h"
 #include "testutil.h"
 
@@ -31,7 +32,7 @@ static char name_buf[PATH_MAX];
 /* maps of fd through the ioctl; 1 (unsupported) skips the test */
 static void query_or_skip(int fd, struct proc_path_list *l)
 {
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, l);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, l, NULL);
 	if (r == 1) {
 		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
 		skip();
@@ -152,7 +153,7 @@ static void test_query_files_apart_deleted(void **state)
 	struct proc_path_list q = {0}, t = {0};
 	int fd = open("/proc/self/maps", O_RDONLY);
 	assert_true(fd >= 0);
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q, NULL);
 	close(fd);
 	text_paths("/proc/self/maps", &t);
 	if (r != 1) {
@@ -218,7 +219,7 @@ static void test_query_after_writable(void **state)
 	struct proc_path_list q = {0}, t = {0};
 	int fd = open("/proc/self/maps", O_RDONLY);
 	assert_true(fd >= 0);
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q, NULL);
 	close(fd);
 	text_paths("/proc/self/maps", &t);
 	munmap(base, (size_t)pg * n);
@@ -240,6 +241,152 @@ static void test_query_after_writable(void **state)
 	}
 }
 
+/* ---- runs of a file learned in one process, stepped over in the next ---- */
+
+/* A child that maps lib as an ELF loader would (r, rx, r, rw over one
+ * reserved span) and then other at other_page of the span, if given (0:
+ * after the span), and waits. Its PID. */
+static pid_t spawn_mapper(const char *lib, const char *other, int other_page)
+{
+	int ready[2];
+	assert_int_equal(pipe(ready), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		static const int prot[] = {PROT_READ, PROT_READ | PROT_EXEC, PROT_READ, PROT_READ | PROT_WRITE};
+		char *base = mmap(NULL, (size_t)pg * 6, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int fl = open(lib, O_RDONLY), fo = other ? open(other, O_RDONLY) : -1;
+		if (base == MAP_FAILED || fl < 0 || (other && fo < 0))
+			_exit(1);
+		for (int i = 0; i < 4; i++)
+			if (mmap(base + pg * i, (size_t)pg, prot[i], MAP_PRIVATE | MAP_FIXED, fl, (off_t)pg * i) == MAP_FAILED)
+				_exit(1);
+		if (other && mmap(base + pg * (other_page ? other_page : 5), (size_t)pg, PROT_READ, MAP_SHARED | MAP_FIXED,
+				  fo, 0) == MAP_FAILED)
+			_exit(1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		ssize_t k = write(ready[1], "x", 1);
+		(void)k;
+		pause();
+		_exit(0);
+	}
+	char c;
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	return pid;
+}
+
+/* The child's maps through the ioctl with spans, against its text: the same
+ * paths. 1 when this kernel has no PROCMAP_QUERY. */
+static int walk_child(pid_t pid, struct maps_spans *spans, struct proc_path_list *q)
+{
+	char path[64];
+	struct proc_path_list t = {0};
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY);
+	assert_true(fd >= 0);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, q, spans);
+	close(fd);
+	if (r == 1)
+		return 1;
+	assert_int_equal(r, 0);
+	text_paths(path, &t);
+	assert_same_lists(q, &t);
+	proc_path_list_free(&t);
+	return 0;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* The second process that maps the library the same way has its inner
+ * ranges stepped over, and its other files still found; one whose range
+ * where the run should end is another file's is walked range by range, and
+ * that file is found. */
+static void test_query_steps_over_learned_runs(void **state)
+{
+	(void)state;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *dir = tu_tempdir();
+	char *lib = make_file(dir, "libfake.so", (size_t)pg * 4), *data = make_file(dir, "model.gguf", (size_t)pg);
+	struct maps_spans *spans = maps_spans_new();
+	pid_t a = spawn_mapper(lib, NULL, 0), b = spawn_mapper(lib, data, 0), c = spawn_mapper(lib, data, 3);
+	struct proc_path_list qa = {0}, qb = {0}, qc = {0};
+
+	int r = walk_child(a, spans, &qa);
+	if (r == 0) {
+		assert_true(list_has(&qa, lib));
+		assert_true(spans->learned >= 1);
+		uint64_t learned = spans->learned;
+		assert_int_equal(walk_child(b, spans, &qb), 0);
+		assert_true(list_has(&qb, lib) && list_has(&qb, data));
+		assert_true(spans->stepped >= 1);
+		assert_int_equal(spans->learned, learned); /* nothing new: every run was known */
+		/* c: the model over the library's last range, where the run should end */
+		assert_int_equal(walk_child(c, spans, &qc), 0);
+		assert_true(list_has(&qc, lib) && list_has(&qc, data));
+	}
+	reap(a);
+	reap(b);
+	reap(c);
+	proc_path_list_free(&qa);
+	proc_path_list_free(&qb);
+	proc_path_list_free(&qc);
+	maps_spans_free(spans);
+	tu_rmrf(dir);
+	free(dir);
+	free(lib);
+	free(data);
+	if (r == 1) {
+		fprintf(stderr, "SKIP: this kernel has no PROCMAP_QUERY (Linux 6.11)\n");
+		skip();
+	}
+}
+
+/* The table alone: a run is predicted only for the same file whose first
+ * range has the same length and protection; runs too short are not kept;
+ * a full table begins again. */
+static void test_spans_table(void **state)
+{
+	(void)state;
+	struct maps_spans *s = maps_spans_new();
+	struct maps_range first = {.start = 0x10000, .end = 0x11000, .offset = 0, .flags = 1, .inode = 7,
+				   .dev_major = 8, .dev_minor = 1};
+	struct maps_range last = {.start = 0x14000, .end = 0x15000, .offset = 0x4000, .flags = 3, .inode = 7,
+				  .dev_major = 8, .dev_minor = 1};
+	struct maps_range want;
+
+	maps_spans_learn(s, &first, &last, 2);
+	assert_false(maps_spans_predict(s, &first, &want)); /* two ranges: nothing to step over */
+	maps_spans_learn(s, &first, &last, 4);
+	struct maps_range elsewhere = first;
+	elsewhere.start += 0x100000;
+	elsewhere.end += 0x100000;
+	assert_true(maps_spans_predict(s, &elsewhere, &want));
+	assert_true(want.start == 0x114000 && want.end == 0x115000 && want.offset == 0x4000 && want.flags == 3);
+	struct maps_range other = elsewhere;
+	other.end += 0x1000; /* a longer first range: another layout */
+	assert_false(maps_spans_predict(s, &other, &want));
+	other = elsewhere;
+	other.inode = 8; /* another file */
+	assert_false(maps_spans_predict(s, &other, &want));
+	other = elsewhere;
+	other.offset = 0x1000; /* not the file's start */
+	assert_false(maps_spans_predict(s, &other, &want));
+	for (uint64_t i = 0; i < MAPS_SPANS_SLOTS; i++) {
+		struct maps_range f = first, l = last;
+		f.inode = l.inode = 100 + i;
+		maps_spans_learn(s, &f, &l, 4);
+	}
+	assert_true(s->n < MAPS_SPANS_SLOTS); /* begun again on the way, never past three quarters */
+	maps_spans_free(s);
+}
+
 /* A name with a newline: the text escapes it ("\012"), the ioctl gives the
  * path itself, which opens. */
 static void test_query_newline_name(void **state)
@@ -252,7 +399,7 @@ static void test_query_newline_name(void **state)
 	struct proc_path_list q = {0};
 	int fd = open("/proc/self/maps", O_RDONLY);
 	assert_true(fd >= 0);
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q, NULL);
 	close(fd);
 	bool found = r == 0 && list_has(&q, odd);
 	proc_path_list_free(&q);
@@ -280,7 +427,7 @@ static void test_query_regular_file(void **state)
 	struct proc_path_list q = {0};
 	int fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	assert_int_equal(proc_maps_query(fd, name_buf, sizeof name_buf, &q), 1);
+	assert_int_equal(proc_maps_query(fd, name_buf, sizeof name_buf, &q, NULL), 1);
 	assert_int_equal(q.n, 0);
 	char buf[128];
 	assert_int_equal(read(fd, buf, sizeof buf), (ssize_t)(sizeof text - 1));
@@ -314,7 +461,7 @@ static void test_query_exited(void **state)
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	struct proc_path_list q = {0};
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, &q, NULL);
 	int err = errno;
 	close(fd);
 	proc_path_list_free(&q);
@@ -563,6 +710,8 @@ int main(void)
 		cmocka_unit_test(test_query_matches_text),
 		cmocka_unit_test(test_query_files_apart_deleted),
 		cmocka_unit_test(test_query_after_writable),
+		cmocka_unit_test(test_query_steps_over_learned_runs),
+		cmocka_unit_test(test_spans_table),
 		cmocka_unit_test(test_query_newline_name),
 		cmocka_unit_test(test_query_regular_file),
 		cmocka_unit_test(test_query_exited),
