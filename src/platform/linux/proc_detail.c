@@ -121,11 +121,14 @@ static void add_maps_line(const char *line, size_t len, void *list)
 	proc_path_list_add_maps_line(list, line, len);
 }
 
-/* maps: distinct file paths. Returns -1 when the process is gone. */
+/* maps: distinct file paths, and the executable's if a range of its file
+ * covers start_code (the kernel's start of the executable's text): *exe,
+ * else left NULL. Returns -1 when the process is gone. */
 static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail *d, bool *denied,
-		     struct maps_spans *spans)
+		     const struct proc_detail_how *how, uint64_t start_code, char **exe)
 {
 	struct proc_path_list list = {0};
+	struct proc_maps_ask ask = {.spans = how->spans, .covering = start_code, .covering_path = SIZE_MAX};
 	char path[32];
 	int fd;
 
@@ -136,15 +139,19 @@ static int read_maps(int procfd, char *io, uint32_t pid, struct gtm_proc_detail 
 			*denied = true;
 		return is_gone_errno(errno) && pid_gone(procfd, pid) ? -1 : 0;
 	}
-	int r = proc_maps_query(fd, io, PATH_MAX, &list, spans);
-	if (r == 1 || (r < 0 && !is_gone_errno(errno)))
+	int r = proc_maps_query(fd, io, PATH_MAX, &list, &ask);
+	if (r == 1 || (r < 0 && !is_gone_errno(errno))) {
+		ask.covering_path = SIZE_MAX;
 		r = proc_fd_for_each_line(fd, io, PROC_IO_BUF, add_maps_line, &list);
+	}
 	int err = errno;
 	close(fd);
 	if (r != 0 && is_gone_errno(err)) {
 		proc_path_list_free(&list);
 		return -1;
 	}
+	if (r == 0 && ask.covering_path < list.n)
+		*exe = xstrdup(list.v[ask.covering_path]);
 	d->maps = proc_path_list_take(&list, &d->n_maps);
 	return 0;
 }
@@ -195,11 +202,16 @@ enum proc_detail_result proc_detail_read(int procfd, char *io, const struct proc
 	} else {
 		if (read_cmdline(procfd, io, e->pid, d, &denied) != 0)
 			goto gone;
-		d->exe = read_link(procfd, e->pid, "exe", &denied);
 		d->cwd = read_link(procfd, e->pid, "cwd", &denied);
 		read_status_uid(procfd, io, e, how->pidfd_uid);
-		if (read_maps(procfd, io, e->pid, d, &denied, how->spans) != 0)
+		/* the executable: the file whose range covers the start of its text,
+		 * as the walk of maps names it (the same struct file the kernel
+		 * mapped at exec and keeps as exe_file: the same path); the exe
+		 * link where the walk cannot say */
+		if (read_maps(procfd, io, e->pid, d, &denied, how, how->start_code, &d->exe) != 0)
 			goto gone;
+		if (!d->exe)
+			d->exe = read_link(procfd, e->pid, "exe", &denied);
 		if (how->defer_environ)
 			d->environ_deferred = true;
 		else

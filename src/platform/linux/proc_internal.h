@@ -37,17 +37,24 @@ struct proc_path_list {
 /* Adds the path of one maps line when it names a file not yet in the list. */
 void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, size_t len);
 /* Adds path (n bytes, a file's as proc_maps_path_is_file says) unless the
- * list holds it or is full. */
-void proc_path_list_add(struct proc_path_list *l, const char *path, size_t n);
+ * list holds it or is full. Its index in the list, or SIZE_MAX (a full list
+ * without it, a NUL inside). */
+size_t proc_path_list_add(struct proc_path_list *l, const char *path, size_t n);
 /* The distinct file paths of an open /proc/PID/maps through the PROCMAP_QUERY
  * ioctl (proc_maps_query.c), which reads no text of anonymous ranges and
  * asks for a name only where the file changes. 0: done; 1: this kernel or
  * file has no such ioctl (nothing added: read the text); -1 with errno: a
  * failure (ESRCH: the process has exited). name is cap bytes of scratch.
- * spans (or NULL): the runs of files learned so far, added to, and stepped
- * over where this process's ranges match one (proc_maps_spans.h). */
+ * ask (or NULL) asks for more. */
 struct maps_spans;
-int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct maps_spans *spans);
+struct proc_maps_ask {
+	/* the runs of files learned so far (or NULL): added to, and stepped
+	 * over where this process's ranges match one (proc_maps_spans.h) */
+	struct maps_spans *spans;
+	uint64_t covering;       /* an address (0: none) whose file to say: */
+	size_t covering_path;    /* out: that file's index in the list, SIZE_MAX if none */
+};
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct proc_maps_ask *ask);
 /* Parses a whole maps buffer into l (pure; used by tests and fuzzing). */
 void proc_maps_parse(const char *buf, size_t len, struct proc_path_list *l);
 /* Hands the vector over (caller frees each string and the array). */
@@ -258,6 +265,7 @@ struct proc_detail_how {
 	bool defer_environ;      /* environ is left for proc_detail_load_environ */
 	bool pidfd_uid;          /* proc_pidfd_uid_usable: a root-owned process's uid by pidfd */
 	struct maps_spans *spans; /* the cache's learned runs of mapped files (proc_maps_query) */
+	uint64_t start_code;     /* stat's startcode (0: unknown): the exe is the file mapped there */
 };
 /* Reads cmdline, exe, cwd, the uid behind root-owned files, maps, environ
  * and the ports into e (replacing its detail) as how says; io is PROC_IO_BUF

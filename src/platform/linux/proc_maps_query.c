@@ -61,12 +61,11 @@ static int query(int fd, uint64_t addr, uint64_t flags, char *name, size_t cap, 
 	return ioctl(fd, MAPS_QUERY_IOCTL, q);
 }
 
-/* a path the query wrote, if it is one the list keeps */
-static void add_path(const char *name, size_t cap, struct proc_path_list *l)
+/* a path the query wrote, if it is one the list keeps: its index, or SIZE_MAX */
+static size_t add_path(const char *name, size_t cap, struct proc_path_list *l)
 {
 	size_t n = strnlen(name, cap);
-	if (n < cap && proc_maps_path_is_file(name, n))
-		proc_path_list_add(l, name, n);
+	return n < cap && proc_maps_path_is_file(name, n) ? proc_path_list_add(l, name, n) : SIZE_MAX;
 }
 
 static bool same_file(const struct maps_query *a, const struct maps_query *b)
@@ -74,15 +73,17 @@ static bool same_file(const struct maps_query *a, const struct maps_query *b)
 	return a->inode == b->inode && a->dev_major == b->dev_major && a->dev_minor == b->dev_minor;
 }
 
-/* The path of the range at start, added to l. Returns 0, or -1 with errno. */
-static int add_name(int fd, uint64_t start, char *name, size_t cap, struct proc_path_list *l)
+/* The path of the range at start, added to l (*at: its index, or SIZE_MAX).
+ * Returns 0, or -1 with errno. */
+static int add_name(int fd, uint64_t start, char *name, size_t cap, struct proc_path_list *l, size_t *at)
 {
 	struct maps_query got;
 
+	*at = SIZE_MAX;
 	if (query(fd, start, 0, name, cap, &got) != 0)
 		/* unmapped since (ENOENT), or a path longer than cap: that range only */
 		return errno == ENOENT || errno == ENAMETOOLONG ? 0 : -1;
-	add_path(name, cap, l);
+	*at = add_path(name, cap, l);
 	return 0;
 }
 
@@ -135,21 +136,33 @@ struct run {
 	struct maps_range first, last;
 	uint32_t n;
 	bool stepped;
+	size_t path;             /* its file's index in the list, SIZE_MAX if none */
 };
 
-static void run_end(struct maps_spans *spans, const struct run *r)
+/* The run is over: learned, if it was walked range by range, and its file
+ * named as the one at ask->covering if the run spans that address (the
+ * ranges inside a stepped-over run are taken as its file's). */
+static void run_end(struct proc_maps_ask *ask, const struct run *r)
 {
-	if (spans && r->n && !r->stepped)
-		maps_spans_learn(spans, &r->first, &r->last, r->n);
+	if (!ask || !r->n)
+		return;
+	if (ask->spans && !r->stepped)
+		maps_spans_learn(ask->spans, &r->first, &r->last, r->n);
+	if (ask->covering && ask->covering_path == SIZE_MAX && ask->covering >= r->first.start &&
+	    ask->covering < r->last.end)
+		ask->covering_path = r->path;
 }
 
-int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct maps_spans *spans)
+int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, struct proc_maps_ask *ask)
 {
 	struct maps_query q, last = {0};
 	struct run run = {0};
+	struct maps_spans *spans = ask ? ask->spans : NULL;
 	uint64_t addr = 0;
 	bool first = true, have_last = false, named;
 
+	if (ask)
+		ask->covering_path = SIZE_MAX;
 	if (cap < 2)
 		return 1;
 	for (;;) {
@@ -157,7 +170,7 @@ int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, st
 		bool expect_new = !have_last || (last.vma_flags & VMA_WRITABLE);
 		if (next_range(fd, addr, expect_new, name, cap, &q, &named) != 0) {
 			if (errno == ENOENT) {
-				run_end(spans, &run);
+				run_end(ask, &run);
 				return 0; /* no file-backed range at or past addr */
 			}
 			if (first && (errno == ENOTTY || errno == EINVAL || errno == EOPNOTSUPP))
@@ -178,17 +191,18 @@ int proc_maps_query(int fd, char *name, size_t cap, struct proc_path_list *l, st
 			run.n++;
 			continue;
 		}
-		run_end(spans, &run);
-		run = (struct run){.first = range_of(&q), .last = range_of(&q), .n = 1};
+		run_end(ask, &run);
+		run = (struct run){.first = range_of(&q), .last = range_of(&q), .n = 1, .path = SIZE_MAX};
 		if (named)
-			add_path(name, cap, l);
-		else if (add_name(fd, q.vma_start, name, cap, l) != 0)
+			run.path = add_path(name, cap, l);
+		else if (add_name(fd, q.vma_start, name, cap, l, &run.path) != 0)
 			return -1;
 		if (l->n >= PROC_MAPS_MAX_PATHS)
 			return 0;
 		if (spans && step_over(fd, spans, &q)) {
 			addr = q.vma_end;
 			last = q;
+			run.last = range_of(&q);
 			run.stepped = true;
 		}
 	}

@@ -20,13 +20,15 @@ struct proc_stat {
 	uint32_t flags;          /* field 9: PF_* (PF_KTHREAD = 0x00200000) */
 	uint64_t start_time;     /* field 22: clock ticks after boot */
 	uint64_t rss_pages;      /* field 24: resident set in pages */
+	uint64_t start_code;     /* field 26: where the executable's text starts; 0 hidden or absent */
 };
 
 #define PROC_PF_KTHREAD 0x00200000u /* include/linux/sched.h */
 
 /* Parses one /proc/PID/stat line. comm may hold spaces and ')' (a process can
  * name itself anything), so the fields resume after the LAST ')'. Returns 0,
- * or -1 when the line is malformed or cut before field 24. */
+ * or -1 when the line is malformed or cut before field 24 (start_code, after
+ * it, is 0 when cut there). */
 int proc_stat_parse(const char *buf, size_t len, struct proc_stat *out);
 
 /* The fields of /proc/PID/status the scan uses. */

@@ -2,6 +2,7 @@
  * maps the same library in four or five consecutive ranges and may have tens
  * of thousands of ranges, so duplicates are dropped through a small hash
  * index instead of a scan of the list. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,15 +40,16 @@ static void index_grow(struct proc_path_list *l)
 	l->n_slots = n;
 }
 
-static bool list_contains(const struct proc_path_list *l, const char *s, size_t n, uint32_t h)
+/* The index of s in the list, or SIZE_MAX. */
+static size_t list_find(const struct proc_path_list *l, const char *s, size_t n, uint32_t h)
 {
 	size_t mask = l->n_slots - 1;
 	for (size_t i = h & mask; l->slots[i]; i = (i + 1) & mask) {
 		const char *t = l->v[l->slots[i] - 1];
 		if (strncmp(t, s, n) == 0 && t[n] == '\0')
-			return true;
+			return l->slots[i] - 1;
 	}
-	return false;
+	return SIZE_MAX;
 }
 
 void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, size_t len)
@@ -59,23 +61,27 @@ void proc_path_list_add_maps_line(struct proc_path_list *l, const char *line, si
 		proc_path_list_add(l, path, n);
 }
 
-void proc_path_list_add(struct proc_path_list *l, const char *path, size_t n)
+size_t proc_path_list_add(struct proc_path_list *l, const char *path, size_t n)
 {
 	uint32_t h;
 
-	if (l->n >= PROC_MAPS_MAX_PATHS || memchr(path, '\0', n))
-		return;
+	if (memchr(path, '\0', n))
+		return SIZE_MAX;
 	/* consecutive ranges of one file: the common case, no hashing needed */
 	if (l->n > 0 && strncmp(l->v[l->n - 1], path, n) == 0 && l->v[l->n - 1][n] == '\0')
-		return;
+		return l->n - 1;
+	if (l->n >= PROC_MAPS_MAX_PATHS)
+		return SIZE_MAX;
 	if ((l->n + 1) * 2 > l->n_slots)
 		index_grow(l);
 	h = hash_bytes(path, n);
-	if (list_contains(l, path, n, h))
-		return;
+	size_t at = list_find(l, path, n, h);
+	if (at != SIZE_MAX)
+		return at;
 	l->v = grow_array(l->v, sizeof *l->v, &l->cap, l->n);
 	l->v[l->n] = xstrndup(path, n);
 	index_insert(l->slots, l->n_slots, h, (uint32_t)++l->n);
+	return l->n - 1;
 }
 
 static void add_line(const char *line, size_t len, void *ctx)

@@ -21,7 +21,8 @@ int proc_detail_load(struct proc_cache *c, struct gtm_process *p)
 		struct proc_detail_how how = {.kthread = (e->last_stat.flags & PROC_PF_KTHREAD) != 0,
 					      .defer_environ = true,
 					      .pidfd_uid = proc_pidfd_uid_usable(c, procfd),
-					      .spans = c->spans};
+					      .spans = c->spans,
+					      .start_code = e->last_stat.start_code};
 		if (proc_detail_read(procfd, c->io, &how, e) != PROC_DETAIL_OK)
 			return -1;
 		e->detail_rss = rss_bytes(c, &e->last_stat);

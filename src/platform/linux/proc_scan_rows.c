@@ -35,7 +35,8 @@ void scan_detail_item(void *ctx, size_t i, int worker)
 				      .kthread = (st->flags & PROC_PF_KTHREAD) != 0,
 				      .defer_environ = s->defer_environ,
 				      .pidfd_uid = s->pidfd_uid,
-				      .spans = s->c->spans};
+				      .spans = s->c->spans,
+				      .start_code = st->start_code};
 	if (proc_detail_read(s->procfd, s->c->worker_io[worker], &how, e) != PROC_DETAIL_OK) {
 		it->detail = DETAIL_GONE;
 		return;

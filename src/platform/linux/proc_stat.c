@@ -48,7 +48,7 @@ int proc_stat_parse(const char *buf, size_t len, struct proc_stat *out)
 	if (l.p >= l.end)
 		return -1;
 	out->state = *l.p++;
-	/* fields counted from 1: state is 3, ppid 4, flags 9, starttime 22, rss 24 */
+	/* fields counted from 1: state is 3, ppid 4, flags 9, starttime 22, rss 24, startcode 26 */
 	if (!lex_u64(&l, &v) || v > UINT32_MAX)
 		return -1;
 	out->ppid = (uint32_t)v;
@@ -59,6 +59,9 @@ int proc_stat_parse(const char *buf, size_t len, struct proc_stat *out)
 		return -1;
 	if (!skip_fields(&l, 1) || !lex_u64(&l, &out->rss_pages))
 		return -1;
+	/* startcode is shown only to who may ptrace the process (0 otherwise) */
+	if (!skip_fields(&l, 1) || !lex_u64(&l, &out->start_code))
+		out->start_code = 0;
 	return 0;
 }
 

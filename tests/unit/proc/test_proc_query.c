@@ -278,16 +278,31 @@ static pid_t spawn_mapper(const char *lib, const char *other, int other_page)
 	return pid;
 }
 
-/* The child's maps through the ioctl with spans, against its text: the same
- * paths. 1 when this kernel has no PROCMAP_QUERY. */
-static int walk_child(pid_t pid, struct maps_spans *spans, struct proc_path_list *q)
+/* PID's stat startcode (field 26). */
+static uint64_t start_code_of(pid_t pid)
 {
 	char path[64];
+	size_t len;
+	struct proc_stat st;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	char *buf = read_proc(path, &len);
+	assert_int_equal(proc_stat_parse(buf, len, &st), 0);
+	free(buf);
+	return st.start_code;
+}
+
+/* The child's maps through the ioctl with spans, against its text: the same
+ * paths; and the file the walk names at its startcode, against its exe
+ * link. 1 when this kernel has no PROCMAP_QUERY. */
+static int walk_child(pid_t pid, struct maps_spans *spans, struct proc_path_list *q)
+{
+	char path[64], exe[PATH_MAX];
 	struct proc_path_list t = {0};
+	struct proc_maps_ask ask = {.spans = spans, .covering = start_code_of(pid)};
 	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
 	int fd = open(path, O_RDONLY);
 	assert_true(fd >= 0);
-	int r = proc_maps_query(fd, name_buf, sizeof name_buf, q, spans);
+	int r = proc_maps_query(fd, name_buf, sizeof name_buf, q, &ask);
 	close(fd);
 	if (r == 1)
 		return 1;
@@ -295,6 +310,11 @@ static int walk_child(pid_t pid, struct maps_spans *spans, struct proc_path_list
 	text_paths(path, &t);
 	assert_same_lists(q, &t);
 	proc_path_list_free(&t);
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	ssize_t k = readlink(path, exe, sizeof exe - 1);
+	assert_true(k > 0 && ask.covering != 0 && ask.covering_path < q->n);
+	exe[k] = '\0';
+	assert_string_equal(q->v[ask.covering_path], exe);
 	return 0;
 }
 
