@@ -120,8 +120,8 @@ void attr_charge(struct gtm_snapshot *snap, int row, const struct work *w, const
 		 enum gtm_owner owner, const char *reason)
 {
 	struct gtm_process *p = &snap->processes[row];
-	static const char *const fmt[] = {[GTM_OWNER_LOCAL] = "%u", [GTM_OWNER_MATCHED] = "*%u",
-					  [GTM_OWNER_GUESSED] = "?%u", [GTM_OWNER_HOST] = "H:%u"};
+	static const char *const prefix[] = {[GTM_OWNER_LOCAL] = "", [GTM_OWNER_MATCHED] = "*",
+					     [GTM_OWNER_GUESSED] = "?", [GTM_OWNER_HOST] = "H:"};
 
 	p->owner = owner;
 	if (owner != GTM_OWNER_LOCAL)
@@ -130,7 +130,8 @@ void attr_charge(struct gtm_snapshot *snap, int row, const struct work *w, const
 		snprintf(p->label, sizeof p->label, "%cx%u", p->exited_pairing == GTM_OWNER_GUESSED ? '?' : '*',
 			 p->exited_pid);
 	else
-		snprintf(p->label, sizeof p->label, fmt[owner], owner == GTM_OWNER_HOST ? rp->pid : p->pid);
+		str_u64(p->label, sizeof p->label, (size_t)owner < ARRAY_LEN(prefix) && prefix[owner] ? prefix[owner] : "",
+			owner == GTM_OWNER_HOST ? rp->pid : p->pid);
 	str_copy(p->owner_reason, reason, sizeof p->owner_reason);
 	for (size_t k = 0; k < rp->n; k++) {
 		struct gtm_gpu_use *u = process_add_use(&snap->processes[row]);

@@ -93,6 +93,35 @@ size_t str_copy(char *dst, const char *src, size_t n)
 	return len;
 }
 
+size_t str_cat3(char *dst, size_t n, const char *a, const char *b, const char *c)
+{
+	const char *part[3] = {a, b, c};
+	size_t total = 0;
+
+	for (int i = 0; i < 3; i++) {
+		size_t len = strlen(part[i]);
+		if (n && total < n - 1) {
+			size_t k = len < n - 1 - total ? len : n - 1 - total;
+			memcpy(dst + total, part[i], k);
+		}
+		total += len;
+	}
+	if (n)
+		dst[total < n - 1 ? total : n - 1] = '\0';
+	return total;
+}
+
+size_t str_u64(char *dst, size_t n, const char *prefix, uint64_t v)
+{
+	char digits[24], *p = digits + sizeof digits;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + v % 10);
+	while ((v /= 10) > 0);
+	return str_cat3(dst, n, prefix, p, "");
+}
+
 int str_starts(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;

@@ -21,6 +21,12 @@ void *grow_array_raw(void *arr, size_t elem, size_t *cap, size_t need);
 
 /* strlcpy semantics: always NUL-terminates, returns strlen(src). */
 size_t str_copy(char *dst, const char *src, size_t n);
+/* a, b and c one after another into dst, cut to fit and NUL-terminated as
+ * snprintf("%s%s%s") would (without its format walk: these name every GPU
+ * process's evidence); returns the length untruncated */
+size_t str_cat3(char *dst, size_t n, const char *a, const char *b, const char *c);
+/* prefix then v in decimal, as snprintf("%s%u") */
+size_t str_u64(char *dst, size_t n, const char *prefix, uint64_t v);
 int str_starts(const char *s, const char *prefix);
 int str_ends(const char *s, const char *suffix);
 /* The part after the last separator ('/'; on Windows also '\\'), or s. */

@@ -146,7 +146,7 @@ static bool rule_named(const struct rule_in *in, const void *arg)
 	const struct name_table *t = arg;
 	const char *name = name_table_match(in, t);
 	if (name)
-		snprintf(in->reason, in->n, "%s %s", t->what, name);
+		str_cat3(in->reason, in->n, t->what, " ", name);
 	return name != NULL;
 }
 
@@ -173,7 +173,7 @@ static bool rule_trait(const struct rule_in *in, const void *arg)
 	const struct ident_runtime *r = ident_find_trait(in->id, *trait);
 	const char *what = *trait == RT_T_AI ? "AI runtime" : *trait == RT_T_COMPUTE ? "compute API" : "graphics API";
 	if (r)
-		snprintf(in->reason, in->n, "%s %s", what, r->name);
+		str_cat3(in->reason, in->n, what, " ", r->name);
 	return r != NULL;
 }
 

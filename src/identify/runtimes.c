@@ -398,7 +398,7 @@ static void hit(struct rt_hits *h, size_t pattern, const char *what, const char 
 
 	if (d < 0)
 		return;
-	snprintf(buf, sizeof buf, "%s %s", what, subject);
+	str_cat3(buf, sizeof buf, what, " ", subject);
 	for (int k = 0; k < h->n[d]; k++)
 		if (!strcmp(h->ev[d][k], buf))
 			return;
@@ -564,8 +564,7 @@ static void match_command(const struct gtm_process *p, struct rt_hits *h)
 	cmdline[0] = '\0';
 	if (ci >= 0) {
 		const char *sub = ci + 1 < d->argc ? d->argv[ci + 1] : NULL;
-		snprintf(cmdline, sizeof cmdline, "%s%s%s", cmd, sub && sub[0] != '-' ? " " : "",
-			 sub && sub[0] != '-' ? sub : "");
+		str_cat3(cmdline, sizeof cmdline, cmd, sub && sub[0] != '-' ? " " : "", sub && sub[0] != '-' ? sub : "");
 	}
 	for (size_t j = 0; j < pat.n[RT_EXE]; j++) {
 		size_t i = pat.of[RT_EXE][j];

@@ -88,7 +88,7 @@ static void add_row(struct scan_state *s, const struct proc_entry *e, const stru
 	if (uid == 0 && e->has_status_uid)
 		uid = e->status_uid;
 	p->pid = e->pid;
-	snprintf(p->label, sizeof p->label, "%u", e->pid);
+	str_u64(p->label, sizeof p->label, "", e->pid);
 	p->owner = GTM_OWNER_NONE;
 	p->start_time = e->start_time;
 	p->ppid = st->ppid;

@@ -73,6 +73,36 @@ static void test_fmt_like_printf(void **state)
 	}
 }
 
+/* str_cat3 and str_u64 write what snprintf writes, at every size, and
+ * return what it returns. */
+static void test_str_join_like_snprintf(void **state)
+{
+	(void)state;
+	static const char *const parts[] = {"", "a", "mapped", " ", "libcuda.so.1", "compute API CUDA driver"};
+	static const uint64_t nums[] = {0, 7, 10, 4294967295u, 18446744073709551615ull};
+	char want[40], got[40];
+
+	for (size_t n = 0; n <= sizeof got; n++) {
+		for (size_t i = 0; i < ARRAY_LEN(parts); i++)
+			for (size_t j = 0; j < ARRAY_LEN(parts); j++) {
+				memset(want, 'x', sizeof want);
+				memset(got, 'x', sizeof got);
+				int w = snprintf(want, n, "%s%s%s", parts[i], " ", parts[j]);
+				size_t g = str_cat3(got, n, parts[i], " ", parts[j]);
+				assert_int_equal((size_t)w, g);
+				assert_memory_equal(want, got, sizeof want);
+			}
+		for (size_t i = 0; i < ARRAY_LEN(nums); i++) {
+			memset(want, 'x', sizeof want);
+			memset(got, 'x', sizeof got);
+			int w = snprintf(want, n, "H:%llu", (unsigned long long)nums[i]);
+			size_t g = str_u64(got, n, "H:", nums[i]);
+			assert_int_equal((size_t)w, g);
+			assert_memory_equal(want, got, sizeof want);
+		}
+	}
+}
+
 static void test_sysroot_prefix(void **state)
 {
 	(void)state;
@@ -194,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_rounding_as_libm),
 		cmocka_unit_test(test_na_is_not_zero),
 		cmocka_unit_test(test_fmt_like_printf),
+		cmocka_unit_test(test_str_join_like_snprintf),
 		cmocka_unit_test(test_sysroot_prefix),
 		cmocka_unit_test(test_snapshot_growth),
 		cmocka_unit_test(test_parallel_for),
