@@ -21,10 +21,10 @@
 
 #include "core/util.h"
 
-static size_t slot_of(uint64_t inode, uint32_t major, uint32_t minor)
+static size_t slot_of(uint64_t inode, uint32_t major, uint32_t minor, size_t n_slots)
 {
-	uint64_t h = inode * 0x9E3779B97F4A7C15ull ^ ((uint64_t)major << 32 | minor);
-	return (size_t)(h >> 32) & (MAPS_SPANS_SLOTS - 1);
+	uint64_t h = (inode ^ ((uint64_t)major << 40 | (uint64_t)minor << 20)) * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 32) & (n_slots - 1);
 }
 
 struct maps_spans *maps_spans_new(void)
@@ -32,7 +32,7 @@ struct maps_spans *maps_spans_new(void)
 	/* calloc'd: its pages are touched as slots fill, not up front */
 	struct maps_spans *s = xcalloc(1, sizeof *s);
 	pthread_mutex_init(&s->lock, NULL);
-	return s;
+	return s; /* its slots come with the first run learned */
 }
 
 void maps_spans_free(struct maps_spans *s)
@@ -40,25 +40,43 @@ void maps_spans_free(struct maps_spans *s)
 	if (!s)
 		return;
 	pthread_mutex_destroy(&s->lock);
+	free(s->slot);
 	free(s);
 }
 
-static bool same_file(const struct maps_span *e, const struct maps_range *r)
+/* The slot of r's file, or the empty slot where it would go (the table is
+ * never full: it grows first). Under s->lock, with slots. */
+static struct maps_span *find(const struct maps_spans *s, uint64_t inode, uint32_t major, uint32_t minor)
 {
-	return e->ranges && e->inode == r->inode && e->dev_major == r->dev_major && e->dev_minor == r->dev_minor;
-}
-
-/* The slot of r's file, or the empty slot where it would go; NULL when the
- * table is full and holds no such file. Under s->lock. */
-static struct maps_span *find(struct maps_spans *s, const struct maps_range *r)
-{
-	size_t i = slot_of(r->inode, r->dev_major, r->dev_minor);
-	for (size_t k = 0; k < MAPS_SPANS_SLOTS; k++, i = (i + 1) & (MAPS_SPANS_SLOTS - 1)) {
+	size_t i = slot_of(inode, major, minor, s->n_slots);
+	for (;; i = (i + 1) & (s->n_slots - 1)) {
 		struct maps_span *e = &s->slot[i];
-		if (!e->ranges || same_file(e, r))
+		if (!e->ranges || (e->inode == inode && e->dev_major == major && e->dev_minor == minor))
 			return e;
 	}
-	return NULL;
+}
+
+/* Room for one more run: the table doubled (its runs moved over), or begun
+ * again at its largest. Under s->lock. */
+static void make_room(struct maps_spans *s)
+{
+	if (s->slot && (s->n + 1) * 4 <= s->n_slots * 3)
+		return;
+	size_t n = s->n_slots ? s->n_slots * 2 : MAPS_SPANS_MIN_SLOTS;
+	struct maps_span *old = s->slot;
+	size_t old_n = s->n_slots;
+	if (n > MAPS_SPANS_MAX_SLOTS) {
+		/* past the largest (a long live view over many processes' files) */
+		n = MAPS_SPANS_MAX_SLOTS;
+		old_n = 0;
+		s->n = 0;
+	}
+	s->slot = xcalloc(n, sizeof *s->slot);
+	s->n_slots = n;
+	for (size_t i = 0; i < old_n; i++)
+		if (old[i].ranges)
+			*find(s, old[i].inode, old[i].dev_major, old[i].dev_minor) = old[i];
+	free(old);
 }
 
 void maps_spans_learn(struct maps_spans *s, const struct maps_range *first, const struct maps_range *last,
@@ -67,13 +85,9 @@ void maps_spans_learn(struct maps_spans *s, const struct maps_range *first, cons
 	if (n < MAPS_SPAN_MIN_RANGES || first->offset != 0 || last->start < first->start || last->end <= last->start)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (s->n >= MAPS_SPANS_SLOTS * 3 / 4) {
-		/* full (a long live view past many processes' files): begin again */
-		memset(s->slot, 0, sizeof s->slot);
-		s->n = 0;
-	}
-	struct maps_span *e = find(s, first);
-	if (e && !e->ranges) {
+	make_room(s);
+	struct maps_span *e = find(s, first->inode, first->dev_major, first->dev_minor);
+	if (!e->ranges) {
 		*e = (struct maps_span){.inode = first->inode, .dev_major = first->dev_major,
 					.dev_minor = first->dev_minor, .first_len = first->end - first->start,
 					.first_flags = first->flags, .last_rel = last->start - first->start,
@@ -92,7 +106,7 @@ bool maps_spans_predict(struct maps_spans *s, const struct maps_range *first, st
 	if (first->offset != 0)
 		return false;
 	pthread_mutex_lock(&s->lock);
-	const struct maps_span *e = s->n ? find(s, first) : NULL;
+	const struct maps_span *e = s->n ? find(s, first->inode, first->dev_major, first->dev_minor) : NULL;
 	if (e && e->ranges && e->first_len == first->end - first->start && e->first_flags == first->flags &&
 	    first->start <= UINT64_MAX - e->last_rel - e->last_len) {
 		*want = (struct maps_range){.start = first->start + e->last_rel,

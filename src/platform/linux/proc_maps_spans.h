@@ -26,17 +26,20 @@ struct maps_span {
 	uint32_t ranges;
 };
 
-#define MAPS_SPANS_SLOTS 1024 /* a large CUDA process maps 300 – 600 objects */
+#define MAPS_SPANS_MIN_SLOTS 64
+#define MAPS_SPANS_MAX_SLOTS 4096 /* a large CUDA process maps 300 – 600 objects */
 #define MAPS_SPAN_MIN_RANGES 3 /* fewer: stepping over saves no query */
 
 /* Shared by the scan's workers (a lock); one per proc_cache, kept across
- * scans (a file's layout is checked at both ends each time it is used),
- * begun again when three quarters full. */
+ * scans (a file's layout is checked at both ends each time it is used). An
+ * open-addressing table that doubles from MAPS_SPANS_MIN_SLOTS when three
+ * quarters full, and begins again past MAPS_SPANS_MAX_SLOTS: a one-shot run
+ * touches a page or two of it, not the largest table's. */
 struct maps_spans {
 	pthread_mutex_t lock;
-	size_t n;
+	size_t n, n_slots;
 	uint64_t learned, stepped; /* counts, for the tests and bench */
-	struct maps_span slot[MAPS_SPANS_SLOTS];
+	struct maps_span *slot;
 };
 
 struct maps_spans *maps_spans_new(void);

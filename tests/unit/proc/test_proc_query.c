@@ -398,12 +398,21 @@ static void test_spans_table(void **state)
 	other = elsewhere;
 	other.offset = 0x1000; /* not the file's start */
 	assert_false(maps_spans_predict(s, &other, &want));
-	for (uint64_t i = 0; i < MAPS_SPANS_SLOTS; i++) {
+	/* the table grows, keeping what it learned, up to its largest */
+	for (uint64_t i = 0; i < MAPS_SPANS_MAX_SLOTS / 2; i++) {
 		struct maps_range f = first, l = last;
 		f.inode = l.inode = 100 + i;
 		maps_spans_learn(s, &f, &l, 4);
 	}
-	assert_true(s->n < MAPS_SPANS_SLOTS); /* begun again on the way, never past three quarters */
+	assert_true(s->n_slots > MAPS_SPANS_MIN_SLOTS && s->n == MAPS_SPANS_MAX_SLOTS / 2 + 1);
+	assert_true(maps_spans_predict(s, &elsewhere, &want)); /* the first run, moved over */
+	/* and begins again past it, never more than three quarters full */
+	for (uint64_t i = 0; i < MAPS_SPANS_MAX_SLOTS; i++) {
+		struct maps_range f = first, l = last;
+		f.inode = l.inode = 100000 + i;
+		maps_spans_learn(s, &f, &l, 4);
+		assert_true(s->n * 4 <= s->n_slots * 3 && s->n_slots <= MAPS_SPANS_MAX_SLOTS);
+	}
 	maps_spans_free(s);
 }
 
